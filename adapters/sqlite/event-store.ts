@@ -1,0 +1,408 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type AppendOptions,
+  type AppendResult,
+  DuplicateEventIdError,
+  type EventFilter,
+  type EventStore,
+  EventStoreClosedError,
+  type EventSubscription,
+  EventTooLargeError,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type SubscribeOptions,
+  WrongExpectedVersionError,
+} from '../../ports/event-store';
+import type { Statement } from 'better-sqlite3';
+import { openSqlite, type SqliteDatabase } from './open';
+import { AppendNotifier } from './append-notifier';
+
+export interface SqliteEventStoreOptions {
+  /** Path of the SQLite file (created if missing), or ':memory:'. */
+  file: string;
+  /** Largest serialized event (data + metadata) accepted, in bytes. Default 1 MiB, as EventStoreDB. */
+  maxEventBytes?: number;
+  /** How often a live subscription looks for appends made by other processes. Default 25 ms. */
+  pollIntervalMs?: number;
+  /** Events per page when reading `$all` or catching up. Default 1000. */
+  pageSize?: number;
+  now?: () => Date;
+}
+
+/** An append waiting for the next group commit, already serialized and size-checked. */
+interface PendingAppend {
+  stream: string;
+  expected: ExpectedRevision;
+  rows: EventRow[];
+  resolve: (result: AppendResult) => void;
+  reject: (error: Error) => void;
+}
+
+interface EventRow {
+  id: string;
+  type: string;
+  tenant_id: string;
+  correlation_id: string;
+  causation_id: string | null;
+  schema_version: number;
+  data: string;
+}
+
+/** Column order of every SELECT of events: read in raw (array) mode, which is markedly faster. */
+const EVENT_COLUMNS =
+  'position, id, stream, revision, type, recorded_at, tenant_id, correlation_id, causation_id, schema_version, data';
+type RawEventRow = [number, string, string, number, string, string, string, string, string | null, number, string];
+
+type PageStatement = Statement<[number, number], RawEventRow>;
+
+const DEFAULT_MAX_EVENT_BYTES = 1024 * 1024;
+
+/**
+ * The embedded event store: one SQLite file in WAL mode with `synchronous=FULL`.
+ *
+ * Group commit: appends issued in the same turn of the event loop wait for one `setImmediate` and are
+ * then committed together in a single IMMEDIATE transaction (one fsync). Each append is still checked
+ * on its own, so a wrong expected revision fails that append alone.
+ *
+ * Global positions are SQLite rowids assigned inside the writer's exclusive transaction, so they are
+ * dense and increase in commit order even when several processes share the file: a reader that has
+ * seen position N can never later find a newly committed event below N. That is what makes the
+ * catch-up hand-over free of gaps and duplicates.
+ */
+export class SqliteEventStore implements EventStore {
+  private readonly db: SqliteDatabase;
+  private readonly maxEventBytes: number;
+  private readonly pageSize: number;
+  private readonly now: () => Date;
+  private readonly notifier: AppendNotifier;
+  private pending: PendingAppend[] = [];
+  private flushScheduled = false;
+  private closed = false;
+  private readonly statements: ReturnType<typeof prepareStatements>;
+
+  constructor(options: SqliteEventStoreOptions) {
+    this.db = openSqlite(options.file);
+    createSchema(this.db);
+    this.statements = prepareStatements(this.db);
+    this.maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+    this.pageSize = options.pageSize ?? 1000;
+    this.now = options.now ?? (() => new Date());
+    this.notifier = new AppendNotifier(options.pollIntervalMs ?? 25, () => this.statements.dataVersion());
+  }
+
+  append(stream: string, events: readonly NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
+    if (this.closed) return Promise.reject(new EventStoreClosedError());
+    let rows: EventRow[];
+    try {
+      rows = this.toRows(stream, events);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.pending.push({ stream, expected: options.expectedRevision ?? 'any', rows, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  async *readStream(stream: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
+    const backwards = options.direction === 'backwards';
+    let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
+    let next = options.fromRevision ?? (backwards ? Number.MAX_SAFE_INTEGER : 0);
+    while (remaining > 0 && !this.closed) {
+      const limit = Math.min(this.pageSize, remaining);
+      const page = (
+        backwards ? this.statements.readStreamBackwards : this.statements.readStreamForwards
+      ).all(stream, next, limit) as RawEventRow[];
+      for (const row of page) yield toRecordedEvent(row);
+      if (page.length < limit) return;
+      remaining -= page.length;
+      const lastRevision = page[page.length - 1]![3];
+      next = backwards ? lastRevision - 1 : lastRevision + 1;
+    }
+  }
+
+  async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
+    let after = options.after ?? 0;
+    let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
+    while (remaining > 0 && !this.closed) {
+      const limit = Math.min(this.pageSize, remaining);
+      const page = this.readPage(after, options.filter, limit);
+      for (const event of page) yield event;
+      if (page.length < limit) return;
+      remaining -= page.length;
+      after = page[page.length - 1]!.position;
+    }
+  }
+
+  subscribeToAll(options: SubscribeOptions): EventSubscription {
+    const store = this;
+    const maxBatch = options.maxBatchSize ?? this.pageSize;
+    let closed = false;
+    const wake = new AbortController();
+    return {
+      async close() {
+        closed = true;
+        wake.abort();
+      },
+      async *[Symbol.asyncIterator]() {
+        let after = options.after ?? 0;
+        while (!closed && !store.closed) {
+          // Read before waiting: an append that lands between this read and the wait still wakes us,
+          // because the notifier compares against the version seen at `waitForAppend` time.
+          const version = store.notifier.version();
+          const batch = store.readPage(after, options.filter, maxBatch);
+          if (batch.length > 0) {
+            after = batch[batch.length - 1]!.position;
+            yield batch;
+            continue;
+          }
+          await store.notifier.waitForChange(version, wake.signal);
+        }
+      },
+    };
+  }
+
+  async headPosition(): Promise<number> {
+    return (this.statements.head.pluck().get() as number | null) ?? 0;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.flush();
+    this.closed = true;
+    this.notifier.close();
+    this.db.close();
+  }
+
+  private readPage(after: number, filter: EventFilter | undefined, limit: number): RecordedEvent[] {
+    const rows = hasFilter(filter)
+      ? (this.filteredPageStatement(filter!).all(after, limit) as RawEventRow[])
+      : (this.statements.readAll.all(after, limit) as RawEventRow[]);
+    return rows.map(toRecordedEvent);
+  }
+
+  /** Filters are few and fixed per projector, so their statements are prepared once and cached. */
+  private readonly filterStatements = new Map<string, PageStatement>();
+  private filteredPageStatement(filter: EventFilter): PageStatement {
+    const key = JSON.stringify(filter);
+    const cached = this.filterStatements.get(key);
+    if (cached) return cached;
+    const statement = this.db.prepare<[number, number], RawEventRow>(filteredPageSql(filter)).raw(true);
+    this.filterStatements.set(key, statement);
+    return statement;
+  }
+
+  private toRows(stream: string, events: readonly NewEvent[]): EventRow[] {
+    if (typeof stream !== 'string' || stream.length === 0) throw new TypeError('stream name must be non-empty');
+    if (events.length === 0) throw new TypeError(`append to '${stream}' has no events`);
+    const ids = new Set<string>();
+    return events.map((event) => {
+      const row: EventRow = {
+        id: event.id ?? randomUUID(),
+        type: event.type,
+        tenant_id: event.tenant_id,
+        correlation_id: event.correlation_id,
+        causation_id: event.causation_id ?? null,
+        schema_version: event.schema_version ?? 1,
+        data: JSON.stringify(event.data),
+      };
+      if (ids.has(row.id)) throw new DuplicateEventIdError(row.id);
+      ids.add(row.id);
+      const size = serializedSize(row, stream);
+      if (size > this.maxEventBytes) throw new EventTooLargeError(row.type, size, this.maxEventBytes);
+      return row;
+    });
+  }
+
+  /** Commits every pending append in one transaction; each append succeeds or fails on its own. */
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    if (batch.length === 0) return;
+    this.pending = [];
+    const recordedAt = this.now().toISOString();
+    const outcomes: Array<AppendResult | Error> = [];
+    try {
+      this.statements.commitGroup(() => {
+        for (const append of batch) outcomes.push(this.applyOne(append, recordedAt));
+      });
+    } catch (error) {
+      // The transaction rolled back (disk full, I/O error): nothing of this group is stored.
+      for (const append of batch) append.reject(error as Error);
+      return;
+    }
+    batch.forEach((append, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome instanceof Error) append.reject(outcome);
+      else append.resolve(outcome);
+    });
+    this.notifier.notify();
+  }
+
+  private applyOne(append: PendingAppend, recordedAt: string): AppendResult | Error {
+    const s = this.statements;
+    const idempotent = this.findIdempotentRetry(append);
+    if (idempotent) return idempotent;
+    const current = (s.streamRevision.pluck().get(append.stream) as number | undefined) ?? null;
+    const mismatch = checkExpectedRevision(append.stream, append.expected, current);
+    if (mismatch) return mismatch;
+    for (const row of append.rows) {
+      if (s.eventById.get(row.id)) return new DuplicateEventIdError(row.id);
+    }
+    let revision = current ?? -1;
+    let position = 0;
+    for (const row of append.rows) {
+      revision += 1;
+      position = Number(
+        s.insert.run(
+          row.id,
+          append.stream,
+          revision,
+          row.type,
+          recordedAt,
+          row.tenant_id,
+          row.correlation_id,
+          row.causation_id,
+          row.schema_version,
+          row.data,
+        ).lastInsertRowid,
+      );
+    }
+    return { nextRevision: revision, position };
+  }
+
+  /**
+   * As EventStoreDB does, re-appending exactly the same event ids, in order, to the same stream is an
+   * idempotent retry (a client that lost the acknowledgement): it returns the original result.
+   */
+  private findIdempotentRetry(append: PendingAppend): AppendResult | null {
+    const first = this.statements.eventById.get(append.rows[0]!.id) as
+      | { stream: string; revision: number; position: number }
+      | undefined;
+    if (!first || first.stream !== append.stream) return null;
+    let last = first;
+    for (let i = 1; i < append.rows.length; i++) {
+      const next = this.statements.eventById.get(append.rows[i]!.id) as typeof first | undefined;
+      if (!next || next.stream !== append.stream || next.revision !== first.revision + i) return null;
+      last = next;
+    }
+    return { nextRevision: last.revision, position: last.position };
+  }
+}
+
+function createSchema(db: SqliteDatabase): void {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS events (
+      position       INTEGER PRIMARY KEY,
+      id             TEXT    NOT NULL UNIQUE,
+      stream         TEXT    NOT NULL,
+      revision       INTEGER NOT NULL,
+      type           TEXT    NOT NULL,
+      recorded_at    TEXT    NOT NULL,
+      tenant_id      TEXT    NOT NULL,
+      correlation_id TEXT    NOT NULL,
+      causation_id   TEXT,
+      schema_version INTEGER NOT NULL,
+      data           TEXT    NOT NULL,
+      UNIQUE (stream, revision)
+    );
+    CREATE INDEX IF NOT EXISTS events_by_type ON events (type, position);
+  `);
+}
+
+function prepareStatements(db: SqliteDatabase) {
+  const insert = db.prepare(
+    `INSERT INTO events (id, stream, revision, type, recorded_at, tenant_id, correlation_id, causation_id, schema_version, data)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const commitGroup = db.transaction((work: () => void) => work());
+  return {
+    insert,
+    commitGroup: (work: () => void) => commitGroup.immediate(work),
+    streamRevision: db.prepare('SELECT revision FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1'),
+    eventById: db.prepare('SELECT stream, revision, position FROM events WHERE id = ?'),
+    readStreamForwards: db
+      .prepare(
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision ASC LIMIT ?`,
+      )
+      .raw(true),
+    readStreamBackwards: db
+      .prepare(
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`,
+      )
+      .raw(true),
+    readAll: db
+      .prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position ASC LIMIT ?`)
+      .raw(true),
+    head: db.prepare('SELECT MAX(position) FROM events'),
+    dataVersion: () => db.pragma('data_version', { simple: true }) as number,
+  };
+}
+
+function hasFilter(filter: EventFilter | undefined): boolean {
+  return Boolean(filter && ((filter.eventTypes?.length ?? 0) > 0 || (filter.streamPrefixes?.length ?? 0) > 0));
+}
+
+/** SQL for one page of `$all` under a filter; values are inlined as quoted literals (cached per filter). */
+function filteredPageSql(filter: EventFilter): string {
+  const conditions: string[] = [];
+  if (filter.eventTypes?.length) conditions.push(`type IN (${filter.eventTypes.map(sqlString).join(', ')})`);
+  if (filter.streamPrefixes?.length) {
+    // substr comparison instead of LIKE: prefixes may contain % or _.
+    const prefixes = filter.streamPrefixes.map((p) => `substr(stream, 1, ${p.length}) = ${sqlString(p)}`);
+    conditions.push(`(${prefixes.join(' OR ')})`);
+  }
+  return `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? AND ${conditions.join(' AND ')} ORDER BY position ASC LIMIT ?`;
+}
+
+function sqlString(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+function checkExpectedRevision(
+  stream: string,
+  expected: ExpectedRevision,
+  current: number | null,
+): WrongExpectedVersionError | null {
+  const actual = current ?? 'no-stream';
+  const ok =
+    expected === 'any' ||
+    (expected === 'no-stream' && current === null) ||
+    (expected === 'exists' && current !== null) ||
+    (typeof expected === 'number' && current === expected);
+  return ok ? null : new WrongExpectedVersionError(stream, expected, actual);
+}
+
+function serializedSize(row: EventRow, stream: string): number {
+  return (
+    Buffer.byteLength(row.data) +
+    Buffer.byteLength(row.type) +
+    Buffer.byteLength(stream) +
+    Buffer.byteLength(row.tenant_id) +
+    Buffer.byteLength(row.correlation_id) +
+    (row.causation_id ? Buffer.byteLength(row.causation_id) : 0) +
+    row.id.length
+  );
+}
+
+function toRecordedEvent(row: RawEventRow): RecordedEvent {
+  return {
+    position: row[0],
+    id: row[1],
+    stream: row[2],
+    revision: row[3],
+    type: row[4],
+    recorded_at: row[5],
+    tenant_id: row[6],
+    correlation_id: row[7],
+    causation_id: row[8],
+    schema_version: row[9],
+    data: JSON.parse(row[10]),
+  };
+}

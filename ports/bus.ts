@@ -1,0 +1,25 @@
+import type { RecordedEvent } from './event-store';
+
+/**
+ * The bus carries committed events out to the dispatcher (in-process in the embedded mode, Kafka in
+ * production). Delivery is at least once, in order per tenant; consumers deduplicate by event id.
+ */
+export interface BusMessage {
+  event: RecordedEvent;
+}
+
+export interface BusConsumer {
+  /** Stop consuming; resolves once the in-flight handler has finished. */
+  stop(): Promise<void>;
+}
+
+export interface Bus {
+  /** Resolves once the bus has durably accepted every event (broker acknowledgement). */
+  publish(events: readonly RecordedEvent[]): Promise<void>;
+  /**
+   * Consume as member of `group`. `handle` resolving acknowledges the batch (commits the offset);
+   * rejecting makes the bus redeliver it.
+   */
+  subscribe(group: string, handle: (events: RecordedEvent[]) => Promise<void>): Promise<BusConsumer>;
+  close(): Promise<void>;
+}
