@@ -1,0 +1,121 @@
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { CommandBodies, EventPayloads } from './generated/types';
+import { commandSchemas, envelopeSchema, eventSchemas } from './schemas';
+
+export type CommandName = keyof typeof commandSchemas;
+export type EventType = keyof typeof eventSchemas;
+
+/** One thing wrong with an input: where (RFC 6901 JSON pointer) and why, in words a person can act on. */
+export interface FieldProblem {
+  pointer: string;
+  reason: string;
+}
+
+export type Validation<T> = { ok: true; value: T } | { ok: false; problems: FieldProblem[] };
+
+// `verbose` exposes each failing schema, whose description makes a better reason than ajv's wording.
+// Compiled once at load: the same validators serve the HTTP edge and the check before every append.
+const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, verbose: true });
+addFormats(ajv);
+const commandValidators = compileAll(commandSchemas);
+const eventValidators = compileAll(eventSchemas);
+const envelopeValidator = ajv.compile(envelopeSchema);
+
+export function validateCommand<N extends CommandName>(name: N, body: unknown): Validation<CommandBodies[N]> {
+  return run(commandValidators[name], body);
+}
+
+export function isKnownEventType(type: string): type is EventType {
+  return Object.hasOwn(eventValidators, type);
+}
+
+export function validateEventData<T extends EventType>(type: T, data: unknown): Validation<EventPayloads[T]> {
+  return run(eventValidators[type], data);
+}
+
+/** Checks the metadata every stored event carries (used by importers and auditors). */
+export function validateEnvelope(event: unknown): Validation<unknown> {
+  return run(envelopeValidator, event);
+}
+
+function compileAll<K extends string>(schemas: Record<K, object>): Record<K, ValidateFunction> {
+  const out = {} as Record<K, ValidateFunction>;
+  for (const name of Object.keys(schemas) as K[]) out[name] = ajv.compile(schemas[name]);
+  return out;
+}
+
+function run<T>(validate: ValidateFunction, input: unknown): Validation<T> {
+  if (validate(input)) return { ok: true, value: input as T };
+  return { ok: false, problems: toProblems(validate.errors ?? []) };
+}
+
+/** Turns ajv's errors into one problem per offending field, pointing at the field itself. */
+export function toProblems(errors: readonly ErrorObject[]): FieldProblem[] {
+  const seen = new Set<string>();
+  const problems: FieldProblem[] = [];
+  // An anyOf reports every failed alternative; its own summary error is the one a person needs.
+  const anyOfAt = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
+  for (const error of errors) {
+    if (error.schemaPath.includes('/anyOf/') && anyOfAt.has(error.instancePath)) continue;
+    const problem = describe(error);
+    const key = `${problem.pointer}\u0000${problem.reason}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      problems.push(problem);
+    }
+  }
+  return problems;
+}
+
+function describe(error: ErrorObject): FieldProblem {
+  const at = error.instancePath;
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return { pointer: `${at}/${escapePointer(String(params.missingProperty))}`, reason: 'is required' };
+    case 'additionalProperties':
+      return {
+        pointer: `${at}/${escapePointer(String(params.additionalProperty))}`,
+        reason: 'is not a known field; remove it',
+      };
+    case 'type':
+      return { pointer: at, reason: `must be ${article(String(params.type))}` };
+    case 'enum':
+      return { pointer: at, reason: `must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}` };
+    case 'format':
+      return { pointer: at, reason: `must be a valid ${String(params.format)}` };
+    case 'pattern':
+      return { pointer: at, reason: patternReason(error) };
+    case 'anyOf':
+      return { pointer: at, reason: describeAnyOf(error) };
+    case 'propertyNames':
+      return { pointer: `${at}/${escapePointer(String(params.propertyName))}`, reason: 'is not an allowed name' };
+    default:
+      return { pointer: at, reason: error.message ?? `fails ${error.keyword}` };
+  }
+}
+
+function patternReason(error: ErrorObject): string {
+  const schema = error.parentSchema as { description?: string } | undefined;
+  if (String((error.params as { pattern?: string }).pattern) === '^[0-9a-f]{64}$')
+    return 'must be a SHA-256 digest: 64 lowercase hex characters';
+  return schema?.description ? `must match: ${schema.description}` : `must match ${String((error.params as { pattern?: string }).pattern)}`;
+}
+
+function describeAnyOf(error: ErrorObject): string {
+  const schema = error.parentSchema as { description?: string } | undefined;
+  return schema?.description ? `must be ${lowerFirst(schema.description)}` : 'matches none of the allowed forms';
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1).replace(/\.$/, '');
+}
+
+function escapePointer(segment: string): string {
+  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
+}
