@@ -1,6 +1,7 @@
 import type {
   AppendOptions,
   AppendResult,
+  EventFilter,
   EventStore,
   EventSubscription,
   NewEvent,
@@ -56,8 +57,8 @@ export class ValidatingEventStore implements EventStore {
     return this.inner.subscribeToAll(options);
   }
 
-  headPosition(): Promise<number> {
-    return this.inner.headPosition();
+  headPosition(filter?: EventFilter): Promise<number> {
+    return this.inner.headPosition(filter);
   }
 
   close(): Promise<void> {

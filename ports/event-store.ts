@@ -95,8 +95,8 @@ export interface EventStore {
   /** Events of `$all` in global order. */
   readAll(options?: ReadAllOptions): AsyncIterable<RecordedEvent>;
   subscribeToAll(options: SubscribeOptions): EventSubscription;
-  /** Position of the newest event in `$all` (0 when empty); used for lag. */
-  headPosition(): Promise<number>;
+  /** Position of the newest event in `$all`, or of the newest matching `filter` (0 when none). */
+  headPosition(filter?: EventFilter): Promise<number>;
   close(): Promise<void>;
 }
 

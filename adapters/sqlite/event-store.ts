@@ -168,8 +168,10 @@ export class SqliteEventStore implements EventStore {
     };
   }
 
-  async headPosition(): Promise<number> {
-    return (this.statements.head.pluck().get() as number | null) ?? 0;
+  async headPosition(filter?: EventFilter): Promise<number> {
+    if (!hasFilter(filter)) return (this.statements.head.pluck().get() as number | null) ?? 0;
+    const newest = this.filteredPageStatement(filter!, 'DESC').get(Number.MAX_SAFE_INTEGER, 1);
+    return newest?.[0] ?? 0;
   }
 
   async close(): Promise<void> {
@@ -189,11 +191,11 @@ export class SqliteEventStore implements EventStore {
 
   /** Filters are few and fixed per projector, so their statements are prepared once and cached. */
   private readonly filterStatements = new Map<string, PageStatement>();
-  private filteredPageStatement(filter: EventFilter): PageStatement {
-    const key = JSON.stringify(filter);
+  private filteredPageStatement(filter: EventFilter, order: 'ASC' | 'DESC' = 'ASC'): PageStatement {
+    const key = `${order}${JSON.stringify(filter)}`;
     const cached = this.filterStatements.get(key);
     if (cached) return cached;
-    const statement = this.db.prepare<[number, number], RawEventRow>(filteredPageSql(filter)).raw(true);
+    const statement = this.db.prepare<[number, number], RawEventRow>(filteredPageSql(filter, order)).raw(true);
     this.filterStatements.set(key, statement);
     return statement;
   }
@@ -349,8 +351,11 @@ function hasFilter(filter: EventFilter | undefined): boolean {
   return Boolean(filter && ((filter.eventTypes?.length ?? 0) > 0 || (filter.streamPrefixes?.length ?? 0) > 0));
 }
 
-/** SQL for one page of `$all` under a filter; values are inlined as quoted literals (cached per filter). */
-function filteredPageSql(filter: EventFilter): string {
+/**
+ * SQL for one page of `$all` under a filter (ASC: after a position; DESC: before one); values are
+ * inlined as quoted literals, and the statement is cached per filter.
+ */
+function filteredPageSql(filter: EventFilter, order: 'ASC' | 'DESC'): string {
   const conditions: string[] = [];
   if (filter.eventTypes?.length) conditions.push(`type IN (${filter.eventTypes.map(sqlString).join(', ')})`);
   if (filter.streamPrefixes?.length) {
@@ -358,7 +363,8 @@ function filteredPageSql(filter: EventFilter): string {
     const prefixes = filter.streamPrefixes.map((p) => `substr(stream, 1, ${p.length}) = ${sqlString(p)}`);
     conditions.push(`(${prefixes.join(' OR ')})`);
   }
-  return `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? AND ${conditions.join(' AND ')} ORDER BY position ASC LIMIT ?`;
+  const bound = order === 'ASC' ? 'position > ?' : 'position < ?';
+  return `SELECT ${EVENT_COLUMNS} FROM events WHERE ${bound} AND ${conditions.join(' AND ')} ORDER BY position ${order} LIMIT ?`;
 }
 
 function sqlString(value: string): string {

@@ -199,6 +199,13 @@ export function eventStoreContract(name: string, options: EventStoreContractOpti
         expect(await store.headPosition()).toBeGreaterThanOrEqual(next);
         expect(next).toBeGreaterThan(position);
       });
+
+      it('headPosition with a filter is the position of the newest matching event', async () => {
+        const { position: wanted } = await store.append(stream('hf'), [event('Wanted')]);
+        await store.append(stream('hf'), [event('Other')]);
+        expect(await store.headPosition({ ...ours(), eventTypes: ['Wanted'] })).toBe(wanted);
+        expect(await store.headPosition({ ...ours(), eventTypes: ['Absent'] })).toBe(0);
+      });
     });
 
     describe('catch-up subscriptions', () => {

@@ -1,0 +1,226 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { EventStore, EventSubscription, RecordedEvent } from '../ports/event-store';
+import { FencedOutError, type LeaseGrant, type LeaseManager } from '../ports/lease';
+import type { Change, ReadStore } from '../ports/read-store';
+import type { Metrics } from '../runtime/metrics';
+import { BatchState } from './batch-state';
+import { checkpointName, physicalCollection, type Projection } from './projection';
+import { RateMeter } from './rate-meter';
+
+export interface ProjectorRunnerOptions {
+  projection: Projection;
+  eventStore: EventStore;
+  readStore: ReadStore;
+  metrics: Metrics;
+  logger: Logger;
+  /** The generation (set of physical collections) to build; see `catalog.ts`. */
+  generation: number;
+  /** Single-writer mode: only the holder of this projector's lease applies events. */
+  singleWriter?: { leases: LeaseManager; ttlMs?: number; owner?: string };
+  /** Events per batch (one read-store transaction each). */
+  batchSize?: number;
+  /** Wait before resuming after a failed batch. */
+  retryDelayMs?: number;
+}
+
+type State = 'idle' | 'standby' | 'running' | 'stopped';
+
+/**
+ * Runs one projection: resumes from its checkpoint, projects batches of events into read-store changes
+ * and applies each batch together with the checkpoint. Changes are position-guarded, so a batch seen
+ * twice (crash before the checkpoint, redelivery) leaves the same state.
+ */
+export class ProjectorRunner {
+  readonly generation: number;
+  readonly checkpoint: string;
+  private state: State = 'idle';
+  private subscription: EventSubscription | null = null;
+  private loop: Promise<void> | null = null;
+  private grant: LeaseGrant | null = null;
+  private renewTimer: NodeJS.Timeout | null = null;
+  private lagTimer: NodeJS.Timeout | null = null;
+  private position: number | null = null;
+  private applied = 0;
+  private readonly positionWaiters: Array<{ position: number; resolve: () => void }> = [];
+  private readonly rate = new RateMeter();
+  private readonly owner: string;
+  private readonly stopSignal = new AbortController();
+
+  constructor(private readonly options: ProjectorRunnerOptions) {
+    this.generation = options.generation;
+    this.checkpoint = checkpointName(options.projection, this.generation);
+    this.owner = options.singleWriter?.owner ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
+  }
+
+  get isWriter(): boolean {
+    return this.state === 'running';
+  }
+
+  /** Last position applied (from the store at start), or null before anything was applied. */
+  get appliedPosition(): number | null {
+    return this.position;
+  }
+
+  async start(): Promise<void> {
+    if (this.state !== 'idle') throw new Error(`projector ${this.checkpoint} was already started`);
+    for (const index of this.options.projection.indexes ?? []) {
+      await this.options.readStore.ensureIndex({
+        collection: physicalCollection(index.collection, this.generation),
+        fields: index.fields,
+      });
+    }
+    this.position = await this.options.readStore.getCheckpoint(this.checkpoint);
+    this.lagTimer = setInterval(() => void this.updateLag(), 1000);
+    this.lagTimer.unref();
+    this.loop = this.options.singleWriter ? this.runAsSingleWriter() : this.runUntilStopped();
+  }
+
+  /** Stops reading, lets the batch in flight finish (its checkpoint is stored), and releases the lease. */
+  async stop(): Promise<void> {
+    if (this.state === 'stopped') return;
+    this.state = 'stopped';
+    this.stopSignal.abort();
+    await this.subscription?.close();
+    await this.loop;
+    if (this.renewTimer) clearInterval(this.renewTimer);
+    if (this.lagTimer) clearInterval(this.lagTimer);
+    if (this.grant) await this.options.singleWriter?.leases.release(this.grant);
+    this.grant = null;
+    this.options.metrics.projectorIsWriter.set({ projector: this.checkpoint }, 0);
+  }
+
+  /** Events this runner has applied since it started. */
+  get appliedEvents(): number {
+    return this.applied;
+  }
+
+  /** Resolves once every event up to `position` has been applied. */
+  waitForPosition(position: number): Promise<void> {
+    if (position <= 0 || (this.position !== null && this.position >= position)) return Promise.resolve();
+    return new Promise((resolve) => this.positionWaiters.push({ position, resolve }));
+  }
+
+  private async runAsSingleWriter(): Promise<void> {
+    const { leases, ttlMs = 5000 } = this.options.singleWriter!;
+    const name = this.checkpoint;
+    while (this.state !== 'stopped') {
+      this.state = 'standby';
+      this.grant = await leases.acquire(name, this.owner, ttlMs);
+      if (!this.grant) {
+        await sleep(ttlMs / 3, this.stopSignal.signal);
+        continue;
+      }
+      if ((this.state as State) === 'stopped') break;
+      this.options.logger.info({ projector: name, epoch: this.grant.epoch }, 'acquired the single-writer lease');
+      this.options.metrics.projectorIsWriter.set({ projector: name }, 1);
+      this.renewTimer = setInterval(() => void this.renewLease(ttlMs), ttlMs / 3);
+      this.renewTimer.unref();
+      // Another instance may have advanced the checkpoint while we stood by.
+      this.position = await this.options.readStore.getCheckpoint(name);
+      await this.runUntilStopped();
+      clearInterval(this.renewTimer);
+      this.renewTimer = null;
+      this.options.metrics.projectorIsWriter.set({ projector: name }, 0);
+    }
+  }
+
+  private async renewLease(ttlMs: number): Promise<void> {
+    if (!this.grant) return;
+    const renewed = await this.options.singleWriter!.leases.renew(this.grant, ttlMs);
+    if (renewed) {
+      this.grant = renewed;
+      return;
+    }
+    this.options.logger.warn({ projector: this.checkpoint }, 'lost the single-writer lease; standing by');
+    this.grant = null;
+    await this.subscription?.close();
+  }
+
+  /** Applies batches until stopped (or, in single-writer mode, until the lease is lost). */
+  private async runUntilStopped(): Promise<void> {
+    if (this.state !== 'stopped') this.state = 'running';
+    while (this.state === 'running' && (!this.options.singleWriter || this.grant)) {
+      try {
+        await this.consume();
+        return;
+      } catch (error) {
+        if (error instanceof FencedOutError) {
+          this.options.logger.warn({ projector: this.checkpoint, err: error }, 'fenced out; standing by');
+          this.grant = null;
+          return;
+        }
+        this.options.metrics.projectorErrors.inc({ projector: this.checkpoint });
+        this.options.logger.error({ projector: this.checkpoint, err: error }, 'batch failed; resuming from checkpoint');
+        await this.subscription?.close();
+        await sleep(this.options.retryDelayMs ?? 1000, this.stopSignal.signal);
+        this.position = await this.options.readStore.getCheckpoint(this.checkpoint);
+      }
+    }
+  }
+
+  private async consume(): Promise<void> {
+    const { projection, eventStore } = this.options;
+    this.subscription = eventStore.subscribeToAll({
+      after: this.position,
+      filter: { eventTypes: projection.eventTypes },
+      maxBatchSize: this.options.batchSize ?? 1000,
+    });
+    if ((this.state as State) === 'stopped') await this.subscription.close();
+    for await (const batch of this.subscription) {
+      await this.applyBatch(batch);
+    }
+  }
+
+  private async applyBatch(batch: RecordedEvent[]): Promise<void> {
+    const { projection, readStore, metrics } = this.options;
+    const state = new BatchState(readStore, this.generation);
+    const changes: Change[] = [];
+    for (const event of batch) {
+      for (const change of await projection.project(event, state)) {
+        await state.record(change);
+        changes.push({ ...change, collection: physicalCollection(change.collection, this.generation) });
+      }
+    }
+    const last = batch[batch.length - 1]!.position;
+    await readStore.apply(changes, { projector: this.checkpoint, position: last, fence: this.grant ?? undefined });
+    this.position = last;
+    this.applied += batch.length;
+    metrics.projectorEvents.inc({ projector: this.checkpoint }, batch.length);
+    metrics.projectorCheckpoint.set({ projector: this.checkpoint }, last);
+    metrics.projectorRate.set({ projector: this.checkpoint }, this.rate.record(batch.length));
+    this.releaseWaiters();
+  }
+
+  private releaseWaiters(): void {
+    for (let i = this.positionWaiters.length - 1; i >= 0; i--) {
+      const waiter = this.positionWaiters[i]!;
+      if (this.position !== null && this.position >= waiter.position) {
+        this.positionWaiters.splice(i, 1);
+        waiter.resolve();
+      }
+    }
+  }
+
+  private async updateLag(): Promise<void> {
+    try {
+      const head = await this.options.eventStore.headPosition();
+      this.options.metrics.projectorLag.set({ projector: this.checkpoint }, Math.max(0, head - (this.position ?? 0)));
+    } catch {
+      // The store may be closing; lag is refreshed on the next tick.
+    }
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,66 @@
+import path from 'node:path';
+
+/** Everything the process can be configured with, read once from the environment. */
+export interface Config {
+  /** GOV_HOST: interface to listen on. */
+  host: string;
+  /** GOV_PORT: HTTP port of the all-in-one server. */
+  port: number;
+  /** GOV_PUBLIC_URL: base URL printed and used in links (log_url, dashboard URL). */
+  publicUrl: string;
+  /** GOV_DATA_DIR: folder of the embedded stores. */
+  dataDir: string;
+  /** GOV_EVENT_STORE_FILE: SQLite file of the event store. */
+  eventStoreFile: string;
+  /** GOV_READ_STORE_FILE: SQLite file of the read models and checkpoints. */
+  readStoreFile: string;
+  /** GOV_LOG_LEVEL: pino level. */
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** GOV_MAX_BODY_BYTES: largest accepted request body. */
+  maxBodyBytes: number;
+  /** GOV_MAX_EVENT_BYTES: largest event the store accepts. */
+  maxEventBytes: number;
+  /** GOV_SHUTDOWN_GRACE_MS: how long SIGTERM waits for in-flight requests. */
+  shutdownGraceMs: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Parses the environment; every problem is reported at once, naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got '${raw}')`);
+      return fallback;
+    }
+    return value;
+  };
+  const port = integer('GOV_PORT', 8080, 0, 65535);
+  const dataDir = path.resolve(env.GOV_DATA_DIR || 'data');
+  const logLevel = (env.GOV_LOG_LEVEL || 'info') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`GOV_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const publicUrl = (env.GOV_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^\s/]+/.test(publicUrl)) problems.push(`GOV_PUBLIC_URL must be an http(s) URL (got '${publicUrl}')`);
+  const config: Config = {
+    host: env.GOV_HOST || '0.0.0.0',
+    port,
+    publicUrl,
+    dataDir,
+    eventStoreFile: path.resolve(env.GOV_EVENT_STORE_FILE || path.join(dataDir, 'events.db')),
+    readStoreFile: path.resolve(env.GOV_READ_STORE_FILE || path.join(dataDir, 'read-models.db')),
+    logLevel,
+    maxBodyBytes: integer('GOV_MAX_BODY_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
+    maxEventBytes: integer('GOV_MAX_EVENT_BYTES', 1024 * 1024, 1024, 16 * 1024 * 1024),
+    shutdownGraceMs: integer('GOV_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+  };
+  if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  return config;
+}

@@ -1,0 +1,69 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { commandRoutes } from '../../command-api/routes';
+import { readRoutes } from '../../read-api/routes';
+import type { Services } from '../services';
+import { correlation } from './correlation';
+import { sendError, sendInvalid } from './errors';
+
+/** The HTTP application of the all-in-one server: command and read routes behind shared middleware. */
+export function createApp(services: Services): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(correlation(services.logger));
+  app.use(recordDuration(services));
+  app.use(express.json({ limit: services.config.maxBodyBytes, strict: true, type: ['application/json', 'application/*+json'] }));
+  app.use(commandRoutes(services));
+  app.use(readRoutes(services));
+  app.use((req: Request, res: Response) => {
+    sendError(res, 404, 'NOT_FOUND', `no route for ${req.method} ${req.path}`);
+  });
+  app.use(errorHandler(services));
+  return app;
+}
+
+function recordDuration(services: Services) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const stop = services.metrics.httpRequests.startTimer();
+    res.on('finish', () => {
+      // The matched route pattern, never the raw path: ids in paths would explode label cardinality.
+      stop({ method: req.method, route: req.route?.path ?? 'unmatched', status: String(res.statusCode) });
+    });
+    next();
+  };
+}
+
+interface HttpError extends Error {
+  type?: string;
+  status?: number;
+  limit?: number;
+  length?: number;
+}
+
+/** Maps body-parser failures to the API's error shape; anything else is a logged 500. */
+function errorHandler(services: Services) {
+  return (error: HttpError, _req: Request, res: Response, _next: NextFunction): void => {
+    switch (error.type) {
+      case 'entity.too.large':
+        sendError(
+          res,
+          413,
+          'PAYLOAD_TOO_LARGE',
+          `the request body is ${error.length ?? 'more than'} bytes; the limit is ${error.limit} bytes`,
+        );
+        return;
+      case 'entity.parse.failed':
+        sendInvalid(res, [{ pointer: '', reason: `is not valid JSON (${error.message})` }]);
+        return;
+      case 'encoding.unsupported':
+      case 'charset.unsupported':
+        sendError(res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as UTF-8 JSON');
+        return;
+      case 'request.aborted':
+        return;
+    }
+    if (res.headersSent) return;
+    (res.locals.logger ?? services.logger).error({ err: error }, 'request failed');
+    sendError(res, 500, 'INTERNAL_ERROR', 'an internal error occurred; retry with exponential backoff');
+  };
+}

@@ -1,0 +1,32 @@
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+
+const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Gives every request a correlation id (the client's `X-Correlation-Id` when well-formed, else a new
+ * UUID), echoes it, attaches a child logger, and logs one line per request when it finishes.
+ */
+export function correlation(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const offered = req.get('x-correlation-id');
+    const id = offered && CLIENT_ID.test(offered) ? offered : randomUUID();
+    res.locals.correlationId = id;
+    res.locals.logger = logger.child({ correlation_id: id });
+    res.setHeader('X-Correlation-Id', id);
+    const started = performance.now();
+    res.on('finish', () => {
+      (res.locals.logger as Logger).info(
+        {
+          method: req.method,
+          route: req.route?.path ?? req.path,
+          status: res.statusCode,
+          ms: Math.round((performance.now() - started) * 100) / 100,
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}

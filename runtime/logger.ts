@@ -1,0 +1,27 @@
+import pino, { type Logger } from 'pino';
+
+/** Paths that may hold secrets; pino replaces them before a line is written. */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'headers.authorization',
+  'authorization',
+  'api_key',
+  '*.api_key',
+  'secret',
+  '*.secret',
+  'key_hash',
+  '*.key_hash',
+];
+
+/** Structured JSON logs on stdout; request lines carry the correlation id. */
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'gov-clearinghouse', pid: process.pid },
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    destination,
+  );
+}

@@ -1,0 +1,54 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Every metric the process exposes at GET /v1/metrics, on one registry per process (or per test). */
+export function createMetrics(registry: Registry = new Registry(), { defaults = true } = {}) {
+  if (defaults) collectDefaultMetrics({ register: registry, prefix: 'gov_' });
+  return {
+    registry,
+    httpRequests: new Histogram({
+      name: 'gov_http_request_duration_seconds',
+      help: 'HTTP request duration by route and status',
+      labelNames: ['method', 'route', 'status'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    projectorEvents: new Counter({
+      name: 'gov_projector_events_total',
+      help: 'Events applied by a projector',
+      labelNames: ['projector'] as const,
+      registers: [registry],
+    }),
+    projectorLag: new Gauge({
+      name: 'gov_projector_lag_events',
+      help: 'Events between the head of the event store and the projector checkpoint',
+      labelNames: ['projector'] as const,
+      registers: [registry],
+    }),
+    projectorRate: new Gauge({
+      name: 'gov_projector_events_per_second',
+      help: 'Recent projector throughput (events per second, smoothed)',
+      labelNames: ['projector'] as const,
+      registers: [registry],
+    }),
+    projectorCheckpoint: new Gauge({
+      name: 'gov_projector_checkpoint_position',
+      help: 'Global position of the last event a projector applied',
+      labelNames: ['projector'] as const,
+      registers: [registry],
+    }),
+    projectorIsWriter: new Gauge({
+      name: 'gov_projector_is_writer',
+      help: '1 while this instance holds the single-writer lease of the projector',
+      labelNames: ['projector'] as const,
+      registers: [registry],
+    }),
+    projectorErrors: new Counter({
+      name: 'gov_projector_errors_total',
+      help: 'Batches a projector failed to apply (it resumes from its checkpoint)',
+      labelNames: ['projector'] as const,
+      registers: [registry],
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
