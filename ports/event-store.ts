@@ -108,7 +108,9 @@ export class WrongExpectedVersionError extends Error {
     /** The stream's actual revision, or 'no-stream'. */
     readonly actual: number | 'no-stream',
   ) {
-    super(`stream '${stream}': expected revision ${String(expected)}, but the stream is at ${String(actual)}`);
+    super(
+      `stream '${stream}': expected revision ${String(expected)}, but the stream is at ${String(actual)}`,
+    );
   }
 }
 

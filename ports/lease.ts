@@ -24,7 +24,12 @@ export interface LeaseManager {
 /** A write fenced with a grant that is no longer current. Nothing of it was stored. */
 export class FencedOutError extends Error {
   override readonly name = 'FencedOutError';
-  constructor(readonly lease: string, readonly epoch: number) {
-    super(`lease '${lease}' epoch ${epoch} is no longer current: another instance holds it; nothing was written`);
+  constructor(
+    readonly lease: string,
+    readonly epoch: number,
+  ) {
+    super(
+      `lease '${lease}' epoch ${epoch} is no longer current: another instance holds it; nothing was written`,
+    );
   }
 }

@@ -3,7 +3,13 @@
  * collection and id, every write guarded by the event position that caused it, so replaying an
  * event (restart, redelivery) never overwrites a newer effect and never counts twice.
  * Both adapters pass `ports/contract/read-store.contract.ts`.
+ *
+ * Names: collection names use letters, digits, `_` and `.`; member paths (`field`, `where`, `range`,
+ * `sort`, index fields) are segments of letters, digits and `_` joined by `.`. Other names are
+ * rejected (the embedded adapter puts them in SQL text; values are always bound parameters).
  */
+
+import type { LeaseGrant } from './lease';
 
 export type Scalar = string | number | boolean | null;
 
@@ -14,16 +20,30 @@ export interface StoredDocument<T> {
   data: T;
 }
 
-/** A write produced by a projector for one event at `position`. */
+/**
+ * A write produced by a projector for one event at `position` (a non-negative integer). It takes
+ * effect only when `position` is greater than the position stored for that document, a deleted one
+ * included (a delete leaves a tombstone); otherwise it is a replay and is skipped. Hence a projector
+ * emits at most one change per document per event: `apply` rejects a batch holding two changes to one
+ * document at one position, rather than silently skipping the second.
+ */
 export type Change =
   | { kind: 'upsert'; collection: string; id: string; position: number; data: object }
   | { kind: 'delete'; collection: string; id: string; position: number }
-  /** Adds `by` to the numeric member `field` of the document (created at 0 when missing). */
+  /**
+   * Adds `by` to the numeric member `field` of the document (document or member created at 0 when
+   * missing). A member holding anything but a number (null included) makes the change invalid.
+   */
   | { kind: 'increment'; collection: string; id: string; position: number; field: string; by: number };
 
 export interface Checkpoint {
   projector: string;
   position: number;
+  /**
+   * Single-writer mode: the lease grant this write is made under. The adapter refuses the whole apply
+   * with `FencedOutError` (nothing written) unless the grant is still the current one.
+   */
+  fence?: LeaseGrant;
 }
 
 export interface SortKey {
@@ -33,17 +53,32 @@ export interface SortKey {
 }
 
 export interface FindQuery {
-  /** Equality on members of the document data (dotted paths allowed). */
+  /**
+   * Equality on members of the document data (dotted paths allowed). A value matches only the same
+   * JSON type (1 never matches true or '1'); null matches a null or missing member.
+   */
   where?: Record<string, Scalar>;
-  /** Range conditions on members, e.g. { recorded_at: { gte: '2026-01-01' } }. */
+  /**
+   * Range conditions on members, e.g. { recorded_at: { gte: '2026-01-01' } }. Like MongoDB, a bound
+   * only matches members of its own JSON type (a string bound never matches a number); null bounds
+   * are rejected.
+   */
   range?: Record<string, { gt?: Scalar; gte?: Scalar; lt?: Scalar; lte?: Scalar }>;
-  /** Ties are broken by id, so the order is total and stable. Default: id ascending. */
+  /**
+   * Ties are broken by id in the same direction, so the order is total and stable. Default: id
+   * ascending. Null and missing members come first ascending, last descending. Keep one JSON type per
+   * sorted member: adapters order numbers, strings and booleans relative to each other differently.
+   */
   sort?: SortKey;
-  /** Page size; adapters cap it at 1000. */
+  /** Page size, a positive integer; adapters cap it at 1000. */
   limit: number;
-  /** Opaque cursor from a previous page's `nextCursor`. */
+  /**
+   * Opaque cursor from a previous page's `nextCursor`; it resumes strictly after that page's last
+   * document. It belongs to the collection, filters and sort it came from: with another query, `find`
+   * rejects it.
+   */
   cursor?: string | null;
-  /** Skip this many matches first (offset pagination for `page` parameters); prefer cursors. */
+  /** Skip this many matches first (after the cursor, if any): offset pagination; prefer cursors. */
   skip?: number;
 }
 
@@ -65,15 +100,28 @@ export interface ReadStore {
   find<T>(collection: string, query: FindQuery): Promise<Page<T>>;
   count(collection: string, where?: Record<string, Scalar>): Promise<number>;
   /**
-   * Apply a projector's changes and move its checkpoint. The embedded adapter does both in one
-   * transaction; others apply the (idempotent, position-guarded) changes in order and store the
+   * Apply a projector's changes in order and move its checkpoint. The embedded adapter does both in
+   * one transaction; others apply the (idempotent, position-guarded) changes in order and store the
    * checkpoint after them. A checkpoint never moves backwards.
+   *
+   * All or nothing when a change is invalid (malformed, two changes to one document at one position,
+   * an increment of a non-numeric member): `apply` rejects, writes none of the changes and leaves the
+   * checkpoint where it was. An adapter without transactions validates the whole batch, reading the
+   * increment targets, before its first write (a projector is the only writer of its collections).
    */
   apply(changes: readonly Change[], checkpoint?: Checkpoint): Promise<void>;
+  /** The projector's checkpoint position, or null when it has none. */
   getCheckpoint(projector: string): Promise<number | null>;
-  /** Atomic counter outside any projection (e.g. request-rate windows); returns the new value. */
+  /**
+   * Atomic counter outside any projection (e.g. request-rate windows); returns the new value. Kept as
+   * the member `value` of document `id` (so `get`, `find` and `dropCollections` see it), created at 0,
+   * not position-guarded; rejects when that member holds a non-number.
+   */
   incrementCounter(collection: string, id: string, by: number): Promise<number>;
-  /** Drop whole collections (rebuild). */
+  /**
+   * Drop whole collections (rebuild), tombstones included, so replaying from the start writes again.
+   * Declared indexes may stay.
+   */
   dropCollections(collections: readonly string[]): Promise<void>;
   /** Remove a projector's checkpoint (rebuild). */
   deleteCheckpoint(projector: string): Promise<void>;

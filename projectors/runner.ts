@@ -7,6 +7,7 @@ import type { Metrics } from '../runtime/metrics';
 import { BatchState } from './batch-state';
 import { checkpointName, physicalCollection, type Projection } from './projection';
 import { RateMeter } from './rate-meter';
+import { sleep } from '../runtime/sleep';
 
 export interface ProjectorRunnerOptions {
   projection: Projection;
@@ -210,17 +211,4 @@ export class ProjectorRunner {
       // The store may be closing; lag is refreshed on the next tick.
     }
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

@@ -68,8 +68,15 @@ export function ensureLeaseTable(db: SqliteDatabase): void {
   ) WITHOUT ROWID`);
 }
 
-/** True when `grant` is still the current holder's (its epoch and owner); checked inside a transaction. */
-export function isCurrentGrant(db: SqliteDatabase, grant: LeaseGrant): boolean {
-  const row = db.prepare<[string], LeaseRow>('SELECT owner, epoch, expires_at FROM leases WHERE name = ?').get(grant.name);
-  return Boolean(row && row.owner === grant.owner && row.epoch === grant.epoch);
+/**
+ * A check that `grant` is still the current one (same owner and epoch), for use inside the write
+ * transaction it fences.
+ */
+export function prepareFenceCheck(db: SqliteDatabase): (grant: LeaseGrant) => boolean {
+  ensureLeaseTable(db);
+  const select = db.prepare<[string], LeaseRow>('SELECT owner, epoch, expires_at FROM leases WHERE name = ?');
+  return (grant) => {
+    const row = select.get(grant.name);
+    return Boolean(row && row.owner === grant.owner && row.epoch === grant.epoch);
+  };
 }

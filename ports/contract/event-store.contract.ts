@@ -45,7 +45,9 @@ export function eventStoreContract(name: string, options: EventStoreContractOpti
 
     describe('append and optimistic concurrency', () => {
       it('given no stream, when appending with no-stream, then revisions start at 0', async () => {
-        const result = await store.append(stream('a'), [event('A'), event('B')], { expectedRevision: 'no-stream' });
+        const result = await store.append(stream('a'), [event('A'), event('B')], {
+          expectedRevision: 'no-stream',
+        });
         expect(result.nextRevision).toBe(1);
         const events = await collect(store.readStream(stream('a')));
         expect(events.map((e) => [e.type, e.revision])).toEqual([
@@ -57,9 +59,9 @@ export function eventStoreContract(name: string, options: EventStoreContractOpti
 
       it('given a stream, when appending with no-stream, then WrongExpectedVersion and nothing is appended', async () => {
         await store.append(stream('a'), [event('A')]);
-        await expect(store.append(stream('a'), [event('B')], { expectedRevision: 'no-stream' })).rejects.toThrow(
-          WrongExpectedVersionError,
-        );
+        await expect(
+          store.append(stream('a'), [event('B')], { expectedRevision: 'no-stream' }),
+        ).rejects.toThrow(WrongExpectedVersionError);
         expect((await collect(store.readStream(stream('a')))).map((e) => e.type)).toEqual(['A']);
       });
 
@@ -68,17 +70,23 @@ export function eventStoreContract(name: string, options: EventStoreContractOpti
         const error = await store.append(stream('a'), [event('C')], { expectedRevision: 0 }).catch((e) => e);
         expect(error).toBeInstanceOf(WrongExpectedVersionError);
         expect(error).toMatchObject({ stream: stream('a'), expected: 0, actual: 1 });
-        await expect(store.append(stream('a'), [event('C')], { expectedRevision: 1 })).resolves.toMatchObject({
-          nextRevision: 2,
-        });
+        await expect(store.append(stream('a'), [event('C')], { expectedRevision: 1 })).resolves.toMatchObject(
+          {
+            nextRevision: 2,
+          },
+        );
       });
 
       it('given no stream, when appending with exists, then WrongExpectedVersion with actual no-stream', async () => {
-        const error = await store.append(stream('none'), [event('A')], { expectedRevision: 'exists' }).catch((e) => e);
+        const error = await store
+          .append(stream('none'), [event('A')], { expectedRevision: 'exists' })
+          .catch((e) => e);
         expect(error).toBeInstanceOf(WrongExpectedVersionError);
         expect(error.actual).toBe('no-stream');
         await store.append(stream('none'), [event('A')]);
-        await expect(store.append(stream('none'), [event('B')], { expectedRevision: 'exists' })).resolves.toMatchObject({
+        await expect(
+          store.append(stream('none'), [event('B')], { expectedRevision: 'exists' }),
+        ).resolves.toMatchObject({
           nextRevision: 1,
         });
       });
@@ -108,7 +116,9 @@ export function eventStoreContract(name: string, options: EventStoreContractOpti
       it('when an event id already used is appended to another stream, then DuplicateEventId', async () => {
         const id = randomUUID();
         await store.append(stream('one'), [{ ...event('A'), id }]);
-        await expect(store.append(stream('two'), [{ ...event('A'), id }])).rejects.toThrow(DuplicateEventIdError);
+        await expect(store.append(stream('two'), [{ ...event('A'), id }])).rejects.toThrow(
+          DuplicateEventIdError,
+        );
         expect(await collect(store.readStream(stream('two')))).toEqual([]);
       });
 
@@ -134,7 +144,15 @@ export function eventStoreContract(name: string, options: EventStoreContractOpti
       it('id, type, stream, revision, position, recorded_at, tenant, correlation, causation and schema version', async () => {
         const id = randomUUID();
         await store.append(stream('meta'), [
-          { id, type: 'Meta', data: { n: 1 }, tenant_id: 't1', correlation_id: 'c1', causation_id: 'k1', schema_version: 2 },
+          {
+            id,
+            type: 'Meta',
+            data: { n: 1 },
+            tenant_id: 't1',
+            correlation_id: 'c1',
+            causation_id: 'k1',
+            schema_version: 2,
+          },
           { type: 'Meta2', data: {}, tenant_id: 't1', correlation_id: 'c1' },
         ]);
         const [first, second] = await collect(store.readStream(stream('meta')));
@@ -165,9 +183,19 @@ export function eventStoreContract(name: string, options: EventStoreContractOpti
         );
         const types = async (it: AsyncIterable<RecordedEvent>) => (await collect(it)).map((e) => e.type);
         expect(await types(store.readStream(stream('r'), { fromRevision: 2 }))).toEqual(['C', 'D']);
-        expect(await types(store.readStream(stream('r'), { direction: 'backwards' }))).toEqual(['D', 'C', 'B', 'A']);
-        expect(await types(store.readStream(stream('r'), { direction: 'backwards', maxCount: 1 }))).toEqual(['D']);
-        expect(await types(store.readStream(stream('r'), { fromRevision: 1, maxCount: 2 }))).toEqual(['B', 'C']);
+        expect(await types(store.readStream(stream('r'), { direction: 'backwards' }))).toEqual([
+          'D',
+          'C',
+          'B',
+          'A',
+        ]);
+        expect(await types(store.readStream(stream('r'), { direction: 'backwards', maxCount: 1 }))).toEqual([
+          'D',
+        ]);
+        expect(await types(store.readStream(stream('r'), { fromRevision: 1, maxCount: 2 }))).toEqual([
+          'B',
+          'C',
+        ]);
       });
 
       it('a stream that does not exist reads as empty', async () => {
@@ -221,7 +249,10 @@ export function eventStoreContract(name: string, options: EventStoreContractOpti
       });
 
       it('applies the type filter on the live side too', async () => {
-        const subscription = store.subscribeToAll({ after: null, filter: { ...ours(), eventTypes: ['Wanted'] } });
+        const subscription = store.subscribeToAll({
+          after: null,
+          filter: { ...ours(), eventTypes: ['Wanted'] },
+        });
         const received = consume(subscription, 2);
         await store.append(stream('f'), [event('Other'), event('Wanted', { n: 1 }), event('Other')]);
         await store.append(stream('f'), [event('Wanted', { n: 2 })]);
@@ -294,7 +325,8 @@ export async function consume(
     clearTimeout(timer);
     await subscription.close();
   }
-  if (received.length < count) throw new Error(`subscription delivered ${received.length} of ${count} events`);
+  if (received.length < count)
+    throw new Error(`subscription delivered ${received.length} of ${count} events`);
   return received;
 }
 

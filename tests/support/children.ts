@@ -2,11 +2,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 
 export const REPO_ROOT = path.resolve(__dirname, '../..');
-const TSX = path.join(REPO_ROOT, 'node_modules/.bin/tsx');
-
-/** Starts a TypeScript script of `tests/children/` in its own process. */
+/**
+ * Starts a TypeScript script of `tests/children/` as ONE node process with tsx as a loader. (The tsx
+ * CLI would fork a second process, and a SIGKILL would then hit only the wrapper, not the worker.)
+ */
 export function spawnChild(script: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn(TSX, [path.join(REPO_ROOT, 'tests/children', script), ...args], {
+  return spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'tests/children', script), ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,578 @@
+import { createHash } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import type {
+  Change,
+  Checkpoint,
+  FindQuery,
+  IndexSpec,
+  Page,
+  ReadStore,
+  Scalar,
+  SortKey,
+  StoredDocument,
+} from '../../ports/read-store';
+import { FencedOutError } from '../../ports/lease';
+import { prepareFenceCheck } from './lease';
+import { openSqlite, type SqliteDatabase } from './open';
+
+/**
+ * The embedded read store: every collection lives in one `documents` table keyed by
+ * (collection, id), with the document as JSON text. Deletes leave a tombstone (deleted = 1) so the
+ * position guard still holds for a deleted document. Member paths and collection names are
+ * validated and inlined into the SQL text (a bound `json_extract(data, ?)` could never match an
+ * expression index, nor a bound collection a partial index); every value is a bound parameter.
+ *
+ * Ordering follows SQLite's json_extract typing: NULL (null or missing) < numbers (booleans count
+ * as 0/1) < strings, so NULLs come first in ascending order and last in descending order.
+ */
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS documents (
+    collection TEXT NOT NULL,
+    id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    deleted INTEGER NOT NULL DEFAULT 0,
+    data TEXT NOT NULL,
+    PRIMARY KEY (collection, id)
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS checkpoints (
+    projector TEXT PRIMARY KEY,
+    position INTEGER NOT NULL
+  ) WITHOUT ROWID;
+`;
+
+const SQL = {
+  get: 'SELECT id, position, data FROM documents WHERE collection = ? AND id = ? AND deleted = 0',
+  // `WHERE excluded.position > documents.position`: a replayed (equal) or older event never wins.
+  upsert: `INSERT INTO documents (collection, id, position, deleted, data) VALUES (?, ?, ?, 0, ?)
+    ON CONFLICT (collection, id) DO UPDATE
+    SET position = excluded.position, deleted = 0, data = excluded.data
+    WHERE excluded.position > documents.position`,
+  delete: `INSERT INTO documents (collection, id, position, deleted, data) VALUES (?, ?, ?, 1, '{}')
+    ON CONFLICT (collection, id) DO UPDATE
+    SET position = excluded.position, deleted = 1, data = '{}'
+    WHERE excluded.position > documents.position`,
+  incrementTarget: `SELECT position, deleted, json_type(data, @path) AS type
+    FROM documents WHERE collection = @collection AND id = @id`,
+  increment: `INSERT INTO documents (collection, id, position, deleted, data)
+    VALUES (@collection, @id, @position, 0, json_set('{}', @path, @by))
+    ON CONFLICT (collection, id) DO UPDATE
+    SET position = excluded.position, deleted = 0, data = CASE
+      WHEN documents.deleted = 1 THEN excluded.data
+      ELSE json_set(documents.data, @path, coalesce(json_extract(documents.data, @path), 0) + @by) END
+    WHERE excluded.position > documents.position
+    RETURNING json_type(data, @path) AS type`,
+  // Counters are not position-guarded; the WHERE refuses to add to a non-numeric `value`.
+  incrementCounter: `INSERT INTO documents (collection, id, position, deleted, data)
+    VALUES (@collection, @id, 0, 0, json_object('value', @by))
+    ON CONFLICT (collection, id) DO UPDATE
+    SET deleted = 0, data = CASE
+      WHEN documents.deleted = 1 THEN excluded.data
+      ELSE json_set(documents.data, '$.value', coalesce(json_extract(documents.data, '$.value'), 0) + @by) END
+    WHERE documents.deleted = 1
+      OR coalesce(json_type(documents.data, '$.value'), 'integer') IN ('integer', 'real')
+    RETURNING json_extract(data, '$.value') AS value`,
+  saveCheckpoint: `INSERT INTO checkpoints (projector, position) VALUES (?, ?)
+    ON CONFLICT (projector) DO UPDATE SET position = max(position, excluded.position)`,
+  getCheckpoint: 'SELECT position FROM checkpoints WHERE projector = ?',
+  deleteCheckpoint: 'DELETE FROM checkpoints WHERE projector = ?',
+  dropCollection: 'DELETE FROM documents WHERE collection = ?',
+} as const;
+
+const MAX_PAGE_SIZE = 1000;
+/** Distinct find/count shapes kept prepared; a read API has a few dozen. */
+const QUERY_CACHE_SIZE = 256;
+const NAME_PATTERN = /^[A-Za-z0-9_.]+$/;
+const MEMBER_PATH_PATTERN = /^[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*$/;
+const RANGE_OPERATORS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+type BindValue = string | number | bigint | null;
+type Statement<Row = unknown> = Database.Statement<unknown[], Row>;
+
+interface DocumentRow {
+  id: string;
+  position: number;
+  data: string;
+}
+
+interface PageRow extends DocumentRow {
+  sort_value: string | number | null;
+}
+
+interface IncrementTargetRow {
+  position: number;
+  deleted: number;
+  type: string | null;
+}
+
+/** A piece of WHERE clause with its bound values. */
+interface Condition {
+  sql: string;
+  params: BindValue[];
+}
+
+interface Ordering {
+  /** Null: order by id only (the default). */
+  field: string | null;
+  direction: 'asc' | 'desc';
+}
+
+interface CursorState {
+  shape: string;
+  sort: string;
+  value: string | number | null;
+  id: string;
+}
+
+export class SqliteReadStore implements ReadStore {
+  private readonly db: SqliteDatabase;
+  /** Only a database this store opened is closed by it; a shared one belongs to its opener. */
+  private readonly ownsDatabase: boolean;
+  private readonly statements: { [K in keyof typeof SQL]: Statement };
+  private readonly queries = new Map<string, Statement>();
+  private readonly applyInTransaction: Database.Transaction<
+    (changes: readonly Change[], checkpoint: Checkpoint | undefined) => void
+  >;
+
+  /** @param source a file path to open (`:memory:` works), or a database shared with other adapters. */
+  constructor(source: string | SqliteDatabase) {
+    this.ownsDatabase = typeof source === 'string';
+    this.db = typeof source === 'string' ? openSqlite(source) : source;
+    this.db.exec(SCHEMA);
+    this.statements = prepareAll(this.db);
+    const isCurrentGrant = prepareFenceCheck(this.db);
+    this.applyInTransaction = this.db.transaction((changes, checkpoint) => {
+      // Checked inside the transaction: no other writer can take the lease between check and write.
+      const fence = checkpoint?.fence;
+      if (fence && !isCurrentGrant(fence)) throw new FencedOutError(fence.name, fence.epoch);
+      for (const change of changes) this.applyChange(change);
+      if (checkpoint) this.statements.saveCheckpoint.run(checkpoint.projector, checkpoint.position);
+    });
+  }
+
+  async ensureIndex(spec: IndexSpec): Promise<void> {
+    if (spec.fields.length === 0) throw new Error('An index needs at least one field');
+    const name = `read:${collectionName(spec.collection)}:${spec.fields.map(memberPath).join(',')}`;
+    const columns = [...spec.fields.map(memberValue), 'id'].join(', ');
+    this.db.exec(
+      `CREATE INDEX IF NOT EXISTS "${name}" ON documents (${columns}) ` +
+        `WHERE collection = '${spec.collection}' AND deleted = 0`,
+    );
+  }
+
+  async get<T>(collection: string, id: string): Promise<StoredDocument<T> | null> {
+    const row = this.statements.get.get(collectionName(collection), id) as DocumentRow | undefined;
+    return row ? toDocument<T>(row) : null;
+  }
+
+  async find<T>(collection: string, query: FindQuery): Promise<Page<T>> {
+    collectionName(collection);
+    const limit = pageSize(query.limit);
+    const filters = [...equalityConditions(query.where), ...rangeConditions(query.range)];
+    const ordering = orderingOf(query.sort);
+    const shape = queryShape(collection, query);
+    const after = query.cursor ? decodeCursor(query.cursor, shape, sortLabel(ordering)) : null;
+    const rows = this.readPage(collection, filters, ordering, after, limit + 1, offsetOf(query.skip));
+    const items = rows.slice(0, limit);
+    const last = items.at(-1);
+    const nextCursor =
+      rows.length > limit && last
+        ? encodeCursor({ shape, sort: sortLabel(ordering), value: last.sort_value, id: last.id })
+        : null;
+    return { items: items.map((row) => toDocument<T>(row)), nextCursor };
+  }
+
+  async count(collection: string, where?: Record<string, Scalar>): Promise<number> {
+    return this.countMatches(collection, equalityConditions(where));
+  }
+
+  async apply(changes: readonly Change[], checkpoint?: Checkpoint): Promise<void> {
+    assertValidBatch(changes, checkpoint);
+    // IMMEDIATE takes the write lock up front: another process sharing the file cannot commit
+    // between the increment read and its write (a deferred transaction would fail to upgrade).
+    this.applyInTransaction.immediate(changes, checkpoint);
+  }
+
+  async getCheckpoint(projector: string): Promise<number | null> {
+    const row = this.statements.getCheckpoint.get(projector) as { position: number } | undefined;
+    return row ? row.position : null;
+  }
+
+  async incrementCounter(collection: string, id: string, by: number): Promise<number> {
+    assertFinite(by, 'A counter increment');
+    const row = this.statements.incrementCounter.get({
+      collection: collectionName(collection),
+      id: nonEmpty(id, 'A counter id'),
+      by: sqlNumber(by),
+    }) as { value: number } | undefined;
+    if (!row) throw new Error(`Counter ${collection}/${id} holds a non-numeric value; cannot increment it`);
+    return row.value;
+  }
+
+  async dropCollections(collections: readonly string[]): Promise<void> {
+    const names = collections.map(collectionName);
+    this.db.transaction(() => {
+      for (const name of names) this.statements.dropCollection.run(name);
+    })();
+  }
+
+  async deleteCheckpoint(projector: string): Promise<void> {
+    this.statements.deleteCheckpoint.run(projector);
+  }
+
+  async close(): Promise<void> {
+    this.queries.clear();
+    if (this.ownsDatabase && this.db.open) this.db.close();
+  }
+
+  private applyChange(change: Change): void {
+    switch (change.kind) {
+      case 'upsert':
+        this.statements.upsert.run(
+          change.collection,
+          change.id,
+          change.position,
+          JSON.stringify(change.data),
+        );
+        return;
+      case 'delete':
+        this.statements.delete.run(change.collection, change.id, change.position);
+        return;
+      case 'increment':
+        this.applyIncrement(change);
+        return;
+    }
+  }
+
+  /** Throws on a non-numeric target so the whole batch rolls back (the port's all-or-nothing rule). */
+  private applyIncrement(change: Extract<Change, { kind: 'increment' }>): void {
+    const key = { collection: change.collection, id: change.id, path: `$.${change.field}` };
+    const target = this.statements.incrementTarget.get(key) as IncrementTargetRow | undefined;
+    if (target && target.position >= change.position) return; // a replay: already counted
+    if (target && target.deleted === 0 && !isNumericOrMissing(target.type)) {
+      throw new Error(
+        `Cannot increment ${incrementTargetName(change)}: it holds a ${target.type}, not a number`,
+      );
+    }
+    const written = this.statements.increment.get({
+      ...key,
+      position: change.position,
+      by: sqlNumber(change.by),
+    }) as { type: string | null } | undefined;
+    // No row only if the SQL guard saw a replay (checked above too). json_set leaves the document
+    // unchanged when a parent of the path is not an object, so the member is then still missing.
+    if (written && !isNumeric(written.type)) {
+      throw new Error(`Cannot increment ${incrementTargetName(change)}: a parent member is not an object`);
+    }
+  }
+
+  /**
+   * Keyset pagination reads the rest of the order after the cursor in one or two index-friendly
+   * "arms" (see `keysetArms`), carrying `skip` across them.
+   */
+  private readPage(
+    collection: string,
+    filters: readonly Condition[],
+    ordering: Ordering,
+    after: CursorState | null,
+    wanted: number,
+    skip: number,
+  ): PageRow[] {
+    const rows: PageRow[] = [];
+    let offset = skip;
+    for (const arm of keysetArms(ordering, after)) {
+      const conditions = arm ? [...filters, arm] : filters;
+      const params = conditions.flatMap((condition) => condition.params);
+      const sql =
+        `SELECT id, position, data, ${sortValue(ordering)} AS sort_value FROM documents ` +
+        `${whereClause(collection, conditions)} ORDER BY ${orderBy(ordering)} LIMIT ? OFFSET ?`;
+      const found = this.query(sql).all(...params, wanted - rows.length, offset) as PageRow[];
+      rows.push(...found);
+      if (rows.length >= wanted) break;
+      offset = found.length > 0 || offset === 0 ? 0 : offset - this.countMatches(collection, conditions);
+    }
+    return rows;
+  }
+
+  private countMatches(collection: string, conditions: readonly Condition[]): number {
+    const sql = `SELECT count(*) AS n FROM documents ${whereClause(collection, conditions)}`;
+    const row = this.query(sql).get(...conditions.flatMap((condition) => condition.params)) as { n: number };
+    return row.n;
+  }
+
+  /** Prepared once per distinct SQL text; finds are built from validated names, so texts repeat. */
+  private query(sql: string): Statement {
+    const cached = this.queries.get(sql);
+    if (cached) return cached;
+    const statement = this.db.prepare(sql);
+    if (this.queries.size >= QUERY_CACHE_SIZE) {
+      const oldest = this.queries.keys().next();
+      if (!oldest.done) this.queries.delete(oldest.value);
+    }
+    this.queries.set(sql, statement);
+    return statement;
+  }
+}
+
+function prepareAll(db: SqliteDatabase): { [K in keyof typeof SQL]: Statement } {
+  const entries = Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)] as const);
+  return Object.fromEntries(entries) as { [K in keyof typeof SQL]: Statement };
+}
+
+function toDocument<T>(row: DocumentRow): StoredDocument<T> {
+  return { id: row.id, position: row.position, data: JSON.parse(row.data) as T };
+}
+
+// ---- validation -------------------------------------------------------------------------------
+
+function collectionName(name: string): string {
+  if (!NAME_PATTERN.test(name)) {
+    throw new Error(`Invalid collection name ${JSON.stringify(name)}: use letters, digits, _ and .`);
+  }
+  return name;
+}
+
+function memberPath(field: string): string {
+  if (!MEMBER_PATH_PATTERN.test(field)) {
+    throw new Error(`Invalid member path ${JSON.stringify(field)}: use letters, digits and _, joined by .`);
+  }
+  return field;
+}
+
+function nonEmpty(value: string, what: string): string {
+  if (typeof value !== 'string' || value.length === 0) throw new Error(`${what} must be a non-empty string`);
+  return value;
+}
+
+function assertPosition(position: number, what: string): void {
+  if (!Number.isSafeInteger(position) || position < 0) {
+    throw new Error(`${what} must be a non-negative integer, got ${position}`);
+  }
+}
+
+function assertFinite(value: number, what: string): void {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new Error(`${what} must be a finite number, got ${value}`);
+  }
+}
+
+/** Validates before the transaction starts, so a malformed batch fails without touching the file. */
+function assertValidBatch(changes: readonly Change[], checkpoint: Checkpoint | undefined): void {
+  const seen = new Set<string>();
+  for (const change of changes) {
+    assertValidChange(change);
+    // A second change to one document at one position would be dropped as a replay: refuse it.
+    const key = `${change.collection}\u0000${change.id}\u0000${change.position}`;
+    if (seen.has(key)) {
+      throw new Error(`Two changes to ${change.collection}/${change.id} at position ${change.position}`);
+    }
+    seen.add(key);
+  }
+  if (checkpoint) {
+    nonEmpty(checkpoint.projector, 'A checkpoint projector');
+    assertPosition(checkpoint.position, 'A checkpoint position');
+  }
+}
+
+function assertValidChange(change: Change): void {
+  collectionName(change.collection);
+  nonEmpty(change.id, 'A document id');
+  assertPosition(change.position, `The position of ${change.collection}/${change.id}`);
+  switch (change.kind) {
+    case 'upsert':
+      if (typeof change.data !== 'object' || change.data === null || Array.isArray(change.data)) {
+        throw new Error(`The data of ${change.collection}/${change.id} must be a JSON object`);
+      }
+      return;
+    case 'delete':
+      return;
+    case 'increment':
+      memberPath(change.field);
+      assertFinite(change.by, `The increment of ${incrementTargetName(change)}`);
+      return;
+    default:
+      throw new Error(`Unknown change kind ${JSON.stringify((change as { kind: unknown }).kind)}`);
+  }
+}
+
+function incrementTargetName(change: Extract<Change, { kind: 'increment' }>): string {
+  return `${change.collection}/${change.id}.${change.field}`;
+}
+
+function isNumeric(type: string | null): boolean {
+  return type === 'integer' || type === 'real';
+}
+
+function isNumericOrMissing(type: string | null): boolean {
+  return type === null || isNumeric(type);
+}
+
+/** better-sqlite3 binds every JS number as REAL, which would turn a count of 3 into `3.0`. */
+function sqlNumber(value: number): number | bigint {
+  return Number.isSafeInteger(value) ? BigInt(value) : value;
+}
+
+function pageSize(limit: number): number {
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new Error(`A page limit must be a positive integer, got ${limit}`);
+  return Math.min(limit, MAX_PAGE_SIZE);
+}
+
+function offsetOf(skip: number | undefined): number {
+  if (skip === undefined) return 0;
+  if (!Number.isInteger(skip) || skip < 0)
+    throw new Error(`skip must be a non-negative integer, got ${skip}`);
+  return skip;
+}
+
+// ---- SQL building -----------------------------------------------------------------------------
+
+function memberValue(field: string): string {
+  return `json_extract(data, '$.${memberPath(field)}')`;
+}
+
+function memberType(field: string): string {
+  return `json_type(data, '$.${memberPath(field)}')`;
+}
+
+function whereClause(collection: string, conditions: readonly Condition[]): string {
+  // The collection is a literal, not a parameter: only then can a partial index apply.
+  const terms = [
+    `collection = '${collectionName(collection)}'`,
+    'deleted = 0',
+    ...conditions.map((c) => c.sql),
+  ];
+  return `WHERE ${terms.join(' AND ')}`;
+}
+
+/**
+ * The JSON types a bound value may match: like MongoDB, a number never equals or ranges over a
+ * boolean or a string (json_extract alone would let `true` equal 1 and an object equal its text).
+ */
+function typeBracket(value: string | number | boolean): string {
+  if (typeof value === 'string') return `'text'`;
+  if (typeof value === 'number') return `'integer', 'real'`;
+  return `'true', 'false'`;
+}
+
+function bindScalar(value: string | number | boolean, field: string): BindValue {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (typeof value === 'number') assertFinite(value, `The value for ${field}`);
+  return value;
+}
+
+function equalityConditions(where: Record<string, Scalar> | undefined): Condition[] {
+  return Object.entries(where ?? {}).map(([field, value]) =>
+    value === null
+      ? { sql: `${memberValue(field)} IS NULL`, params: [] } // null matches a missing member too
+      : {
+          sql: `${memberValue(field)} = ? AND ${memberType(field)} IN (${typeBracket(value)})`,
+          params: [bindScalar(value, field)],
+        },
+  );
+}
+
+function rangeConditions(range: FindQuery['range']): Condition[] {
+  const conditions: Condition[] = [];
+  for (const [field, bounds] of Object.entries(range ?? {})) {
+    for (const [operator, bound] of Object.entries(bounds)) {
+      if (bound === undefined) continue;
+      if (!(operator in RANGE_OPERATORS)) throw new Error(`Unknown range operator ${operator} on ${field}`);
+      if (bound === null) throw new Error(`The ${operator} bound on ${field} must not be null`);
+      const sqlOperator = RANGE_OPERATORS[operator as keyof typeof RANGE_OPERATORS];
+      conditions.push({
+        sql: `${memberValue(field)} ${sqlOperator} ? AND ${memberType(field)} IN (${typeBracket(bound)})`,
+        params: [bindScalar(bound, field)],
+      });
+    }
+  }
+  return conditions;
+}
+
+function orderingOf(sort: SortKey | undefined): Ordering {
+  if (!sort) return { field: null, direction: 'asc' };
+  if (sort.direction !== 'asc' && sort.direction !== 'desc') {
+    throw new Error(`Sort direction must be asc or desc, got ${JSON.stringify(sort.direction)}`);
+  }
+  return { field: memberPath(sort.field), direction: sort.direction };
+}
+
+function sortValue(ordering: Ordering): string {
+  return ordering.field === null ? 'NULL' : memberValue(ordering.field);
+}
+
+function orderBy({ field, direction }: Ordering): string {
+  const dir = direction.toUpperCase();
+  return field === null ? `id ${dir}` : `${memberValue(field)} ${dir}, id ${dir}`;
+}
+
+function sortLabel({ field, direction }: Ordering): string {
+  return `${field ?? 'id'} ${direction}`;
+}
+
+/**
+ * The part of the order after the cursor, as conditions to read one after the other. NULLs sort
+ * first (lowest) and a comparison with NULL is never true, so the NULL block is its own arm; each
+ * arm is a range an index on (member, id) can seek to. `v >= x AND (v > x OR id > i)` rather than
+ * the row value `(v, id) > (x, i)`, which SQLite does not use as an index range on expressions.
+ */
+function keysetArms(ordering: Ordering, after: CursorState | null): (Condition | null)[] {
+  if (!after) return [null];
+  const asc = ordering.direction === 'asc';
+  if (ordering.field === null) return [{ sql: asc ? 'id > ?' : 'id < ?', params: [after.id] }];
+  const value = memberValue(ordering.field);
+  const inNullBlock: Condition = { sql: `${value} IS NULL AND id ${asc ? '>' : '<'} ?`, params: [after.id] };
+  if (after.value === null)
+    return asc ? [inNullBlock, { sql: `${value} IS NOT NULL`, params: [] }] : [inNullBlock];
+  const [outer, inner] = asc ? ['>=', '>'] : ['<=', '<'];
+  const pastCursor: Condition = {
+    sql: `${value} ${outer} ? AND (${value} ${inner} ? OR id ${inner} ?)`,
+    params: [after.value, after.value, after.id],
+  };
+  return asc ? [pastCursor] : [pastCursor, { sql: `${value} IS NULL`, params: [] }];
+}
+
+// ---- cursors ----------------------------------------------------------------------------------
+
+/** Identifies collection and filters, so a cursor cannot silently continue a different query. */
+function queryShape(collection: string, query: FindQuery): string {
+  const filters = stableJson({ collection, where: query.where ?? {}, range: query.range ?? {} });
+  return createHash('sha256').update(filters).digest('base64url').slice(0, 16);
+}
+
+function stableJson(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
+  const entries = Object.entries(value)
+    .filter(([, member]) => member !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([key, member]) => `${JSON.stringify(key)}:${stableJson(member)}`).join(',')}}`;
+}
+
+function encodeCursor(state: CursorState): string {
+  return Buffer.from(JSON.stringify([state.shape, state.sort, state.value, state.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string, shape: string, sort: string): CursorState {
+  const state = parseCursor(cursor);
+  if (state.sort !== sort) {
+    throw new Error(`This cursor was issued for sort "${state.sort}" and cannot continue sort "${sort}"`);
+  }
+  if (state.shape !== shape) throw new Error('This cursor was issued for a different collection or filter');
+  return state;
+}
+
+function parseCursor(cursor: string): CursorState {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw new Error('Malformed cursor');
+  }
+  if (!Array.isArray(decoded) || decoded.length !== 4) throw new Error('Malformed cursor');
+  const [shape, sort, value, id] = decoded as unknown[];
+  const valueOk = value === null || typeof value === 'string' || typeof value === 'number';
+  if (typeof shape !== 'string' || typeof sort !== 'string' || typeof id !== 'string' || !valueOk) {
+    throw new Error('Malformed cursor');
+  }
+  return { shape, sort, value, id };
+}

@@ -1,0 +1,40 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { eventStoreBench } from './event-store.bench';
+import type { BenchRow, BenchSuite } from './report';
+import { printTable } from './table';
+
+/** `npm run bench [suite…]`: runs the benchmarks, prints a table, writes bench/results/latest.json. */
+const suites: Record<string, () => Promise<BenchSuite>> = {
+  'event-store': async () => eventStoreBench,
+  merkle: async () => (await import('./merkle.bench')).merkleBench,
+};
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  const names = wanted.length > 0 ? wanted : Object.keys(suites);
+  const rows: BenchRow[] = [];
+  for (const name of names) {
+    const load = suites[name];
+    if (!load) throw new Error(`unknown suite '${name}'; known: ${Object.keys(suites).join(', ')}`);
+    process.stderr.write(`running ${name}…\n`);
+    rows.push(...(await (await load())()));
+  }
+  printTable(rows);
+  const report = {
+    date: new Date().toISOString(),
+    command: `npm run bench${wanted.length ? ` -- ${wanted.join(' ')}` : ''}`,
+    machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+    rows,
+  };
+  const dir = path.resolve(__dirname, '../../bench/results');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+  process.stderr.write(`wrote ${path.relative(process.cwd(), path.join(dir, 'latest.json'))}\n`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,1 @@
+export { tempDir } from '../tests/support/temp-dir';

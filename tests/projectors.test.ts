@@ -1,0 +1,281 @@
+import path from 'node:path';
+import pino from 'pino';
+import { SqliteEventStore } from '../adapters/sqlite/event-store';
+import { SqliteLeaseManager } from '../adapters/sqlite/lease';
+import { openSqlite } from '../adapters/sqlite/open';
+import { SqliteReadStore } from '../adapters/sqlite/read-store';
+import { FencedOutError } from '../ports/lease';
+import { ProjectionCatalog } from '../projectors/catalog';
+import { physicalCollection, type Projection } from '../projectors/projection';
+import { rebuildProjection } from '../projectors/rebuild';
+import { ProjectorRunner } from '../projectors/runner';
+import { ProjectionSupervisor } from '../projectors/supervisor';
+import { createMetrics } from '../runtime/metrics';
+import { exited, lines, spawnChild, waitForLines } from './support/children';
+import { dumpCollections, streamStatsProjection } from './support/stream-stats.projection';
+import { tempDir } from './support/temp-dir';
+
+const logger = pino({ level: 'silent' });
+const metrics = () => createMetrics(undefined, { defaults: false });
+const physical = (projection: Projection, generation: number) =>
+  projection.collections.map((c) => physicalCollection(c, generation));
+
+/** Appends `count` TestEvents over a few tenants and streams. */
+async function seed(store: SqliteEventStore, count: number, offset = 0): Promise<void> {
+  for (let i = 0; i < count; i += 100) {
+    await store.append(
+      `s-${(i / 100) % 7}`,
+      Array.from({ length: Math.min(100, count - i) }, (_, k) => ({
+        type: 'TestEvent',
+        data: { n: offset + i + k },
+        tenant_id: `tenant-${(i + k) % 5}`,
+        correlation_id: 'seed',
+      })),
+    );
+  }
+}
+
+/** The read model an uninterrupted run produces, in its own read store. */
+async function uninterruptedDump(eventStore: SqliteEventStore, file: string): Promise<string> {
+  const readStore = new SqliteReadStore(file);
+  const runner = new ProjectorRunner({ projection: streamStatsProjection, generation: 1, eventStore, readStore, metrics: metrics(), logger });
+  await runner.start();
+  await runner.waitForPosition(await eventStore.headPosition());
+  await runner.stop();
+  const dump = await dumpCollections(readStore, physical(streamStatsProjection, 1));
+  await readStore.close();
+  return dump;
+}
+
+describe('projector runtime', () => {
+  let dir: string;
+  let remove: () => void;
+  beforeEach(() => {
+    ({ dir, remove } = tempDir('gov-proj'));
+  });
+  afterEach(() => remove());
+
+  it('given a projector SIGKILLed mid-run several times, when it is restarted, then the read model equals an uninterrupted run', async () => {
+    const eventsFile = path.join(dir, 'events.db');
+    const readFile = path.join(dir, 'read.db');
+    const eventStore = new SqliteEventStore({ file: eventsFile });
+    await seed(eventStore, 40_000);
+
+    for (let kill = 0; kill < 5; kill++) {
+      const child = spawnChild('projector.ts', [eventsFile, readFile, '37']);
+      const out = lines(child);
+      await waitForLines(out, 1);
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 40));
+      child.kill('SIGKILL');
+      await exited(child);
+    }
+    const interruptedStore = new SqliteReadStore(readFile);
+    const checkpointAfterKills = await interruptedStore.getCheckpoint('stream_stats@g1');
+    await interruptedStore.close();
+    expect(checkpointAfterKills).toBeGreaterThan(0);
+    expect(checkpointAfterKills).toBeLessThan(await eventStore.headPosition());
+
+    const finish = spawnChild('projector.ts', [eventsFile, readFile, '37']);
+    const finishOut = lines(finish);
+    expect((await exited(finish)).code).toBe(0);
+    expect(finishOut).toContain('caught-up');
+
+    const resumed = new SqliteReadStore(readFile);
+    const resumedDump = await dumpCollections(resumed, physical(streamStatsProjection, 1));
+    await resumed.close();
+    expect(resumedDump).toBe(await uninterruptedDump(eventStore, path.join(dir, 'clean.db')));
+    expect(JSON.parse(resumedDump).tenant_counts__g1.map((d: [string, number, { events: number }]) => d[2].events)).toEqual([
+      8000, 8000, 8000, 8000, 8000,
+    ]);
+    await eventStore.close();
+  });
+
+  describe('single-writer mode', () => {
+    it('given two instances, then exactly one writes; when it stops, the standby takes over from its checkpoint', async () => {
+      const eventStore = new SqliteEventStore({ file: path.join(dir, 'events.db') });
+      const readFile = path.join(dir, 'read.db');
+      // Two processes' worth of connections to the same files.
+      const instances = [0, 1].map((i) => {
+        const db = openSqlite(readFile);
+        const readStore = new SqliteReadStore(db);
+        const runner = new ProjectorRunner({
+          projection: streamStatsProjection,
+          generation: 1,
+          eventStore,
+          readStore,
+          metrics: metrics(),
+          logger,
+          singleWriter: { leases: new SqliteLeaseManager(db), ttlMs: 300, owner: `instance-${i}` },
+        });
+        return { db, readStore, runner };
+      });
+      await Promise.all(instances.map((i) => i.runner.start()));
+      await seed(eventStore, 1000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await Promise.race(instances.map((i) => i.runner.waitForPosition(1000)));
+
+      const writers = instances.filter((i) => i.runner.isWriter);
+      expect(writers).toHaveLength(1);
+      const [leader] = writers;
+      const standby = instances.find((i) => i !== leader)!;
+      expect(leader!.runner.appliedEvents).toBe(1000);
+      expect(standby.runner.appliedEvents).toBe(0);
+
+      await leader!.runner.stop();
+      await seed(eventStore, 500, 1000);
+      await standby.runner.waitForPosition(1500);
+      expect(standby.runner.isWriter).toBe(true);
+      expect(standby.runner.appliedEvents).toBe(500);
+      await standby.runner.stop();
+
+      const dump = await dumpCollections(standby.readStore, physical(streamStatsProjection, 1));
+      expect(dump).toBe(await uninterruptedDump(eventStore, path.join(dir, 'clean.db')));
+      for (const i of instances) i.db.close();
+      await eventStore.close();
+    });
+
+    it('given an instance whose lease lapsed and was taken, when it writes with its old grant, then it is fenced out and nothing is written', async () => {
+      const db = openSqlite(path.join(dir, 'read.db'));
+      const readStore = new SqliteReadStore(db);
+      let now = 1_000_000;
+      const leases = new SqliteLeaseManager(db, () => now);
+      const paused = (await leases.acquire('p@g1', 'a', 1000))!;
+      now += 5000; // `a` is paused (GC, SIGSTOP) past its lease…
+      const taken = (await leases.acquire('p@g1', 'b', 1000))!;
+      expect(taken.epoch).toBe(paused.epoch + 1);
+      await expect(leases.renew(paused, 1000)).resolves.toBeNull();
+
+      const write = { kind: 'upsert' as const, collection: 'c', id: 'x', position: 5, data: { by: 'a' } };
+      await expect(readStore.apply([write], { projector: 'p@g1', position: 5, fence: paused })).rejects.toThrow(FencedOutError);
+      expect(await readStore.get('c', 'x')).toBeNull();
+      expect(await readStore.getCheckpoint('p@g1')).toBeNull();
+
+      await readStore.apply([{ ...write, data: { by: 'b' } }], { projector: 'p@g1', position: 5, fence: taken });
+      expect((await readStore.get('c', 'x'))?.data).toEqual({ by: 'b' });
+      db.close();
+    });
+  });
+
+  describe('rebuild', () => {
+    it('in place: drops the projection and replays it to the same bytes', async () => {
+      const eventStore = new SqliteEventStore({ file: path.join(dir, 'events.db') });
+      await seed(eventStore, 3000);
+      const readStore = new SqliteReadStore(path.join(dir, 'read.db'));
+      const live = new ProjectorRunner({ projection: streamStatsProjection, generation: 1, eventStore, readStore, metrics: metrics(), logger, batchSize: 64 });
+      await live.start();
+      await live.waitForPosition(3000);
+      await live.stop();
+      const before = await dumpCollections(readStore, physical(streamStatsProjection, 1));
+
+      const progress: number[] = [];
+      const result = await rebuildProjection({
+        projection: streamStatsProjection,
+        eventStore,
+        readStore,
+        metrics: metrics(),
+        logger,
+        mode: 'in-place',
+        onProgress: (p) => progress.push(p.events),
+      });
+      expect(result).toMatchObject({ generation: 1, events: 3000 });
+      expect(progress.at(-1)).toBe(3000);
+      expect(await dumpCollections(readStore, physical(streamStatsProjection, 1))).toBe(before);
+      await readStore.close();
+      await eventStore.close();
+    });
+
+    it('beside: builds the next generation while the old one serves, switches, and a running server follows', async () => {
+      const eventStore = new SqliteEventStore({ file: path.join(dir, 'events.db') });
+      await seed(eventStore, 2000);
+      const readStore = new SqliteReadStore(path.join(dir, 'read.db'));
+      const supervisor = new ProjectionSupervisor({
+        projections: [streamStatsProjection],
+        eventStore,
+        readStore,
+        metrics: metrics(),
+        logger,
+        catalogPollMs: 50,
+      });
+      await supervisor.start();
+      await supervisor.waitForPosition(2000);
+      const before = await dumpCollections(readStore, physical(streamStatsProjection, 1));
+
+      const result = await rebuildProjection({
+        projection: streamStatsProjection,
+        eventStore,
+        readStore,
+        metrics: metrics(),
+        logger,
+        mode: 'beside',
+      });
+      expect(result.generation).toBe(2);
+      const catalog = new ProjectionCatalog(readStore);
+      expect(await catalog.servingGeneration('stream_stats')).toBe(2);
+      const rebuilt = await dumpCollections(readStore, physical(streamStatsProjection, 2));
+      expect(rebuilt.replaceAll('__g2', '__g1')).toBe(before);
+
+      // The running server moves to generation 2 and keeps it live.
+      await waitUntil(() => supervisor.runner('stream_stats')?.generation === 2);
+      await seed(eventStore, 100, 2000);
+      await supervisor.waitForPosition(2100);
+      await supervisor.stop();
+      expect(await readStore.count(physicalCollection('streams', 1))).toBe(0);
+      const after = await dumpCollections(readStore, physical(streamStatsProjection, 2));
+      expect(after.replaceAll('__g2', '__g1')).toBe(await uninterruptedDump(eventStore, path.join(dir, 'clean.db')));
+      await readStore.close();
+      await eventStore.close();
+    });
+
+    it('on deploy of a new projection version, the server builds it beside and switches when caught up', async () => {
+      const eventStore = new SqliteEventStore({ file: path.join(dir, 'events.db') });
+      await seed(eventStore, 1000);
+      const readStore = new SqliteReadStore(path.join(dir, 'read.db'));
+      const start = async (projection: Projection) => {
+        const supervisor = new ProjectionSupervisor({ projections: [projection], eventStore, readStore, metrics: metrics(), logger, catalogPollMs: 50 });
+        await supervisor.start();
+        return supervisor;
+      };
+      const v1 = await start(streamStatsProjection);
+      await v1.waitForPosition(1000);
+      await v1.stop();
+
+      const v2: Projection = { ...streamStatsProjection, version: 2 };
+      const upgraded = await start(v2);
+      await waitUntil(() => upgraded.runner('stream_stats')?.generation === 2);
+      const entry = await new ProjectionCatalog(readStore).entry('stream_stats');
+      expect(entry).toMatchObject({ generation: 2, code_version: 2 });
+      await upgraded.stop();
+      expect(await readStore.count(physicalCollection('streams', 2))).toBe(7);
+      await readStore.close();
+      await eventStore.close();
+    });
+  });
+
+  it('exposes lag and rate as metrics', async () => {
+    const eventStore = new SqliteEventStore({ file: path.join(dir, 'events.db') });
+    await seed(eventStore, 2000);
+    const readStore = new SqliteReadStore(path.join(dir, 'read.db'));
+    const m = metrics();
+    const runner = new ProjectorRunner({ projection: streamStatsProjection, generation: 1, eventStore, readStore, metrics: m, logger, batchSize: 100 });
+    await runner.start();
+    await runner.waitForPosition(2000);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const text = await m.registry.metrics();
+    await runner.stop();
+    expect(text).toMatch(/gov_projector_events_total\{projector="stream_stats@g1"\} 2000/);
+    expect(text).toMatch(/gov_projector_lag_events\{projector="stream_stats@g1"\} 0/);
+    expect(text).toMatch(/gov_projector_checkpoint_position\{projector="stream_stats@g1"\} 2000/);
+    const rate = Number(/gov_projector_events_per_second\{projector="stream_stats@g1"\} ([\d.e+]+)/.exec(text)?.[1]);
+    expect(rate).toBeGreaterThan(0);
+    await readStore.close();
+    await eventStore.close();
+  });
+});
+
+async function waitUntil(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
