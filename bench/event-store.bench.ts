@@ -7,8 +7,8 @@ import type { NewEvent } from '../ports/event-store';
 import { rebuildProjection } from '../projectors/rebuild';
 import { tenantsProjection } from '../projectors/tenants';
 import { createMetrics } from '../runtime/metrics';
-import { tempDir } from './temp-dir';
 import type { BenchRow, BenchSuite } from './report';
+import { tempDir } from './temp-dir';
 
 const SECONDS = Number(process.env.GOV_BENCH_SECONDS ?? 3);
 
@@ -73,7 +73,12 @@ export const eventStoreBench: BenchSuite = async () => {
     const total = 500_000;
     let head = await store.headPosition();
     for (let seq = head; head < total; seq += 1000) {
-      head = (await store.append(`fill-${seq % 997}`, Array.from({ length: Math.min(1000, total - head) }, (_, i) => sampleEvent(seq + i)))).position;
+      head = (
+        await store.append(
+          `fill-${seq % 997}`,
+          Array.from({ length: Math.min(1000, total - head) }, (_, i) => sampleEvent(seq + i)),
+        )
+      ).position;
     }
 
     const readStarted = performance.now();

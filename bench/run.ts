@@ -2,13 +2,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { eventStoreBench } from './event-store.bench';
+import { merkleBench } from './merkle.bench';
 import type { BenchRow, BenchSuite } from './report';
 import { printTable } from './table';
 
 /** `npm run bench [suite…]`: runs the benchmarks, prints a table, writes bench/results/latest.json. */
-const suites: Record<string, () => Promise<BenchSuite>> = {
-  'event-store': async () => eventStoreBench,
-  merkle: async () => (await import('./merkle.bench')).merkleBench,
+const suites: Record<string, BenchSuite> = {
+  'event-store': eventStoreBench,
+  merkle: merkleBench,
 };
 
 async function main(): Promise<void> {
@@ -16,16 +17,21 @@ async function main(): Promise<void> {
   const names = wanted.length > 0 ? wanted : Object.keys(suites);
   const rows: BenchRow[] = [];
   for (const name of names) {
-    const load = suites[name];
-    if (!load) throw new Error(`unknown suite '${name}'; known: ${Object.keys(suites).join(', ')}`);
+    const suite = suites[name];
+    if (!suite) throw new Error(`unknown suite '${name}'; known: ${Object.keys(suites).join(', ')}`);
     process.stderr.write(`running ${name}…\n`);
-    rows.push(...(await (await load())()));
+    rows.push(...(await suite()));
   }
   printTable(rows);
   const report = {
     date: new Date().toISOString(),
     command: `npm run bench${wanted.length ? ` -- ${wanted.join(' ')}` : ''}`,
-    machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+    machine: {
+      cpus: os.cpus().length,
+      cpu: os.cpus()[0]?.model,
+      memory_gib: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+    },
     rows,
   };
   const dir = path.resolve(__dirname, '../../bench/results');

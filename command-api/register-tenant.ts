@@ -18,7 +18,10 @@ export function tenantStream(tenantId: string): string {
 export function decideRegisterTenant(
   body: RegisterTenantBody,
   now: Date,
-  ids = { tenantId: `ten_${randomBytes(12).toString('hex')}`, nodeId: `node_${randomBytes(12).toString('hex')}` },
+  ids = {
+    tenantId: `ten_${randomBytes(12).toString('hex')}`,
+    nodeId: `node_${randomBytes(12).toString('hex')}`,
+  },
   key: IssuedKey = issueApiKey(body.mode ?? 'live'),
 ): RegistrationDecision {
   const data: TenantRegistered = {
@@ -32,5 +35,9 @@ export function decideRegisterTenant(
     registered_at: now.toISOString(),
     ...(body.organization ? { organization: body.organization } : {}),
   };
-  return { stream: tenantStream(ids.tenantId), event: { type: 'TenantRegistered', data }, apiKey: key.apiKey };
+  return {
+    stream: tenantStream(ids.tenantId),
+    event: { type: 'TenantRegistered', data },
+    apiKey: key.apiKey,
+  };
 }

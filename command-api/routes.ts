@@ -12,39 +12,35 @@ import { decideRegisterTenant } from './register-tenant';
 export function commandRoutes(services: Services): Router {
   const router = Router();
 
-  router.post(
-    '/auto-register',
-    validateBody('register-tenant'),
-    async (req: Request, res: Response) => {
-      const decision = decideRegisterTenant(req.body as RegisterTenantBody, new Date());
-      const { position } = await services.eventStore.append(
-        decision.stream,
-        [
-          {
-            ...decision.event,
-            tenant_id: decision.event.data.tenant_id,
-            correlation_id: res.locals.correlationId as string,
-            causation_id: null,
-            id: randomUUID(),
-          },
-        ],
-        { expectedRevision: 'no-stream' },
-      );
-      // Read-your-write: the key works as soon as the caller has it.
-      await services.awaitProjections(position);
-      const { publicUrl } = services.config;
-      const { data } = decision.event;
-      res.status(201).json({
-        api_key: decision.apiKey,
-        tenant_id: data.tenant_id,
-        node_id: data.node_id,
-        log_url: `${publicUrl}/gov/v1/log`,
-        dashboard_url: `${publicUrl}/dashboard`,
-        tier: data.tier,
-        mode: data.mode,
-      });
-    },
-  );
+  router.post('/auto-register', validateBody('register-tenant'), async (req: Request, res: Response) => {
+    const decision = decideRegisterTenant(req.body as RegisterTenantBody, new Date());
+    const { position } = await services.eventStore.append(
+      decision.stream,
+      [
+        {
+          ...decision.event,
+          tenant_id: decision.event.data.tenant_id,
+          correlation_id: res.locals.correlationId as string,
+          causation_id: null,
+          id: randomUUID(),
+        },
+      ],
+      { expectedRevision: 'no-stream' },
+    );
+    // Read-your-write: the key works as soon as the caller has it.
+    await services.awaitProjections(position);
+    const { publicUrl } = services.config;
+    const { data } = decision.event;
+    res.status(201).json({
+      api_key: decision.apiKey,
+      tenant_id: data.tenant_id,
+      node_id: data.node_id,
+      log_url: `${publicUrl}/gov/v1/log`,
+      dashboard_url: `${publicUrl}/dashboard`,
+      tier: data.tier,
+      mode: data.mode,
+    });
+  });
 
   return router;
 }

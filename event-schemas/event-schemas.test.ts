@@ -1,17 +1,22 @@
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { collect } from '../ports/contract/event-store.contract';
-import { commandSchemas, eventSchemas } from './schemas';
 import { EventSchemaError, ValidatingEventStore, validateCommand, validateEventData } from '.';
+import { commandSchemas, eventSchemas } from './schemas';
 
 const hex = (c: string) => c.repeat(64);
 const validEvidence = () => ({
   subject_id: 'model-7',
   gate_results: {
-    G1: { result: 'PASS', confidence_interval_lower: 0.85, confidence_interval_upper: 0.95, bootstrap_iterations: 2000 },
+    G1: {
+      result: 'PASS',
+      confidence_interval_lower: 0.85,
+      confidence_interval_upper: 0.95,
+      bootstrap_iterations: 2000,
+    },
     G2: { result: 'PASS', causal_attribution: true, ablation_delta: 0.1 },
     G3: { result: 'PASS', protected_metrics: { toxicity: 0.01 } },
     G4: { result: 'PASS', evidence_class: 'HOOKED' },
@@ -32,10 +37,14 @@ describe('event schemas', () => {
   it('the generated TypeScript types are in step with the JSON Schemas (run `npm run schemas` if this fails)', () => {
     // In a child process: the generator loads prettier, whose dynamic import Jest's VM cannot run.
     const root = path.resolve(__dirname, '..');
-    const fresh = execFileSync(path.join(root, 'node_modules/.bin/tsx'), ['event-schemas/generate-types.ts', '--print'], {
-      cwd: root,
-      encoding: 'utf8',
-    });
+    const fresh = execFileSync(
+      path.join(root, 'node_modules/.bin/tsx'),
+      ['event-schemas/generate-types.ts', '--print'],
+      {
+        cwd: root,
+        encoding: 'utf8',
+      },
+    );
     expect(fs.readFileSync(path.join(__dirname, 'generated/types.ts'), 'utf8')).toBe(fresh);
   });
 
@@ -49,7 +58,10 @@ describe('event schemas', () => {
 
   describe('command bodies at the edge', () => {
     it('accepts a valid evidence submission', () => {
-      expect(validateCommand('submit-evidence', validEvidence())).toEqual({ ok: true, value: validEvidence() });
+      expect(validateCommand('submit-evidence', validEvidence())).toEqual({
+        ok: true,
+        value: validEvidence(),
+      });
     });
 
     it('names every offending field with a JSON pointer and a reason', () => {
@@ -63,7 +75,10 @@ describe('event schemas', () => {
       if (result.ok) return;
       expect(result.problems).toEqual(
         expect.arrayContaining([
-          { pointer: '/evidence/evaluation_trace_hash', reason: 'must be a SHA-256 digest: 64 lowercase hex characters' },
+          {
+            pointer: '/evidence/evaluation_trace_hash',
+            reason: 'must be a SHA-256 digest: 64 lowercase hex characters',
+          },
           { pointer: '/gate_results/G1/bootstrap_iterations', reason: 'must be an integer' },
           { pointer: '/state_after_hash', reason: 'is required' },
           { pointer: '/surprise', reason: 'is not a known field; remove it' },
@@ -73,10 +88,18 @@ describe('event schemas', () => {
     });
 
     it('explains a replay_seed that is neither hex nor a URI in one problem', () => {
-      const result = validateCommand('submit-evidence', { ...validEvidence(), replay_seed: 'not hex, no scheme' });
+      const result = validateCommand('submit-evidence', {
+        ...validEvidence(),
+        replay_seed: 'not hex, no scheme',
+      });
       expect(result).toEqual({
         ok: false,
-        problems: [{ pointer: '/replay_seed', reason: 'must be a hex string or a URI from which the evaluation can be replayed' }],
+        problems: [
+          {
+            pointer: '/replay_seed',
+            reason: 'must be a hex string or a URI from which the evaluation can be replayed',
+          },
+        ],
       });
     });
 

@@ -82,7 +82,10 @@ function describe(error: ErrorObject): FieldProblem {
     case 'type':
       return { pointer: at, reason: `must be ${article(String(params.type))}` };
     case 'enum':
-      return { pointer: at, reason: `must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}` };
+      return {
+        pointer: at,
+        reason: `must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`,
+      };
     case 'format':
       return { pointer: at, reason: `must be a valid ${String(params.format)}` };
     case 'pattern':
@@ -90,7 +93,10 @@ function describe(error: ErrorObject): FieldProblem {
     case 'anyOf':
       return { pointer: at, reason: describeAnyOf(error) };
     case 'propertyNames':
-      return { pointer: `${at}/${escapePointer(String(params.propertyName))}`, reason: 'is not an allowed name' };
+      return {
+        pointer: `${at}/${escapePointer(String(params.propertyName))}`,
+        reason: 'is not an allowed name',
+      };
     default:
       return { pointer: at, reason: error.message ?? `fails ${error.keyword}` };
   }
@@ -100,12 +106,16 @@ function patternReason(error: ErrorObject): string {
   const schema = error.parentSchema as { description?: string } | undefined;
   if (String((error.params as { pattern?: string }).pattern) === '^[0-9a-f]{64}$')
     return 'must be a SHA-256 digest: 64 lowercase hex characters';
-  return schema?.description ? `must match: ${schema.description}` : `must match ${String((error.params as { pattern?: string }).pattern)}`;
+  return schema?.description
+    ? `must match: ${schema.description}`
+    : `must match ${String((error.params as { pattern?: string }).pattern)}`;
 }
 
 function describeAnyOf(error: ErrorObject): string {
   const schema = error.parentSchema as { description?: string } | undefined;
-  return schema?.description ? `must be ${lowerFirst(schema.description)}` : 'matches none of the allowed forms';
+  return schema?.description
+    ? `must be ${lowerFirst(schema.description)}`
+    : 'matches none of the allowed forms';
 }
 
 function article(type: string): string {

@@ -1,5 +1,5 @@
 import type { Change, ReadStore, StoredDocument } from '../ports/read-store';
-import { physicalCollection, type ProjectionState } from './projection';
+import { type ProjectionState, physicalCollection } from './projection';
 
 /**
  * The state a projection sees while a batch is projected: the read store overlaid with the changes

@@ -1,5 +1,5 @@
 import type { ReadStore } from '../ports/read-store';
-import { physicalCollection, type Projection } from './projection';
+import { type Projection, physicalCollection } from './projection';
 
 const CATALOG = '_projection_catalog';
 

@@ -4,7 +4,7 @@ import type { ReadStore } from '../ports/read-store';
 import type { Metrics } from '../runtime/metrics';
 import type { Progress } from '../runtime/progress-bar';
 import { ProjectionCatalog } from './catalog';
-import { checkpointName, physicalCollection, type Projection } from './projection';
+import { checkpointName, type Projection, physicalCollection } from './projection';
 import { ProjectorRunner } from './runner';
 
 export interface RebuildOptions {
@@ -82,7 +82,11 @@ export async function rebuildProjection(options: RebuildOptions): Promise<Rebuil
 }
 
 /** Drops a generation's collections and checkpoint. */
-export async function clearGeneration(readStore: ReadStore, projection: Projection, generation: number): Promise<void> {
+export async function clearGeneration(
+  readStore: ReadStore,
+  projection: Projection,
+  generation: number,
+): Promise<void> {
   await readStore.dropCollections(projection.collections.map((c) => physicalCollection(c, generation)));
   await readStore.deleteCheckpoint(checkpointName(projection, generation));
 }

@@ -4,10 +4,10 @@ import type { EventStore, EventSubscription, RecordedEvent } from '../ports/even
 import { FencedOutError, type LeaseGrant, type LeaseManager } from '../ports/lease';
 import type { Change, ReadStore } from '../ports/read-store';
 import type { Metrics } from '../runtime/metrics';
-import { BatchState } from './batch-state';
-import { checkpointName, physicalCollection, type Projection } from './projection';
-import { RateMeter } from './rate-meter';
 import { sleep } from '../runtime/sleep';
+import { BatchState } from './batch-state';
+import { checkpointName, type Projection, physicalCollection } from './projection';
+import { RateMeter } from './rate-meter';
 
 export interface ProjectorRunnerOptions {
   projection: Projection;
@@ -113,7 +113,10 @@ export class ProjectorRunner {
         continue;
       }
       if ((this.state as State) === 'stopped') break;
-      this.options.logger.info({ projector: name, epoch: this.grant.epoch }, 'acquired the single-writer lease');
+      this.options.logger.info(
+        { projector: name, epoch: this.grant.epoch },
+        'acquired the single-writer lease',
+      );
       this.options.metrics.projectorIsWriter.set({ projector: name }, 1);
       this.renewTimer = setInterval(() => void this.renewLease(ttlMs), ttlMs / 3);
       this.renewTimer.unref();
@@ -152,7 +155,10 @@ export class ProjectorRunner {
           return;
         }
         this.options.metrics.projectorErrors.inc({ projector: this.checkpoint });
-        this.options.logger.error({ projector: this.checkpoint, err: error }, 'batch failed; resuming from checkpoint');
+        this.options.logger.error(
+          { projector: this.checkpoint, err: error },
+          'batch failed; resuming from checkpoint',
+        );
         await this.subscription?.close();
         await sleep(this.options.retryDelayMs ?? 1000, this.stopSignal.signal);
         this.position = await this.options.readStore.getCheckpoint(this.checkpoint);
@@ -184,7 +190,11 @@ export class ProjectorRunner {
       }
     }
     const last = batch[batch.length - 1]!.position;
-    await readStore.apply(changes, { projector: this.checkpoint, position: last, fence: this.grant ?? undefined });
+    await readStore.apply(changes, {
+      projector: this.checkpoint,
+      position: last,
+      fence: this.grant ?? undefined,
+    });
     this.position = last;
     this.applied += batch.length;
     metrics.projectorEvents.inc({ projector: this.checkpoint }, batch.length);
@@ -206,7 +216,10 @@ export class ProjectorRunner {
   private async updateLag(): Promise<void> {
     try {
       const head = await this.options.eventStore.headPosition();
-      this.options.metrics.projectorLag.set({ projector: this.checkpoint }, Math.max(0, head - (this.position ?? 0)));
+      this.options.metrics.projectorLag.set(
+        { projector: this.checkpoint },
+        Math.max(0, head - (this.position ?? 0)),
+      );
     } catch {
       // The store may be closing; lag is refreshed on the next tick.
     }

@@ -110,7 +110,8 @@ export class ProjectionSupervisor {
       );
       await current.stop();
       await this.run(projection, serving);
-      if (current.generation < serving) await clearGeneration(this.options.readStore, projection, current.generation);
+      if (current.generation < serving)
+        await clearGeneration(this.options.readStore, projection, current.generation);
     }
   }
 }

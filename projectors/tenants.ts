@@ -46,7 +46,12 @@ export const tenantsProjection: Projection = {
       leaf_count: 0,
       subscription_id: null,
     };
-    const key: ApiKeyView = { tenant_id: data.tenant_id, key_hash: data.key_hash, mode: data.mode, expires_at: null };
+    const key: ApiKeyView = {
+      tenant_id: data.tenant_id,
+      key_hash: data.key_hash,
+      mode: data.mode,
+      expires_at: null,
+    };
     return [
       { kind: 'upsert', collection: TENANTS, id: data.tenant_id, position: event.position, data: tenant },
       { kind: 'upsert', collection: API_KEYS, id: data.key_id, position: event.position, data: key },

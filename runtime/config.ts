@@ -48,7 +48,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = (env.GOV_LOG_LEVEL || 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`GOV_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const publicUrl = (env.GOV_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '');
-  if (!/^https?:\/\/[^\s/]+/.test(publicUrl)) problems.push(`GOV_PUBLIC_URL must be an http(s) URL (got '${publicUrl}')`);
+  if (!/^https?:\/\/[^\s/]+/.test(publicUrl))
+    problems.push(`GOV_PUBLIC_URL must be an http(s) URL (got '${publicUrl}')`);
   const config: Config = {
     host: env.GOV_HOST || '0.0.0.0',
     port,

@@ -4,9 +4,9 @@ import type { Logger } from 'pino';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { SqliteReadStore } from '../adapters/sqlite/read-store';
 import { ValidatingEventStore } from '../event-schemas';
+import { projections } from '../projectors';
 import { ProjectionCatalog } from '../projectors/catalog';
 import { ProjectionSupervisor } from '../projectors/supervisor';
-import { projections } from '../projectors';
 import type { Config } from './config';
 import { createApp } from './http/app';
 import { createLogger } from './logger';
@@ -22,7 +22,10 @@ export interface RunningServer {
 }
 
 /** The embedded all-in-one server: SQLite stores, in-process projectors, one HTTP port. */
-export async function startEmbedded(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
+export async function startEmbedded(
+  config: Config,
+  logger: Logger = createLogger(config.logLevel),
+): Promise<RunningServer> {
   const metrics = createMetrics();
   const eventStore = new ValidatingEventStore(
     new SqliteEventStore({ file: config.eventStoreFile, maxEventBytes: config.maxEventBytes }),

@@ -24,10 +24,10 @@ async function main(): Promise<void> {
       `  API         ${base}`,
       `  health      ${base}/health`,
       `  metrics     ${base}/v1/metrics`,
-      `  public log  ${base}/gov/v1/log`,
       `  data        ${config.dataDir}`,
       '',
-    ].join('\n') + '\n',
+      '',
+    ].join('\n'),
   );
   let stopping = false;
   const shutdown = (signal: string) => {

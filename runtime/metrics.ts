@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Every metric the process exposes at GET /v1/metrics, on one registry per process (or per test). */
 export function createMetrics(registry: Registry = new Registry(), { defaults = true } = {}) {

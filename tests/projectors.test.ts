@@ -6,7 +6,7 @@ import { openSqlite } from '../adapters/sqlite/open';
 import { SqliteReadStore } from '../adapters/sqlite/read-store';
 import { FencedOutError } from '../ports/lease';
 import { ProjectionCatalog } from '../projectors/catalog';
-import { physicalCollection, type Projection } from '../projectors/projection';
+import { type Projection, physicalCollection } from '../projectors/projection';
 import { rebuildProjection } from '../projectors/rebuild';
 import { ProjectorRunner } from '../projectors/runner';
 import { ProjectionSupervisor } from '../projectors/supervisor';
@@ -38,7 +38,14 @@ async function seed(store: SqliteEventStore, count: number, offset = 0): Promise
 /** The read model an uninterrupted run produces, in its own read store. */
 async function uninterruptedDump(eventStore: SqliteEventStore, file: string): Promise<string> {
   const readStore = new SqliteReadStore(file);
-  const runner = new ProjectorRunner({ projection: streamStatsProjection, generation: 1, eventStore, readStore, metrics: metrics(), logger });
+  const runner = new ProjectorRunner({
+    projection: streamStatsProjection,
+    generation: 1,
+    eventStore,
+    readStore,
+    metrics: metrics(),
+    logger,
+  });
   await runner.start();
   await runner.waitForPosition(await eventStore.headPosition());
   await runner.stop();
@@ -84,9 +91,9 @@ describe('projector runtime', () => {
     const resumedDump = await dumpCollections(resumed, physical(streamStatsProjection, 1));
     await resumed.close();
     expect(resumedDump).toBe(await uninterruptedDump(eventStore, path.join(dir, 'clean.db')));
-    expect(JSON.parse(resumedDump).tenant_counts__g1.map((d: [string, number, { events: number }]) => d[2].events)).toEqual([
-      8000, 8000, 8000, 8000, 8000,
-    ]);
+    expect(
+      JSON.parse(resumedDump).tenant_counts__g1.map((d: [string, number, { events: number }]) => d[2].events),
+    ).toEqual([8000, 8000, 8000, 8000, 8000]);
     await eventStore.close();
   });
 
@@ -146,11 +153,17 @@ describe('projector runtime', () => {
       await expect(leases.renew(paused, 1000)).resolves.toBeNull();
 
       const write = { kind: 'upsert' as const, collection: 'c', id: 'x', position: 5, data: { by: 'a' } };
-      await expect(readStore.apply([write], { projector: 'p@g1', position: 5, fence: paused })).rejects.toThrow(FencedOutError);
+      await expect(
+        readStore.apply([write], { projector: 'p@g1', position: 5, fence: paused }),
+      ).rejects.toThrow(FencedOutError);
       expect(await readStore.get('c', 'x')).toBeNull();
       expect(await readStore.getCheckpoint('p@g1')).toBeNull();
 
-      await readStore.apply([{ ...write, data: { by: 'b' } }], { projector: 'p@g1', position: 5, fence: taken });
+      await readStore.apply([{ ...write, data: { by: 'b' } }], {
+        projector: 'p@g1',
+        position: 5,
+        fence: taken,
+      });
       expect((await readStore.get('c', 'x'))?.data).toEqual({ by: 'b' });
       db.close();
     });
@@ -161,7 +174,15 @@ describe('projector runtime', () => {
       const eventStore = new SqliteEventStore({ file: path.join(dir, 'events.db') });
       await seed(eventStore, 3000);
       const readStore = new SqliteReadStore(path.join(dir, 'read.db'));
-      const live = new ProjectorRunner({ projection: streamStatsProjection, generation: 1, eventStore, readStore, metrics: metrics(), logger, batchSize: 64 });
+      const live = new ProjectorRunner({
+        projection: streamStatsProjection,
+        generation: 1,
+        eventStore,
+        readStore,
+        metrics: metrics(),
+        logger,
+        batchSize: 64,
+      });
       await live.start();
       await live.waitForPosition(3000);
       await live.stop();
@@ -221,7 +242,9 @@ describe('projector runtime', () => {
       await supervisor.stop();
       expect(await readStore.count(physicalCollection('streams', 1))).toBe(0);
       const after = await dumpCollections(readStore, physical(streamStatsProjection, 2));
-      expect(after.replaceAll('__g2', '__g1')).toBe(await uninterruptedDump(eventStore, path.join(dir, 'clean.db')));
+      expect(after.replaceAll('__g2', '__g1')).toBe(
+        await uninterruptedDump(eventStore, path.join(dir, 'clean.db')),
+      );
       await readStore.close();
       await eventStore.close();
     });
@@ -231,7 +254,14 @@ describe('projector runtime', () => {
       await seed(eventStore, 1000);
       const readStore = new SqliteReadStore(path.join(dir, 'read.db'));
       const start = async (projection: Projection) => {
-        const supervisor = new ProjectionSupervisor({ projections: [projection], eventStore, readStore, metrics: metrics(), logger, catalogPollMs: 50 });
+        const supervisor = new ProjectionSupervisor({
+          projections: [projection],
+          eventStore,
+          readStore,
+          metrics: metrics(),
+          logger,
+          catalogPollMs: 50,
+        });
         await supervisor.start();
         return supervisor;
       };
@@ -256,7 +286,15 @@ describe('projector runtime', () => {
     await seed(eventStore, 2000);
     const readStore = new SqliteReadStore(path.join(dir, 'read.db'));
     const m = metrics();
-    const runner = new ProjectorRunner({ projection: streamStatsProjection, generation: 1, eventStore, readStore, metrics: m, logger, batchSize: 100 });
+    const runner = new ProjectorRunner({
+      projection: streamStatsProjection,
+      generation: 1,
+      eventStore,
+      readStore,
+      metrics: m,
+      logger,
+      batchSize: 100,
+    });
     await runner.start();
     await runner.waitForPosition(2000);
     await new Promise((resolve) => setTimeout(resolve, 1100));
@@ -265,7 +303,9 @@ describe('projector runtime', () => {
     expect(text).toMatch(/gov_projector_events_total\{projector="stream_stats@g1"\} 2000/);
     expect(text).toMatch(/gov_projector_lag_events\{projector="stream_stats@g1"\} 0/);
     expect(text).toMatch(/gov_projector_checkpoint_position\{projector="stream_stats@g1"\} 2000/);
-    const rate = Number(/gov_projector_events_per_second\{projector="stream_stats@g1"\} ([\d.e+]+)/.exec(text)?.[1]);
+    const rate = Number(
+      /gov_projector_events_per_second\{projector="stream_stats@g1"\} ([\d.e+]+)/.exec(text)?.[1],
+    );
     expect(rate).toBeGreaterThan(0);
     await readStore.close();
     await eventStore.close();

@@ -22,7 +22,12 @@ busContract('embedded (event-store backed)', async () => {
     async emit(tenant, count) {
       const { position } = await eventStore.append(
         `bus-${tenant}`,
-        Array.from({ length: count }, () => ({ type: 'TestEvent', data: { n: sequence++ }, tenant_id: tenant, correlation_id: 'c' })),
+        Array.from({ length: count }, () => ({
+          type: 'TestEvent',
+          data: { n: sequence++ },
+          tenant_id: tenant,
+          correlation_id: 'c',
+        })),
       );
       const events = await collect(eventStore.readAll({ after: position - count }));
       return events;

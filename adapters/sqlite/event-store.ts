@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Statement } from 'better-sqlite3';
 import {
   type AppendOptions,
   type AppendResult,
@@ -16,9 +17,8 @@ import {
   type SubscribeOptions,
   WrongExpectedVersionError,
 } from '../../ports/event-store';
-import type { Statement } from 'better-sqlite3';
-import { openSqlite, type SqliteDatabase } from './open';
 import { AppendNotifier } from './append-notifier';
+import { openSqlite, type SqliteDatabase } from './open';
 
 export interface SqliteEventStoreOptions {
   /** Path of the SQLite file (created if missing), or ':memory:'. */
@@ -54,7 +54,19 @@ interface EventRow {
 /** Column order of every SELECT of events: read in raw (array) mode, which is markedly faster. */
 const EVENT_COLUMNS =
   'position, id, stream, revision, type, recorded_at, tenant_id, correlation_id, causation_id, schema_version, data';
-type RawEventRow = [number, string, string, number, string, string, string, string, string | null, number, string];
+type RawEventRow = [
+  number,
+  string,
+  string,
+  number,
+  string,
+  string,
+  string,
+  string,
+  string | null,
+  number,
+  string,
+];
 
 type PageStatement = Statement<[number, number], RawEventRow>;
 
@@ -116,9 +128,11 @@ export class SqliteEventStore implements EventStore {
     let next = options.fromRevision ?? (backwards ? Number.MAX_SAFE_INTEGER : 0);
     while (remaining > 0 && !this.closed) {
       const limit = Math.min(this.pageSize, remaining);
-      const page = (
-        backwards ? this.statements.readStreamBackwards : this.statements.readStreamForwards
-      ).all(stream, next, limit) as RawEventRow[];
+      const page = (backwards ? this.statements.readStreamBackwards : this.statements.readStreamForwards).all(
+        stream,
+        next,
+        limit,
+      ) as RawEventRow[];
       for (const row of page) yield toRecordedEvent(row);
       if (page.length < limit) return;
       remaining -= page.length;
@@ -195,13 +209,16 @@ export class SqliteEventStore implements EventStore {
     const key = `${order}${JSON.stringify(filter)}`;
     const cached = this.filterStatements.get(key);
     if (cached) return cached;
-    const statement = this.db.prepare<[number, number], RawEventRow>(filteredPageSql(filter, order)).raw(true);
+    const statement = this.db
+      .prepare<[number, number], RawEventRow>(filteredPageSql(filter, order))
+      .raw(true);
     this.filterStatements.set(key, statement);
     return statement;
   }
 
   private toRows(stream: string, events: readonly NewEvent[]): EventRow[] {
-    if (typeof stream !== 'string' || stream.length === 0) throw new TypeError('stream name must be non-empty');
+    if (typeof stream !== 'string' || stream.length === 0)
+      throw new TypeError('stream name must be non-empty');
     if (events.length === 0) throw new TypeError(`append to '${stream}' has no events`);
     const ids = new Set<string>();
     return events.map((event) => {
@@ -348,7 +365,9 @@ function prepareStatements(db: SqliteDatabase) {
 }
 
 function hasFilter(filter: EventFilter | undefined): boolean {
-  return Boolean(filter && ((filter.eventTypes?.length ?? 0) > 0 || (filter.streamPrefixes?.length ?? 0) > 0));
+  return Boolean(
+    filter && ((filter.eventTypes?.length ?? 0) > 0 || (filter.streamPrefixes?.length ?? 0) > 0),
+  );
 }
 
 /**

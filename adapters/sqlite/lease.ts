@@ -23,7 +23,9 @@ export class SqliteLeaseManager implements LeaseManager {
     private readonly now: () => number = Date.now,
   ) {
     ensureLeaseTable(db);
-    this.select = db.prepare<[string], LeaseRow>('SELECT owner, epoch, expires_at FROM leases WHERE name = ?');
+    this.select = db.prepare<[string], LeaseRow>(
+      'SELECT owner, epoch, expires_at FROM leases WHERE name = ?',
+    );
     this.insert = db.prepare('INSERT INTO leases (name, owner, epoch, expires_at) VALUES (?, ?, 1, ?)');
     this.take = db.prepare('UPDATE leases SET owner = ?, epoch = epoch + 1, expires_at = ? WHERE name = ?');
     this.extend = db.prepare('UPDATE leases SET expires_at = ? WHERE name = ? AND owner = ? AND epoch = ?');
@@ -31,23 +33,25 @@ export class SqliteLeaseManager implements LeaseManager {
   }
 
   async acquire(name: string, owner: string, ttlMs: number): Promise<LeaseGrant | null> {
-    return this.db.transaction((): LeaseGrant | null => {
-      const now = this.now();
-      const expiresAt = now + ttlMs;
-      const row = this.select.get(name);
-      if (!row) {
-        this.insert.run(name, owner, expiresAt);
-        return { name, owner, epoch: 1, expiresAt };
-      }
-      if (row.owner === owner && row.expires_at > now) {
-        this.extend.run(expiresAt, name, owner, row.epoch);
-        return { name, owner, epoch: row.epoch, expiresAt };
-      }
-      if (row.expires_at > now) return null;
-      // Lapsed (or released): a new epoch fences out whoever held it before, even the same owner.
-      this.take.run(owner, expiresAt, name);
-      return { name, owner, epoch: row.epoch + 1, expiresAt };
-    }).immediate();
+    return this.db
+      .transaction((): LeaseGrant | null => {
+        const now = this.now();
+        const expiresAt = now + ttlMs;
+        const row = this.select.get(name);
+        if (!row) {
+          this.insert.run(name, owner, expiresAt);
+          return { name, owner, epoch: 1, expiresAt };
+        }
+        if (row.owner === owner && row.expires_at > now) {
+          this.extend.run(expiresAt, name, owner, row.epoch);
+          return { name, owner, epoch: row.epoch, expiresAt };
+        }
+        if (row.expires_at > now) return null;
+        // Lapsed (or released): a new epoch fences out whoever held it before, even the same owner.
+        this.take.run(owner, expiresAt, name);
+        return { name, owner, epoch: row.epoch + 1, expiresAt };
+      })
+      .immediate();
   }
 
   async renew(grant: LeaseGrant, ttlMs: number): Promise<LeaseGrant | null> {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { FencedOutError } from '../../ports/lease';
 import type {
   Change,
   Checkpoint,
@@ -11,7 +12,6 @@ import type {
   SortKey,
   StoredDocument,
 } from '../../ports/read-store';
-import { FencedOutError } from '../../ports/lease';
 import { prepareFenceCheck } from './lease';
 import { openSqlite, type SqliteDatabase } from './open';
 

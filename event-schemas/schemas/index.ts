@@ -1,8 +1,9 @@
 /** Every schema the service knows, by the name code refers to it with. Adding a schema starts here. */
-import recordedEvent from './recorded-event.json';
+
 import registerTenant from './commands/register-tenant.json';
 import submitEvidence from './commands/submit-evidence.json';
 import tenantRegistered from './events/TenantRegistered.json';
+import recordedEvent from './recorded-event.json';
 
 /** Request bodies, by command name. */
 export const commandSchemas = {

@@ -26,10 +26,15 @@ export function busContract(name: string, create: () => Promise<BusHarness>): vo
       const consumer = await harness.bus.subscribe('g1', async (batch) => {
         received.push(...batch);
       });
-      const emitted = [...(await harness.emit('t1', 30)), ...(await harness.emit('t2', 20)), ...(await harness.emit('t1', 5))];
+      const emitted = [
+        ...(await harness.emit('t1', 30)),
+        ...(await harness.emit('t2', 20)),
+        ...(await harness.emit('t1', 5)),
+      ];
       await until(() => received.length >= emitted.length);
       await consumer.stop();
-      const ids = (events: RecordedEvent[], tenant: string) => events.filter((e) => e.tenant_id === tenant).map((e) => e.id);
+      const ids = (events: RecordedEvent[], tenant: string) =>
+        events.filter((e) => e.tenant_id === tenant).map((e) => e.id);
       expect(ids(received, 't1')).toEqual(ids(emitted, 't1'));
       expect(ids(received, 't2')).toEqual(ids(emitted, 't2'));
     });

@@ -12,7 +12,13 @@ export function createApp(services: Services): express.Express {
   app.set('etag', false);
   app.use(correlation(services.logger));
   app.use(recordDuration(services));
-  app.use(express.json({ limit: services.config.maxBodyBytes, strict: true, type: ['application/json', 'application/*+json'] }));
+  app.use(
+    express.json({
+      limit: services.config.maxBodyBytes,
+      strict: true,
+      type: ['application/json', 'application/*+json'],
+    }),
+  );
   app.use(commandRoutes(services));
   app.use(readRoutes(services));
   app.use((req: Request, res: Response) => {

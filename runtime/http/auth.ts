@@ -1,6 +1,12 @@
 import type { NextFunction, Request, Response } from 'express';
 import { apiKeyMatches, parseApiKey } from '../../command-api/api-keys';
-import { API_KEYS, type ApiKeyView, TENANTS, type TenantView, tenantsProjection } from '../../projectors/tenants';
+import {
+  API_KEYS,
+  type ApiKeyView,
+  TENANTS,
+  type TenantView,
+  tenantsProjection,
+} from '../../projectors/tenants';
 import type { Services } from '../services';
 import { sendError } from './errors';
 

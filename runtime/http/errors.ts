@@ -30,7 +30,12 @@ export function sendError(
   message: string,
   extra: Partial<Pick<ErrorBody, 'fields'>> = {},
 ): void {
-  const body: ErrorBody = { error, message, ...extra, correlation_id: res.locals.correlationId as string | undefined };
+  const body: ErrorBody = {
+    error,
+    message,
+    ...extra,
+    correlation_id: res.locals.correlationId as string | undefined,
+  };
   res.status(status).json(body);
 }
 

@@ -6,7 +6,9 @@ import { sendInvalid } from './errors';
 export function validateBody(command: CommandName) {
   return (req: Request, res: Response, next: NextFunction): void => {
     if (req.body === undefined) {
-      sendInvalid(res, [{ pointer: '', reason: 'must be a JSON object sent with Content-Type: application/json' }]);
+      sendInvalid(res, [
+        { pointer: '', reason: 'must be a JSON object sent with Content-Type: application/json' },
+      ]);
       return;
     }
     const result = validateCommand(command, req.body);

@@ -7,11 +7,15 @@ export const REPO_ROOT = path.resolve(__dirname, '../..');
  * CLI would fork a second process, and a SIGKILL would then hit only the wrapper, not the worker.)
  */
 export function spawnChild(script: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'tests/children', script), ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(REPO_ROOT, 'tests/children', script), ...args],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
 }
 
 /** Resolves with the exit code or signal once the child has ended. */
@@ -42,7 +46,8 @@ export function lines(child: ChildProcess): string[] {
 export async function waitForLines(out: string[], count: number, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (out.length < count) {
-    if (Date.now() > deadline) throw new Error(`child printed ${out.length} of ${count} lines in ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`child printed ${out.length} of ${count} lines in ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }

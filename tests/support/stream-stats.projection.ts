@@ -16,7 +16,14 @@ export const streamStatsProjection: Projection = {
     const previous = await state.get<{ count: number; sum: number }>('streams', event.stream);
     const n = (event.data as { n: number }).n;
     return [
-      { kind: 'increment', collection: 'tenant_counts', id: event.tenant_id, position: event.position, field: 'events', by: 1 },
+      {
+        kind: 'increment',
+        collection: 'tenant_counts',
+        id: event.tenant_id,
+        position: event.position,
+        field: 'events',
+        by: 1,
+      },
       {
         kind: 'upsert',
         collection: 'streams',
@@ -40,7 +47,10 @@ export async function dumpCollections(readStore: ReadStore, collections: readonl
     const docs: unknown[] = [];
     let cursor: string | null = null;
     do {
-      const page: Awaited<ReturnType<ReadStore['find']>> = await readStore.find(collection, { limit: 500, cursor });
+      const page: Awaited<ReturnType<ReadStore['find']>> = await readStore.find(collection, {
+        limit: 500,
+        cursor,
+      });
       docs.push(...page.items.map((d) => [d.id, d.position, d.data]));
       cursor = page.nextCursor;
     } while (cursor);
