@@ -35,17 +35,27 @@ async function seed(store: SqliteEventStore, count: number, offset = 0): Promise
   }
 }
 
-/** The read model an uninterrupted run produces, in its own read store. */
-async function uninterruptedDump(eventStore: SqliteEventStore, file: string): Promise<string> {
-  const readStore = new SqliteReadStore(file);
-  const runner = new ProjectorRunner({
+/** A runner of the test projection in generation 1; `extra` overrides or adds options. */
+function statsRunner(
+  eventStore: SqliteEventStore,
+  readStore: SqliteReadStore,
+  extra: Partial<ConstructorParameters<typeof ProjectorRunner>[0]> = {},
+): ProjectorRunner {
+  return new ProjectorRunner({
     projection: streamStatsProjection,
     generation: 1,
     eventStore,
     readStore,
     metrics: metrics(),
     logger,
+    ...extra,
   });
+}
+
+/** The read model an uninterrupted run produces, in its own read store. */
+async function uninterruptedDump(eventStore: SqliteEventStore, file: string): Promise<string> {
+  const readStore = new SqliteReadStore(file);
+  const runner = statsRunner(eventStore, readStore);
   await runner.start();
   await runner.waitForPosition(await eventStore.headPosition());
   await runner.stop();
@@ -105,13 +115,7 @@ describe('projector runtime', () => {
       const instances = [0, 1].map((i) => {
         const db = openSqlite(readFile);
         const readStore = new SqliteReadStore(db);
-        const runner = new ProjectorRunner({
-          projection: streamStatsProjection,
-          generation: 1,
-          eventStore,
-          readStore,
-          metrics: metrics(),
-          logger,
+        const runner = statsRunner(eventStore, readStore, {
           singleWriter: { leases: new SqliteLeaseManager(db), ttlMs: 300, owner: `instance-${i}` },
         });
         return { db, readStore, runner };
@@ -174,15 +178,7 @@ describe('projector runtime', () => {
       const eventStore = new SqliteEventStore({ file: path.join(dir, 'events.db') });
       await seed(eventStore, 3000);
       const readStore = new SqliteReadStore(path.join(dir, 'read.db'));
-      const live = new ProjectorRunner({
-        projection: streamStatsProjection,
-        generation: 1,
-        eventStore,
-        readStore,
-        metrics: metrics(),
-        logger,
-        batchSize: 64,
-      });
+      const live = statsRunner(eventStore, readStore, { batchSize: 64 });
       await live.start();
       await live.waitForPosition(3000);
       await live.stop();
@@ -286,15 +282,7 @@ describe('projector runtime', () => {
     await seed(eventStore, 2000);
     const readStore = new SqliteReadStore(path.join(dir, 'read.db'));
     const m = metrics();
-    const runner = new ProjectorRunner({
-      projection: streamStatsProjection,
-      generation: 1,
-      eventStore,
-      readStore,
-      metrics: m,
-      logger,
-      batchSize: 100,
-    });
+    const runner = statsRunner(eventStore, readStore, { metrics: m, batchSize: 100 });
     await runner.start();
     await runner.waitForPosition(2000);
     await new Promise((resolve) => setTimeout(resolve, 1100));
