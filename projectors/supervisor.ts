@@ -32,6 +32,8 @@ export class ProjectionSupervisor {
   private readonly catalog: ProjectionCatalog;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** The catalog check in progress; checks never overlap (a switch stops and starts runners). */
+  private following: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: SupervisorOptions) {
     this.catalog = new ProjectionCatalog(options.readStore);
@@ -47,6 +49,7 @@ export class ProjectionSupervisor {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await Promise.allSettled(this.upgrades.values());
+    await this.following;
     await Promise.all([...this.runners.values()].map((runner) => runner.stop()));
   }
 
@@ -97,8 +100,17 @@ export class ProjectionSupervisor {
     await this.followCatalog();
   }
 
+  private followCatalog(): Promise<void> {
+    this.following = this.following
+      .then(() => this.moveToServingGenerations())
+      .catch((error) => {
+        this.options.logger.error({ err: error }, 'following the projection catalog failed');
+      });
+    return this.following;
+  }
+
   /** Moves each runner to the catalog's serving generation and drops the generation it leaves. */
-  private async followCatalog(): Promise<void> {
+  private async moveToServingGenerations(): Promise<void> {
     for (const projection of this.options.projections) {
       if (this.stopped) return;
       const current = this.runners.get(projection.name);
