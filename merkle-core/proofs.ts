@@ -39,7 +39,32 @@ function pathToRoot(leafIndex: number, size: number, fromLevel: number, skip: nu
   // runs along the right border: a left sibling wherever the node is a right child.
   const inner = xorBitLength(leafIndex, size - 1);
   const count = skip + Math.max(0, inner - fromLevel) + popCount(shiftRight(leafIndex, inner));
-  return new Uint8Array(count * HASH_SIZE);
+  return allocateProof(count * HASH_SIZE);
+}
+
+/**
+ * Proof buffers are carved out of shared 16 KiB slabs, as Node's Buffer pool does: V8 keeps typed
+ * arrays over 64 bytes off-heap, and allocating one costs about a microsecond — more than building a
+ * whole proof. A slab lives as long as any proof cut from it.
+ */
+const SLAB_BYTES = 16 * 1024;
+let slab = new ArrayBuffer(SLAB_BYTES);
+let slabOffset = 0;
+
+function allocateProof(bytes: number): Uint8Array {
+  if (bytes > SLAB_BYTES / 4) return new Uint8Array(bytes);
+  if (slabOffset + bytes > SLAB_BYTES) {
+    slab = new ArrayBuffer(SLAB_BYTES);
+    slabOffset = 0;
+  }
+  const out = new Uint8Array(slab, slabOffset, bytes);
+  slabOffset += bytes; // a multiple of 32, so every proof stays word-aligned
+  return out;
+}
+
+/** The proof's words (hashes are copied 8 words at a time). */
+function wordsOf(out: Uint8Array): Int32Array {
+  return new Int32Array(out.buffer, out.byteOffset, out.length / 4);
 }
 
 function fillPath(
@@ -79,7 +104,7 @@ export function inclusionProof(index: number, size: number, source: NodeSource):
 /** The inclusion proof's hashes concatenated in one buffer (32 bytes each, lowest level first). */
 export function inclusionProofBytes(index: number, size: number, source: NodeSource): Uint8Array {
   const out = pathToRoot(index, size, 0, 0);
-  fillPath(new Int32Array(out.buffer), 0, index, size, 0, source);
+  fillPath(wordsOf(out), 0, index, size, 0, source);
   return out;
 }
 
@@ -93,7 +118,7 @@ export function consistencyProof(size1: number, size2: number, source: NodeSourc
   const last = size1 - 1;
   const withSeed = size1 !== 2 ** shift ? 1 : 0;
   const out = pathToRoot(last, size2, shift, withSeed);
-  const words = new Int32Array(out.buffer);
+  const words = wordsOf(out);
   if (withSeed) source.copyNode(shift, shiftRight(last, shift), words, 0);
   fillPath(words, withSeed, last, size2, shift, source);
   return views(out);

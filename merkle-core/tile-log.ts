@@ -36,6 +36,8 @@ export interface AppendResult {
 interface RangeFolds {
   readonly levels: readonly number[];
   readonly folds: readonly Uint8Array[];
+  /** The folds as word views, made once per cached size (proofs copy them 8 words at a time). */
+  readonly foldWords: readonly Int32Array[];
 }
 
 export class TileLog implements NodeSource {
@@ -167,11 +169,14 @@ export class TileLog implements NodeSource {
 
   /** Copies the incomplete node at `level` holding leaf `size - 1` (from the compact range of `size`). */
   copyBorderNode(level: number, size: number, out: Int32Array, wordOffset: number): void {
-    const { levels, folds } = this.#rangeFolds(size);
-    const first = levels.findIndex((l) => l < level);
-    if (first < 0) throw new RangeError(`no incomplete node at level ${level} for size ${size}`);
-    const fold = folds[first]!;
-    out.set(new Int32Array(fold.buffer, fold.byteOffset, 8), wordOffset);
+    const { levels, foldWords } = this.#rangeFolds(size);
+    // A plain loop and cached views: this runs on about half of all proofs, so it must not allocate.
+    let first = 0;
+    while (first < levels.length && levels[first]! >= level) first++;
+    if (first === levels.length)
+      throw new RangeError(`no incomplete node at level ${level} for size ${size}`);
+    const words = foldWords[first]!;
+    for (let i = 0; i < 8; i++) out[wordOffset + i] = words[i]!;
   }
 
   /**
@@ -272,7 +277,9 @@ export class TileLog implements NodeSource {
     let entry = this.#ranges.get(size);
     if (!entry) {
       const range = this.compactRange(size);
-      entry = { levels: range.levels, folds: range.rightFolds() };
+      const folds = range.rightFolds();
+      const foldWords = folds.map((fold) => new Int32Array(fold.buffer, fold.byteOffset, 8));
+      entry = { levels: range.levels, folds, foldWords };
       if (this.#ranges.size >= RANGE_CACHE_SIZE) this.#ranges.delete(this.#ranges.keys().next().value!);
       this.#ranges.set(size, entry);
     }
