@@ -52,6 +52,24 @@ function statsRunner(
   });
 }
 
+/** A started supervisor of one projection that checks the catalog every 50 ms. */
+async function supervise(
+  eventStore: SqliteEventStore,
+  readStore: SqliteReadStore,
+  projection: Projection = streamStatsProjection,
+): Promise<ProjectionSupervisor> {
+  const supervisor = new ProjectionSupervisor({
+    projections: [projection],
+    eventStore,
+    readStore,
+    metrics: metrics(),
+    logger,
+    catalogPollMs: 50,
+  });
+  await supervisor.start();
+  return supervisor;
+}
+
 /** The read model an uninterrupted run produces, in its own read store. */
 async function uninterruptedDump(eventStore: SqliteEventStore, file: string): Promise<string> {
   const readStore = new SqliteReadStore(file);
@@ -205,15 +223,7 @@ describe('projector runtime', () => {
       const eventStore = new SqliteEventStore({ file: path.join(dir, 'events.db') });
       await seed(eventStore, 2000);
       const readStore = new SqliteReadStore(path.join(dir, 'read.db'));
-      const supervisor = new ProjectionSupervisor({
-        projections: [streamStatsProjection],
-        eventStore,
-        readStore,
-        metrics: metrics(),
-        logger,
-        catalogPollMs: 50,
-      });
-      await supervisor.start();
+      const supervisor = await supervise(eventStore, readStore);
       await supervisor.waitForPosition(2000);
       const before = await dumpCollections(readStore, physical(streamStatsProjection, 1));
 
@@ -249,18 +259,7 @@ describe('projector runtime', () => {
       const eventStore = new SqliteEventStore({ file: path.join(dir, 'events.db') });
       await seed(eventStore, 1000);
       const readStore = new SqliteReadStore(path.join(dir, 'read.db'));
-      const start = async (projection: Projection) => {
-        const supervisor = new ProjectionSupervisor({
-          projections: [projection],
-          eventStore,
-          readStore,
-          metrics: metrics(),
-          logger,
-          catalogPollMs: 50,
-        });
-        await supervisor.start();
-        return supervisor;
-      };
+      const start = (projection: Projection) => supervise(eventStore, readStore, projection);
       const v1 = await start(streamStatsProjection);
       await v1.waitForPosition(1000);
       await v1.stop();
