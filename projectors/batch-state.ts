@@ -19,16 +19,20 @@ export class BatchState implements ProjectionState {
     return this.readStore.get<T>(physicalCollection(collection, this.generation), id);
   }
 
-  /** Records a change so later events of the batch see it; mirrors the store's position guard. */
+  /**
+   * Records a change so later events of the batch see it. Upserts and deletes need no read: events
+   * arrive in position order and the store applies its own position guard. Only an increment needs
+   * the current value.
+   */
   async record(change: Change): Promise<void> {
     const key = overlayKey(change.collection, change.id);
-    const current = await this.get<Record<string, unknown>>(change.collection, change.id);
-    if (current && current.position >= change.position) return;
     if (change.kind === 'upsert') {
       this.overlay.set(key, { id: change.id, position: change.position, data: change.data });
     } else if (change.kind === 'delete') {
       this.overlay.set(key, null);
     } else {
+      const current = await this.get<Record<string, unknown>>(change.collection, change.id);
+      if (current && current.position >= change.position) return;
       const data = { ...(current?.data ?? {}) };
       data[change.field] = Number(data[change.field] ?? 0) + change.by;
       this.overlay.set(key, { id: change.id, position: change.position, data });
