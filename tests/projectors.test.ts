@@ -52,6 +52,21 @@ function statsRunner(
   });
 }
 
+/** The event store and read store files of one test, with `count` events seeded. */
+async function openStores(dir: string, count: number) {
+  const eventStore = new SqliteEventStore({ file: path.join(dir, 'events.db') });
+  await seed(eventStore, count);
+  const readStore = new SqliteReadStore(path.join(dir, 'read.db'));
+  return {
+    eventStore,
+    readStore,
+    close: async () => {
+      await readStore.close();
+      await eventStore.close();
+    },
+  };
+}
+
 /** A started supervisor of one projection that checks the catalog every 50 ms. */
 async function supervise(
   eventStore: SqliteEventStore,
@@ -193,9 +208,7 @@ describe('projector runtime', () => {
 
   describe('rebuild', () => {
     it('in place: drops the projection and replays it to the same bytes', async () => {
-      const eventStore = new SqliteEventStore({ file: path.join(dir, 'events.db') });
-      await seed(eventStore, 3000);
-      const readStore = new SqliteReadStore(path.join(dir, 'read.db'));
+      const { eventStore, readStore, close } = await openStores(dir, 3000);
       const live = statsRunner(eventStore, readStore, { batchSize: 64 });
       await live.start();
       await live.waitForPosition(3000);
@@ -215,14 +228,11 @@ describe('projector runtime', () => {
       expect(result).toMatchObject({ generation: 1, events: 3000 });
       expect(progress.at(-1)).toBe(3000);
       expect(await dumpCollections(readStore, physical(streamStatsProjection, 1))).toBe(before);
-      await readStore.close();
-      await eventStore.close();
+      await close();
     });
 
     it('beside: builds the next generation while the old one serves, switches, and a running server follows', async () => {
-      const eventStore = new SqliteEventStore({ file: path.join(dir, 'events.db') });
-      await seed(eventStore, 2000);
-      const readStore = new SqliteReadStore(path.join(dir, 'read.db'));
+      const { eventStore, readStore, close } = await openStores(dir, 2000);
       const supervisor = await supervise(eventStore, readStore);
       await supervisor.waitForPosition(2000);
       const before = await dumpCollections(readStore, physical(streamStatsProjection, 1));
@@ -251,14 +261,11 @@ describe('projector runtime', () => {
       expect(after.replaceAll('__g2', '__g1')).toBe(
         await uninterruptedDump(eventStore, path.join(dir, 'clean.db')),
       );
-      await readStore.close();
-      await eventStore.close();
+      await close();
     });
 
     it('on deploy of a new projection version, the server builds it beside and switches when caught up', async () => {
-      const eventStore = new SqliteEventStore({ file: path.join(dir, 'events.db') });
-      await seed(eventStore, 1000);
-      const readStore = new SqliteReadStore(path.join(dir, 'read.db'));
+      const { eventStore, readStore, close } = await openStores(dir, 1000);
       const start = (projection: Projection) => supervise(eventStore, readStore, projection);
       const v1 = await start(streamStatsProjection);
       await v1.waitForPosition(1000);
@@ -271,15 +278,12 @@ describe('projector runtime', () => {
       expect(entry).toMatchObject({ generation: 2, code_version: 2 });
       await upgraded.stop();
       expect(await readStore.count(physicalCollection('streams', 2))).toBe(7);
-      await readStore.close();
-      await eventStore.close();
+      await close();
     });
   });
 
   it('exposes lag and rate as metrics', async () => {
-    const eventStore = new SqliteEventStore({ file: path.join(dir, 'events.db') });
-    await seed(eventStore, 2000);
-    const readStore = new SqliteReadStore(path.join(dir, 'read.db'));
+    const { eventStore, readStore, close } = await openStores(dir, 2000);
     const m = metrics();
     const runner = statsRunner(eventStore, readStore, { metrics: m, batchSize: 100 });
     await runner.start();
@@ -294,8 +298,7 @@ describe('projector runtime', () => {
       /gov_projector_events_per_second\{projector="stream_stats@g1"\} ([\d.e+]+)/.exec(text)?.[1],
     );
     expect(rate).toBeGreaterThan(0);
-    await readStore.close();
-    await eventStore.close();
+    await close();
   });
 });
 
