@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { compile } from 'json-schema-to-typescript';
-import { commandSchemas, eventSchemas } from './schemas';
+import { commandSchemas, eventSchemas, recordSchemas } from './schemas';
 
 export const GENERATED_TYPES_FILE = path.join(__dirname, 'generated', 'types.ts');
 
@@ -17,6 +17,7 @@ export async function generateTypes(): Promise<string> {
   ];
   const commandTypes: Record<string, string> = {};
   const eventTypes: Record<string, string> = {};
+  for (const schema of Object.values(recordSchemas)) await emit(schema, parts);
   for (const [name, schema] of Object.entries(commandSchemas)) commandTypes[name] = await emit(schema, parts);
   for (const [type, schema] of Object.entries(eventSchemas)) eventTypes[type] = await emit(schema, parts);
   parts.push(mapType('CommandBodies', 'Request body type of each command.', commandTypes));
@@ -24,8 +25,24 @@ export async function generateTypes(): Promise<string> {
   return `${parts.join('\n').trimEnd()}\n`;
 }
 
-async function emit(schema: { title: string }, parts: string[]): Promise<string> {
-  const source = await compile(structuredClone(schema) as Parameters<typeof compile>[0], schema.title, {
+/** Record titles by `$id`: a `$ref` to a record becomes a reference to its generated type. */
+const recordTitles = new Map<string, string>(
+  Object.values(recordSchemas).map((schema) => [schema.$id, schema.title]),
+);
+
+function referRecords(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(referRecords);
+  if (node === null || typeof node !== 'object') return node;
+  const object = node as Record<string, unknown>;
+  const ref = object.$ref;
+  if (typeof ref === 'string' && recordTitles.has(ref)) return { tsType: recordTitles.get(ref) };
+  return Object.fromEntries(Object.entries(object).map(([key, value]) => [key, referRecords(value)]));
+}
+
+async function emit(schema: { title: string; $id: string }, parts: string[]): Promise<string> {
+  // A record's own schema is emitted whole; references to other records inside any schema point at them.
+  const input = { ...(referRecords(schema) as object), $id: schema.$id };
+  const source = await compile(input as Parameters<typeof compile>[0], schema.title, {
     bannerComment: '',
     additionalProperties: false,
     format: false,

@@ -5,8 +5,10 @@ export {
   type EventType,
   type FieldProblem,
   isKnownEventType,
+  type RecordName,
   type Validation,
   validateCommand,
   validateEnvelope,
   validateEventData,
+  validateRecord,
 } from './validation';

@@ -1,10 +1,11 @@
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { CommandBodies, EventPayloads } from './generated/types';
-import { commandSchemas, envelopeSchema, eventSchemas } from './schemas';
+import { commandSchemas, envelopeSchema, eventSchemas, recordSchemas } from './schemas';
 
 export type CommandName = keyof typeof commandSchemas;
 export type EventType = keyof typeof eventSchemas;
+export type RecordName = keyof typeof recordSchemas;
 
 /** One thing wrong with an input: where (RFC 6901 JSON pointer) and why, in words a person can act on. */
 export interface FieldProblem {
@@ -18,6 +19,9 @@ export type Validation<T> = { ok: true; value: T } | { ok: false; problems: Fiel
 // Compiled once at load: the same validators serve the HTTP edge and the check before every append.
 const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, verbose: true });
 addFormats(ajv);
+// Records (bundle, envelope, …) are referenced from commands and events by their `$id`.
+for (const schema of Object.values(recordSchemas)) ajv.addSchema(schema);
+const recordValidators = compileAll(recordSchemas);
 const commandValidators = compileAll(commandSchemas);
 const eventValidators = compileAll(eventSchemas);
 const envelopeValidator = ajv.compile(envelopeSchema);
@@ -34,6 +38,11 @@ export function validateEventData<T extends EventType>(type: T, data: unknown): 
   return run(eventValidators[type], data);
 }
 
+/** Validates one of the admitted records (proof bundle, envelope, …) against its schema. */
+export function validateRecord<N extends RecordName>(name: N, record: unknown): Validation<unknown> {
+  return run(recordValidators[name], record);
+}
+
 /** Checks the metadata every stored event carries (used by importers and auditors). */
 export function validateEnvelope(event: unknown): Validation<unknown> {
   return run(envelopeValidator, event);
@@ -41,7 +50,10 @@ export function validateEnvelope(event: unknown): Validation<unknown> {
 
 function compileAll<K extends string>(schemas: Record<K, object>): Record<K, ValidateFunction> {
   const out = {} as Record<K, ValidateFunction>;
-  for (const name of Object.keys(schemas) as K[]) out[name] = ajv.compile(schemas[name]);
+  for (const name of Object.keys(schemas) as K[]) {
+    const schema = schemas[name] as { $id?: string };
+    out[name] = (schema.$id && ajv.getSchema(schema.$id)) || ajv.compile(schema);
+  }
   return out;
 }
 
