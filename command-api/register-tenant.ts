@@ -1,17 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { RegisterTenantBody, TenantRegistered } from '../event-schemas';
 import { type IssuedKey, issueApiKey } from './api-keys';
+import { tenantStream } from './tenant-state';
 
 export interface RegistrationDecision {
   stream: string;
   event: { type: 'TenantRegistered'; data: TenantRegistered };
   /** Shown once to the caller and never stored. */
   apiKey: string;
-}
-
-/** The stream holding a tenant's account events. */
-export function tenantStream(tenantId: string): string {
-  return `tenant-${tenantId}`;
 }
 
 /** Decides a registration: a new Trial tenant with one API key, of which only the hash is kept. */

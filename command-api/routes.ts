@@ -28,7 +28,7 @@ export function commandRoutes(services: Services): Router {
       { expectedRevision: 'no-stream' },
     );
     // Read-your-write: the key works as soon as the caller has it.
-    await services.awaitProjections(position);
+    await services.awaitProjections(position, [decision.event.type]);
     const { publicUrl } = services.config;
     const { data } = decision.event;
     res.status(201).json({

@@ -16,7 +16,16 @@ export interface CatalogEntry {
  * the generation number, so a stale switch to an older generation can never win.
  */
 export class ProjectionCatalog {
-  constructor(private readonly readStore: ReadStore) {}
+  private readonly cached = new Map<string, { generation: number; until: number }>();
+
+  /**
+   * `cacheMs`: how long request paths may reuse a serving generation they looked up (a switch is seen
+   * that much later; the old generation is dropped only after the runners moved, which takes longer).
+   */
+  constructor(
+    private readonly readStore: ReadStore,
+    private readonly cacheMs = 0,
+  ) {}
 
   async entry(projectionName: string): Promise<CatalogEntry | null> {
     return (await this.readStore.get<CatalogEntry>(CATALOG, projectionName))?.data ?? null;
@@ -29,7 +38,12 @@ export class ProjectionCatalog {
 
   /** The physical collection readers should query for a logical one. */
   async servingCollection(projectionName: string, collection: string): Promise<string> {
-    return physicalCollection(collection, await this.servingGeneration(projectionName));
+    const now = Date.now();
+    const hit = this.cached.get(projectionName);
+    if (hit && hit.until > now) return physicalCollection(collection, hit.generation);
+    const generation = await this.servingGeneration(projectionName);
+    if (this.cacheMs > 0) this.cached.set(projectionName, { generation, until: now + this.cacheMs });
+    return physicalCollection(collection, generation);
   }
 
   async switchTo(projection: Projection, generation: number, now = new Date()): Promise<void> {

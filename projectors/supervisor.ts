@@ -53,9 +53,19 @@ export class ProjectionSupervisor {
     await Promise.all([...this.runners.values()].map((runner) => runner.stop()));
   }
 
-  /** Resolves when every projection has applied the events up to `position` (read-your-write). */
-  async waitForPosition(position: number): Promise<void> {
-    await Promise.all([...this.runners.values()].map((runner) => runner.waitForPosition(position)));
+  /**
+   * Resolves when every projection has applied the events up to `position` (read-your-write). With
+   * `eventTypes` (the types just appended), only projections reading one of them are waited for: a
+   * filtered projection never sees, so never passes, a position holding none of its types.
+   */
+  async waitForPosition(position: number, eventTypes?: readonly string[]): Promise<void> {
+    const waits: Promise<void>[] = [];
+    for (const projection of this.options.projections) {
+      if (eventTypes && !projection.eventTypes.some((type) => eventTypes.includes(type))) continue;
+      const runner = this.runners.get(projection.name);
+      if (runner) waits.push(runner.waitForPosition(position));
+    }
+    await Promise.all(waits);
   }
 
   runner(projectionName: string): ProjectorRunner | undefined {

@@ -1,18 +1,26 @@
-import type { TenantRegistered } from '../event-schemas';
+import type { EventPayloads } from '../event-schemas';
 import type { RecordedEvent } from '../ports/event-store';
 import type { Change } from '../ports/read-store';
-import type { Projection } from './projection';
+import type { Projection, ProjectionState } from './projection';
 
-/** The account read model of GET /account. */
+/** The account read model of GET /account, with the counters the limits are reported from. */
 export interface TenantView {
   tenant_id: string;
   node_id: string;
   email: string;
   organization: string | null;
   mode: 'live' | 'test';
-  tier: string;
+  tier: 'L1' | 'L2' | 'L2+' | 'L4';
   registered_at: string;
+  /** Every leaf of the tenant: authorization, execution and variance. */
   leaf_count: number;
+  /** Authorization leaves (admitted evidence): what the trial cap and daily allowance count. */
+  evidence_leaves: number;
+  /** UTC day of the last admission and the admissions on that day. */
+  day: string | null;
+  leaves_on_day: number;
+  /** Operator-set daily allowance (L2 credit); null = the tier's default. */
+  daily_leaf_limit: number | null;
   subscription_id: string | null;
 }
 
@@ -29,32 +37,96 @@ export const API_KEYS = 'api_keys';
 
 export const tenantsProjection: Projection = {
   name: 'tenants',
-  version: 1,
+  version: 2,
   collections: [TENANTS, API_KEYS],
   indexes: [{ collection: TENANTS, fields: ['email'] }],
-  eventTypes: ['TenantRegistered'],
-  project(event: RecordedEvent): Change[] {
-    const data = event.data as TenantRegistered;
-    const tenant: TenantView = {
-      tenant_id: data.tenant_id,
-      node_id: data.node_id,
-      email: data.email,
-      organization: data.organization ?? null,
-      mode: data.mode,
-      tier: data.tier,
-      registered_at: data.registered_at,
-      leaf_count: 0,
-      subscription_id: null,
-    };
-    const key: ApiKeyView = {
-      tenant_id: data.tenant_id,
-      key_hash: data.key_hash,
-      mode: data.mode,
-      expires_at: null,
-    };
-    return [
-      { kind: 'upsert', collection: TENANTS, id: data.tenant_id, position: event.position, data: tenant },
-      { kind: 'upsert', collection: API_KEYS, id: data.key_id, position: event.position, data: key },
-    ];
+  eventTypes: [
+    'TenantRegistered',
+    'ApiKeyRotated',
+    'TenantTierChanged',
+    'EvidenceAdmitted',
+    'ExecutionAdmitted',
+    'VarianceRecorded',
+  ],
+  async project(event: RecordedEvent, state: ProjectionState): Promise<Change[]> {
+    const at = event.position;
+    if (event.type === 'TenantRegistered') {
+      const data = event.data as EventPayloads['TenantRegistered'];
+      const tenant: TenantView = {
+        tenant_id: data.tenant_id,
+        node_id: data.node_id,
+        email: data.email,
+        organization: data.organization ?? null,
+        mode: data.mode,
+        tier: data.tier,
+        registered_at: data.registered_at,
+        leaf_count: 0,
+        evidence_leaves: 0,
+        day: null,
+        leaves_on_day: 0,
+        daily_leaf_limit: null,
+        subscription_id: null,
+      };
+      const key: ApiKeyView = {
+        tenant_id: data.tenant_id,
+        key_hash: data.key_hash,
+        mode: data.mode,
+        expires_at: null,
+      };
+      return [
+        { kind: 'upsert', collection: TENANTS, id: data.tenant_id, position: at, data: tenant },
+        { kind: 'upsert', collection: API_KEYS, id: data.key_id, position: at, data: key },
+      ];
+    }
+    if (event.type === 'ApiKeyRotated') {
+      const data = event.data as EventPayloads['ApiKeyRotated'];
+      const previous = await state.get<ApiKeyView>(API_KEYS, data.previous_key_id);
+      const changes: Change[] = [
+        {
+          kind: 'upsert',
+          collection: API_KEYS,
+          id: data.key_id,
+          position: at,
+          data: { tenant_id: data.tenant_id, key_hash: data.key_hash, mode: data.mode, expires_at: null },
+        },
+      ];
+      if (previous) {
+        // A key already on its way out keeps its earlier expiry.
+        const expires = previous.data.expires_at;
+        const expiresAt =
+          expires && expires < data.previous_key_expires_at ? expires : data.previous_key_expires_at;
+        changes.push({
+          kind: 'upsert',
+          collection: API_KEYS,
+          id: data.previous_key_id,
+          position: at,
+          data: { ...previous.data, expires_at: expiresAt },
+        });
+      }
+      return changes;
+    }
+    const tenantId = (event.data as { tenant_id: string }).tenant_id;
+    const current = await state.get<TenantView>(TENANTS, tenantId);
+    if (!current) return [];
+    const tenant = { ...current.data };
+    switch (event.type) {
+      case 'TenantTierChanged': {
+        const data = event.data as EventPayloads['TenantTierChanged'];
+        tenant.tier = data.tier;
+        tenant.daily_leaf_limit = data.daily_leaf_limit;
+        break;
+      }
+      case 'EvidenceAdmitted': {
+        const day = (event.data as EventPayloads['EvidenceAdmitted']).admitted_at.slice(0, 10);
+        tenant.leaf_count++;
+        tenant.evidence_leaves++;
+        tenant.leaves_on_day = day === tenant.day ? tenant.leaves_on_day + 1 : 1;
+        tenant.day = day;
+        break;
+      }
+      default:
+        tenant.leaf_count++;
+    }
+    return [{ kind: 'upsert', collection: TENANTS, id: tenantId, position: at, data: tenant }];
   },
 };

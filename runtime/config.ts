@@ -8,6 +8,8 @@ export interface Config {
   port: number;
   /** GOV_PUBLIC_URL: base URL printed and used in links (log_url, dashboard URL). */
   publicUrl: string;
+  /** GOV_LOG_ORIGIN: the log's name in checkpoints (C2SP origin); fixed by the log key once created. */
+  logOrigin: string;
   /** GOV_DATA_DIR: folder of the embedded stores. */
   dataDir: string;
   /** GOV_EVENT_STORE_FILE: SQLite file of the event store. */
@@ -54,6 +56,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.GOV_HOST || '0.0.0.0',
     port,
     publicUrl,
+    logOrigin: env.GOV_LOG_ORIGIN || `${publicUrl.replace(/^https?:\/\//, '')}/gov/v1/log`,
     dataDir,
     eventStoreFile: path.resolve(env.GOV_EVENT_STORE_FILE || path.join(dataDir, 'events.db')),
     readStoreFile: path.resolve(env.GOV_READ_STORE_FILE || path.join(dataDir, 'read-models.db')),

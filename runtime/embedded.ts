@@ -3,20 +3,35 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { SqliteReadStore } from '../adapters/sqlite/read-store';
+import { AggregateWriter } from '../command-api/aggregate-writer';
+import { tenantAggregate } from '../command-api/tenant-state';
+import { authorityNodeIdOf } from '../domain/envelope';
+import { createLocalValidators } from '../domain/validators';
 import { ValidatingEventStore } from '../event-schemas';
 import { projections } from '../projectors';
 import { ProjectionCatalog } from '../projectors/catalog';
+import { LogSequencer } from '../projectors/log-sequencer';
 import { ProjectionSupervisor } from '../projectors/supervisor';
+import { ReadModels } from '../read-api/read-models';
 import type { Config } from './config';
 import { createApp } from './http/app';
+import { RequestRateLimiter } from './http/rate-limit';
+import { loadOrCreateKeyring } from './keyring';
 import { createLogger } from './logger';
 import { createMetrics } from './metrics';
+import { SequencedLog } from './sequenced-log';
 import type { Services } from './services';
+
+export interface EmbeddedOptions {
+  /** The clock of every decision, expiry and tree head (tests move it). */
+  clock?: () => Date;
+}
 
 export interface RunningServer {
   url: string;
   services: Services;
   supervisor: ProjectionSupervisor;
+  sequencer: LogSequencer;
   /** Graceful stop: stop accepting, drain in-flight requests, store checkpoints, close the stores. */
   close(): Promise<void>;
 }
@@ -25,22 +40,41 @@ export interface RunningServer {
 export async function startEmbedded(
   config: Config,
   logger: Logger = createLogger(config.logLevel),
+  options: EmbeddedOptions = {},
 ): Promise<RunningServer> {
+  const clock = options.clock ?? (() => new Date());
   const metrics = createMetrics();
+  const keyring = loadOrCreateKeyring(config.dataDir, config.logOrigin);
   const eventStore = new ValidatingEventStore(
     new SqliteEventStore({ file: config.eventStoreFile, maxEventBytes: config.maxEventBytes }),
   );
   const readStore = new SqliteReadStore(config.readStoreFile);
   const supervisor = new ProjectionSupervisor({ projections, eventStore, readStore, metrics, logger });
   await supervisor.start();
+  const sequencer = new LogSequencer({ eventStore, signer: keyring.logSigner, logger, metrics, clock });
+  await sequencer.start();
+  const catalog = new ProjectionCatalog(readStore, 1000);
+  const readModels = new ReadModels({ readStore, catalog });
   const services: Services = {
     config,
     logger,
     metrics,
     eventStore,
     readStore,
-    catalog: new ProjectionCatalog(readStore),
-    awaitProjections: (position) => supervisor.waitForPosition(position),
+    catalog,
+    readModels,
+    clock,
+    awaitProjections: (position, eventTypes) => supervisor.waitForPosition(position, eventTypes),
+    tenants: new AggregateWriter(eventStore, tenantAggregate),
+    log: new SequencedLog(sequencer, readModels),
+    awaitLeaf: (eventId) => sequencer.waitForEvent(eventId),
+    admission: {
+      validators: createLocalValidators(keyring.validators),
+      validatorKeys: keyring.validators,
+      authority: { ...keyring.authority, nodeId: authorityNodeIdOf(keyring.authority.publicKey) },
+      logBinding: { log_id: keyring.logSigner.verifierKey, log_url: `${config.publicUrl}/gov/v1/log` },
+    },
+    requestLimiter: new RequestRateLimiter(clock),
     bindings: { event_store: 'sqlite', read_store: 'sqlite', bus: 'in-process' },
   };
   const server = http.createServer(createApp(services));
@@ -53,7 +87,10 @@ export async function startEmbedded(
   });
   const { port } = server.address() as AddressInfo;
   const url = config.port === 0 ? `http://127.0.0.1:${port}` : config.publicUrl;
-  if (config.port === 0) services.config = { ...config, port, publicUrl: url };
+  if (config.port === 0) {
+    services.config = { ...config, port, publicUrl: url };
+    services.admission.logBinding = { ...services.admission.logBinding, log_url: `${url}/gov/v1/log` };
+  }
 
   let closing: Promise<void> | null = null;
   const close = () => {
@@ -63,11 +100,12 @@ export async function startEmbedded(
       const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
       await drained;
       clearTimeout(grace);
+      await sequencer.stop();
       await supervisor.stop();
       await eventStore.close();
       await readStore.close();
     })();
     return closing;
   };
-  return { url, services, supervisor, close };
+  return { url, services, supervisor, sequencer, close };
 }

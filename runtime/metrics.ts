@@ -48,6 +48,23 @@ export function createMetrics(registry: Registry = new Registry(), { defaults = 
       labelNames: ['projector'] as const,
       registers: [registry],
     }),
+    sequencerBatchSeconds: new Histogram({
+      name: 'gov_sequencer_batch_seconds',
+      help: 'Time to integrate one batch of leaves, sign and store its tree head',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+      registers: [registry],
+    }),
+    sequencerLeaves: new Counter({
+      name: 'gov_sequencer_leaves_total',
+      help: 'Leaves integrated into the Merkle log',
+      registers: [registry],
+    }),
+    admissions: new Counter({
+      name: 'gov_admissions_total',
+      help: 'Evidence and execution decisions by outcome',
+      labelNames: ['kind', 'outcome'] as const,
+      registers: [registry],
+    }),
   };
 }
 

@@ -1,8 +1,16 @@
+import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { AggregateWriter } from '../command-api/aggregate-writer';
+import type { TenantState } from '../command-api/tenant-state';
+import type { Validator } from '../domain/validators';
 import type { EventStore } from '../ports/event-store';
 import type { ReadStore } from '../ports/read-store';
 import type { ProjectionCatalog } from '../projectors/catalog';
+import type { IntegratedLeaf } from '../projectors/log-sequencer';
+import type { PublishedLog } from '../read-api/published-log';
+import type { ReadModels } from '../read-api/read-models';
 import type { Config } from './config';
+import type { RequestRateLimiter } from './http/rate-limit';
 import type { Metrics } from './metrics';
 
 /** What the HTTP routes need, whichever deployment composed it. */
@@ -14,8 +22,29 @@ export interface Services {
   eventStore: EventStore;
   readStore: ReadStore;
   catalog: ProjectionCatalog;
-  /** Resolves once the read models have applied everything up to `position` (read-your-write). */
-  awaitProjections(position: number): Promise<void>;
+  /**
+   * Resolves once the read models reading any of `eventTypes` have applied everything up to
+   * `position` (read-your-write for the events just appended).
+   */
+  awaitProjections(position: number, eventTypes: readonly string[]): Promise<void>;
+  /** Reads the serving generation of each read model. */
+  readModels: ReadModels;
+  /** The clock every decision and expiry uses (tests move it). */
+  clock(): Date;
+  /** Runs commands on tenant aggregates (stream `tenant-<id>`), group-committed per tenant. */
+  tenants: AggregateWriter<TenantState>;
+  /** The public Merkle log (signed sizes only). */
+  log: PublishedLog;
+  /** Resolves when the admission event `eventId` is a leaf covered by a signed tree head. */
+  awaitLeaf(eventId: string): Promise<IntegratedLeaf>;
+  /** What admissions are signed with and bound to. */
+  admission: {
+    validators: readonly Validator[];
+    validatorKeys: readonly KeyObject[];
+    authority: { privateKey: KeyObject; publicKey: KeyObject; nodeId: string };
+    logBinding: { log_id: string; log_url: string };
+  };
+  requestLimiter: RequestRateLimiter;
   /** Names of the ports' adapters, for /health. */
   bindings: Record<string, string>;
 }

@@ -202,6 +202,88 @@ recorded_at: string
 }
 
 /**
+ * GOV_COMPLIANCE_REPORT_V1: everything a third party needs to check one admitted proof bundle without trusting the service: the gate results with reasons, the evidence hashes, the log leaf, the signed tree head covering it with the inclusion proof, the validator certificate, the envelope, and plain verification steps.
+ */
+export interface ComplianceReport {
+type: "GOV_COMPLIANCE_REPORT_V1"
+version: 1
+tenant_id: string
+subject_id: string
+/**
+ * hex SHA-256 of the proof bundle's RFC 8785 canonical JSON.
+ */
+artifact_hash: string
+/**
+ * The submitted gate results, G1 to G5, as in the proof bundle.
+ */
+gate_results: {
+[k: string]: unknown
+}
+/**
+ * Per gate, what the service checked (a sentence).
+ */
+gate_details: {
+[k: string]: string
+}
+evidence: {
+dataset_provenance_hash: string
+evaluation_trace_hash: string
+ablation_execution_log_hash: string
+capability_certificate_hash: string
+}
+leaf: {
+leaf_index: number
+/**
+ * RFC 9162 leaf hash of the envelope's canonical JSON: SHA-256(0x00 ‖ data).
+ */
+leaf_hash: string
+}
+/**
+ * The signed tree head the inclusion proof is computed against.
+ */
+sth: {
+/**
+ * The log's verifier key.
+ */
+log_id: string
+tree_size: number
+root_hash: string
+timestamp: string
+log_signature: string
+witness_signatures: {
+name: string
+signature: string
+}[]
+}
+/**
+ * RFC 9162 inclusion proof of the leaf in the tree of the sth.
+ */
+inclusion_proof: {
+leaf_index: number
+tree_size: number
+audit_path: string[]
+}
+certificate: ValidatorCertificate
+envelope: GovernanceEnvelope
+/**
+ * The subject's lifecycle right after this bundle was admitted.
+ */
+lifecycle: ("PROPOSED" | "ACTIVE" | "QUARANTINE" | "LOCKBOX" | "REJECTED")
+observables: Observables
+admitted_at: string
+/**
+ * Where the proof bundle is served (the envelope's payload_uri).
+ */
+replay_url: string
+/**
+ * Plain steps for a third party to verify this report.
+ * 
+ * @minItems 1
+ */
+verification_steps: [string, ...(string)[]]
+}
+
+/**
  * Body of POST /auto-register: provisions a Trial (L1) tenant.
  */
 export interface RegisterTenantBody {

@@ -12,6 +12,7 @@ import tenantTierChanged from './events/TenantTierChanged.json';
 import treeHeadSigned from './events/TreeHeadSigned.json';
 import varianceRecorded from './events/VarianceRecorded.json';
 import recordedEvent from './recorded-event.json';
+import complianceReport from './records/compliance-report.json';
 import executionTrace from './records/execution-trace.json';
 import governanceEnvelope from './records/governance-envelope.json';
 import observables from './records/observables.json';
@@ -53,6 +54,7 @@ export const recordSchemas = {
   'governance-envelope': governanceEnvelope,
   'execution-trace': executionTrace,
   'variance-record': varianceRecord,
+  'compliance-report': complianceReport,
 } as const satisfies Record<string, { $id: string; title: string }>;
 
 export const envelopeSchema = recordedEvent;

@@ -1,5 +1,8 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { governanceCommandRoutes } from '../../command-api/governance-routes';
 import { commandRoutes } from '../../command-api/routes';
+import { governanceReadRoutes } from '../../read-api/governance-routes';
+import { logRoutes } from '../../read-api/log-routes';
 import { readRoutes } from '../../read-api/routes';
 import type { Services } from '../services';
 import { correlation } from './correlation';
@@ -20,7 +23,10 @@ export function createApp(services: Services): express.Express {
     }),
   );
   app.use(commandRoutes(services));
+  app.use(governanceCommandRoutes(services));
   app.use(readRoutes(services));
+  app.use(governanceReadRoutes(services));
+  app.use('/gov/v1/log', logRoutes(services.log));
   app.use((req: Request, res: Response) => {
     sendError(res, 404, 'NOT_FOUND', `no route for ${req.method} ${req.path}`);
   });

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { apiKeyMatches, parseApiKey } from '../../command-api/api-keys';
+import { TIER_LIMITS } from '../../command-api/tier-limits';
 import {
   API_KEYS,
   type ApiKeyView,
@@ -13,6 +14,16 @@ import { sendError } from './errors';
 export interface Caller {
   tenant: TenantView;
   keyId: string;
+}
+
+/** 403 TIER_INSUFFICIENT below L2 (report export and every closed-loop endpoint). */
+export function requireClosedLoopTier(_req: Request, res: Response, next: NextFunction): void {
+  const { tenant } = callerOf(res);
+  if (TIER_LIMITS[tenant.tier].closedLoop) {
+    next();
+    return;
+  }
+  sendError(res, 403, 'TIER_INSUFFICIENT', `this needs tier L2 or above; the tenant is on ${tenant.tier}`);
 }
 
 /**
@@ -37,13 +48,10 @@ async function findCaller(services: Services, header: string | undefined): Promi
   const apiKey = /^Bearer (\S+)$/.exec(header ?? '')?.[1];
   const parsed = apiKey ? parseApiKey(apiKey) : null;
   if (!apiKey || !parsed) return null;
-  const { readStore, catalog } = services;
-  const keys = await catalog.servingCollection(tenantsProjection.name, API_KEYS);
-  const key = await readStore.get<ApiKeyView>(keys, parsed.keyId);
+  const key = await services.readModels.get<ApiKeyView>(tenantsProjection, API_KEYS, parsed.keyId);
   if (!key || !apiKeyMatches(apiKey, key.data.key_hash)) return null;
-  if (key.data.expires_at && Date.parse(key.data.expires_at) <= Date.now()) return null;
-  const tenants = await catalog.servingCollection(tenantsProjection.name, TENANTS);
-  const tenant = await readStore.get<TenantView>(tenants, key.data.tenant_id);
+  if (key.data.expires_at && Date.parse(key.data.expires_at) <= services.clock().getTime()) return null;
+  const tenant = await services.readModels.get<TenantView>(tenantsProjection, TENANTS, key.data.tenant_id);
   return tenant ? { tenant: tenant.data, keyId: parsed.keyId } : null;
 }
 

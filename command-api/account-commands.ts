@@ -1,0 +1,96 @@
+/** Decisions about a tenant's account: key rotation (API) and tier changes (operator CLI). */
+import type { ApiKeyRotated, TenantTierChanged } from '../event-schemas';
+import type { Decision } from './aggregate-writer';
+import { type IssuedKey, issueApiKey } from './api-keys';
+import type { TenantState } from './tenant-state';
+import { HOUR_MS, type Tier } from './tier-limits';
+
+/** How long the previous key keeps working after a rotation. */
+export const ROTATION_GRACE_MS = 24 * HOUR_MS;
+
+export interface RotatedKey {
+  api_key: string;
+  key_id: string;
+  previous_key_id: string;
+  previous_key_expires_at: string;
+}
+
+export class UnknownTenantError extends Error {
+  override readonly name = 'UnknownTenantError';
+}
+
+/** Issues a new key; the active one keeps working for exactly 24 hours. */
+export function decideRotateKey(
+  state: Readonly<TenantState>,
+  context: { now: Date; correlationId: string },
+  key: IssuedKey = issueApiKey(state.mode),
+): Decision<RotatedKey> {
+  if (!state.exists || !state.active_key_id) throw new UnknownTenantError(`no tenant ${state.tenant_id}`);
+  const data: ApiKeyRotated = {
+    tenant_id: state.tenant_id,
+    key_id: key.keyId,
+    key_hash: key.keyHash,
+    mode: state.mode,
+    previous_key_id: state.active_key_id,
+    previous_key_expires_at: new Date(context.now.getTime() + ROTATION_GRACE_MS).toISOString(),
+    rotated_at: context.now.toISOString(),
+  };
+  return {
+    events: [
+      {
+        type: 'ApiKeyRotated',
+        data,
+        tenant_id: state.tenant_id,
+        correlation_id: context.correlationId,
+        causation_id: null,
+      },
+    ],
+    result: {
+      api_key: key.apiKey,
+      key_id: key.keyId,
+      previous_key_id: data.previous_key_id,
+      previous_key_expires_at: data.previous_key_expires_at,
+    },
+  };
+}
+
+export interface TierChange {
+  tier: Tier;
+  dailyLeafLimit: number | null;
+  operator: string;
+  reason?: string;
+}
+
+/** An operator's tier change; changing to the same tier and allowance appends nothing. */
+export function decideChangeTier(
+  state: Readonly<TenantState>,
+  change: TierChange,
+  context: { now: Date; correlationId: string },
+): Decision<{ changed: boolean; previous_tier: Tier }> {
+  if (!state.exists) throw new UnknownTenantError(`no tenant ${state.tenant_id || '(unknown)'}`);
+  const previous = state.tier;
+  if (previous === change.tier && state.daily_leaf_limit === change.dailyLeafLimit) {
+    return { events: [], result: { changed: false, previous_tier: previous } };
+  }
+  const data: TenantTierChanged = {
+    tenant_id: state.tenant_id,
+    tier: change.tier,
+    previous_tier: previous,
+    daily_leaf_limit: change.dailyLeafLimit,
+    changed_at: context.now.toISOString(),
+    changed_by: change.operator,
+    ...(change.reason ? { reason: change.reason } : {}),
+  };
+  return {
+    events: [
+      {
+        type: 'TenantTierChanged',
+        data,
+        tenant_id: state.tenant_id,
+        correlation_id: context.correlationId,
+        causation_id: null,
+      },
+    ],
+    result: { changed: true, previous_tier: previous },
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * Deciding `POST /governance/evidence` for a tenant: limits first, then the subject's lifecycle, the
+ * five gates, the validator round and the signed envelope. Pure apart from the validator round, which
+ * is a port (validators may be remote).
+ */
+import type { KeyObject } from 'node:crypto';
+import { artifactHashOf, buildProofBundle, sha256Hex } from '../domain/bundle';
+import { buildEnvelope } from '../domain/envelope';
+import { evaluateGates } from '../domain/gates';
+import { evolveSubject, refusesEvidence } from '../domain/lifecycle';
+import { runValidatorRound, type Validator } from '../domain/validators';
+import type { EvidenceAdmitted, GateFailed, SubmitEvidenceBody } from '../event-schemas';
+import { canonicalJson, leafHashOfRecord, toHex } from '../merkle-core';
+import type { Decision } from './aggregate-writer';
+import { subjectOf, type TenantState } from './tenant-state';
+import { HOUR_MS, secondsUntilNextUtcDay, TIER_LIMITS, utcDay } from './tier-limits';
+
+export interface AdmissionContext {
+  now: Date;
+  correlationId: string;
+  validators: readonly Validator[];
+  authority: { privateKey: KeyObject; nodeId: string };
+  logBinding: { log_id: string; log_url: string };
+  replayUrl(artifactHash: string): string;
+}
+
+/** A refusal that appends nothing. */
+export interface Refusal {
+  kind: 'refused';
+  status: 403 | 409 | 429;
+  error: 'TRIAL_EXHAUSTED' | 'RATE_LIMITED' | 'SUBJECT_LOCKED' | 'TIER_INSUFFICIENT';
+  message: string;
+  retryAfterSeconds?: number;
+}
+
+export type EvidenceOutcome =
+  | { kind: 'admitted'; artifact_hash: string; leaf_hash: string }
+  | { kind: 'gate-failed'; event: GateFailed }
+  | Refusal;
+
+export async function decideSubmitEvidence(
+  state: Readonly<TenantState>,
+  body: SubmitEvidenceBody,
+  context: AdmissionContext,
+): Promise<Decision<EvidenceOutcome>> {
+  const refusal = checkAllowance(state, context.now) ?? checkSubject(state, body.subject_id);
+  if (refusal) return { events: [], result: refusal };
+
+  const subject = subjectOf(state, body.subject_id);
+  const at = context.now.toISOString();
+  const gates = evaluateGates(body, state.policy);
+  if (!gates.passed) {
+    const after = evolveSubject(subject, { kind: 'fail', policy_violation: gates.policy_violation, at });
+    const event: GateFailed = {
+      tenant_id: state.tenant_id,
+      subject_id: body.subject_id,
+      error: gates.error,
+      gates_failed: gates.gates_failed as GateFailed['gates_failed'],
+      details: gates.details as Record<string, string>,
+      action: 'ACTION_BLOCKED',
+      policy_violation: gates.policy_violation,
+      submission_hash: sha256Hex(canonicalJson(body)),
+      observables: after.observables,
+      lifecycle: after.lifecycle,
+      failed_at: at,
+    };
+    return {
+      events: [newEvent(state, context, 'GateFailed', event)],
+      result: { kind: 'gate-failed', event },
+    };
+  }
+
+  const bundle = buildProofBundle({
+    tenant_id: state.tenant_id,
+    body,
+    parent_bundle_hash: subject.last_bundle_hash,
+    generated_at: at,
+  });
+  const artifactHash = artifactHashOf(bundle);
+  const certificate = await runValidatorRound([...context.validators], {
+    bundle,
+    artifact_hash: artifactHash,
+    expected_parent_hash: subject.last_bundle_hash,
+    policy: state.policy,
+    now: at,
+  });
+  const envelope = buildEnvelope(
+    {
+      bundle_hash: artifactHash,
+      payload_uri: context.replayUrl(artifactHash),
+      tenant_id: state.tenant_id,
+      subject_id: body.subject_id,
+      certificate,
+      log_binding: context.logBinding,
+      generated_at: at,
+    },
+    context.authority,
+  );
+  const after = evolveSubject(subject, { kind: 'pass', artifact_hash: artifactHash, at });
+  const leafHash = toHex(leafHashOfRecord(envelope));
+  const event: EvidenceAdmitted = {
+    tenant_id: state.tenant_id,
+    subject_id: body.subject_id,
+    artifact_hash: artifactHash,
+    leaf_hash: leafHash,
+    bundle,
+    certificate,
+    envelope,
+    gate_details: gates.details,
+    observables: after.observables,
+    lifecycle: after.lifecycle,
+    admitted_at: at,
+  };
+  return {
+    events: [newEvent(state, context, 'EvidenceAdmitted', event)],
+    result: { kind: 'admitted', artifact_hash: artifactHash, leaf_hash: leafHash },
+  };
+}
+
+/** Trial cap and window (409), then the daily leaf allowance (429). */
+function checkAllowance(state: Readonly<TenantState>, now: Date): Refusal | null {
+  const limits = TIER_LIMITS[state.tier];
+  if (limits.trial) {
+    const { leafCap, windowHours } = limits.trial;
+    if (state.evidence_leaves >= leafCap) {
+      return trialExhausted(`the trial's ${leafCap} leaves are used up; upgrade to Pay-as-you-govern (L2)`);
+    }
+    if (now.getTime() >= Date.parse(state.registered_at) + windowHours * HOUR_MS) {
+      return trialExhausted(
+        `the trial's ${windowHours}-hour window has closed; upgrade to Pay-as-you-govern (L2)`,
+      );
+    }
+  }
+  const perDay = state.daily_leaf_limit ?? limits.leavesPerDay;
+  const today = state.day === utcDay(now) ? state.leaves_on_day : 0;
+  if (perDay !== null && today >= perDay) {
+    const retryAfterSeconds = secondsUntilNextUtcDay(now);
+    return {
+      kind: 'refused',
+      status: 429,
+      error: 'RATE_LIMITED',
+      message: `the daily allowance of ${perDay} leaves is used up; it resets at 00:00 UTC (in ${retryAfterSeconds} s)`,
+      retryAfterSeconds,
+    };
+  }
+  return null;
+}
+
+function trialExhausted(message: string): Refusal {
+  return { kind: 'refused', status: 409, error: 'TRIAL_EXHAUSTED', message };
+}
+
+function checkSubject(state: Readonly<TenantState>, subjectId: string): Refusal | null {
+  const reason = refusesEvidence(subjectOf(state, subjectId));
+  return reason ? { kind: 'refused', status: 409, error: 'SUBJECT_LOCKED', message: reason } : null;
+}
+
+export function newEvent<T>(
+  state: Readonly<TenantState>,
+  context: Pick<AdmissionContext, 'correlationId'>,
+  type: string,
+  data: T,
+) {
+  return {
+    type,
+    data,
+    tenant_id: state.tenant_id,
+    correlation_id: context.correlationId,
+    causation_id: null,
+  };
+}

@@ -1,0 +1,126 @@
+/**
+ * The tenant aggregate: everything a decision about a tenant's commands needs, folded from the
+ * tenant's stream (`tenant-<id>`). Registration, key rotation, tier changes, admissions, gate failures
+ * and closed-loop records all live in that one stream, so one expected revision makes trial caps,
+ * daily limits, subject chains and "one execution per authorization" exact.
+ */
+
+import { evolveSubject, initialSubject, type SubjectState } from '../domain/lifecycle';
+import { DEFAULT_POLICY } from '../domain/policy';
+import type { EventPayloads, TenantPolicy } from '../event-schemas';
+import type { Aggregate } from './aggregate-writer';
+import { type Tier, utcDay } from './tier-limits';
+
+export interface TenantState {
+  exists: boolean;
+  tenant_id: string;
+  tier: Tier;
+  mode: 'live' | 'test';
+  registered_at: string;
+  daily_leaf_limit: number | null;
+  active_key_id: string | null;
+  policy: TenantPolicy;
+  /** Authorization leaves admitted so far. */
+  evidence_leaves: number;
+  /** UTC day of the last admission and how many were admitted that day. */
+  day: string;
+  leaves_on_day: number;
+  subjects: Map<string, SubjectState>;
+  /** Authorization leaves that already have their execution (one per authorization). */
+  executed: Set<string>;
+}
+
+/** The stream holding a tenant's account and governance events. */
+export function tenantStream(tenantId: string): string {
+  return `tenant-${tenantId}`;
+}
+
+export function subjectOf(state: TenantState, subjectId: string): SubjectState {
+  return state.subjects.get(subjectId) ?? initialSubject();
+}
+
+export const tenantAggregate: Aggregate<TenantState> = {
+  initial: () => ({
+    exists: false,
+    tenant_id: '',
+    tier: 'L1',
+    mode: 'live',
+    registered_at: '',
+    daily_leaf_limit: null,
+    active_key_id: null,
+    policy: DEFAULT_POLICY,
+    evidence_leaves: 0,
+    day: '',
+    leaves_on_day: 0,
+    subjects: new Map(),
+    executed: new Set(),
+  }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'TenantRegistered': {
+        const data = event.data as EventPayloads['TenantRegistered'];
+        Object.assign(state, {
+          exists: true,
+          tenant_id: data.tenant_id,
+          tier: data.tier,
+          mode: data.mode,
+          registered_at: data.registered_at,
+          active_key_id: data.key_id,
+        });
+        return;
+      }
+      case 'ApiKeyRotated':
+        state.active_key_id = (event.data as EventPayloads['ApiKeyRotated']).key_id;
+        return;
+      case 'TenantTierChanged': {
+        const data = event.data as EventPayloads['TenantTierChanged'];
+        state.tier = data.tier;
+        state.daily_leaf_limit = data.daily_leaf_limit;
+        return;
+      }
+      case 'EvidenceAdmitted': {
+        const data = event.data as EventPayloads['EvidenceAdmitted'];
+        state.evidence_leaves++;
+        const day = utcDay(data.admitted_at);
+        state.leaves_on_day = day === state.day ? state.leaves_on_day + 1 : 1;
+        state.day = day;
+        state.subjects.set(
+          data.subject_id,
+          evolveSubject(subjectOf(state, data.subject_id), {
+            kind: 'pass',
+            artifact_hash: data.artifact_hash,
+            at: data.admitted_at,
+          }),
+        );
+        return;
+      }
+      case 'GateFailed': {
+        const data = event.data as EventPayloads['GateFailed'];
+        state.subjects.set(
+          data.subject_id,
+          evolveSubject(subjectOf(state, data.subject_id), {
+            kind: 'fail',
+            policy_violation: data.policy_violation,
+            at: data.failed_at,
+          }),
+        );
+        return;
+      }
+      case 'ExecutionAdmitted':
+        state.executed.add((event.data as EventPayloads['ExecutionAdmitted']).trace.parent_auth_leaf_hash);
+        return;
+      case 'VarianceRecorded': {
+        const { record } = event.data as EventPayloads['VarianceRecorded'];
+        state.subjects.set(
+          record.subject_id,
+          evolveSubject(subjectOf(state, record.subject_id), {
+            kind: 'variance',
+            classification: record.classification,
+            at: record.recorded_at,
+          }),
+        );
+        return;
+      }
+    }
+  },
+};

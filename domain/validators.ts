@@ -1,0 +1,70 @@
+/**
+ * Validators are a port: the clearinghouse asks each one for a signed vote on a proof bundle. The local
+ * validator signs in-process; a deployment may put remote ones behind the same interface.
+ */
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import type { ValidatorVote } from '../event-schemas';
+import { artifactHashOf } from './bundle';
+import { publicKeyId, signRecord } from './signing';
+import { type VoteRequest, voteReasons } from './vote-checks';
+
+export {
+  buildCertificate,
+  type CertificateVerdict,
+  verifyCertificate,
+  verifyVoteSignature,
+} from './certificate';
+export {
+  proposerOf,
+  QuorumNotReachedError,
+  quorumThreshold,
+  type RoundOptions,
+  runValidatorRound,
+  ValidatorNetworkError,
+} from './validator-round';
+export { EVIDENCE_HASH_FIELDS, MAX_CLOCK_SKEW_SECONDS, type VoteRequest, voteReasons } from './vote-checks';
+
+export interface Validator {
+  /** hex SHA-256 of the validator key's DER SubjectPublicKeyInfo. */
+  readonly id: string;
+  /** When known, the round checks each vote's signature before counting it. */
+  readonly publicKey?: KeyObject;
+  /** Resolves with a signed vote; rejects only when the validator cannot be reached or fails. */
+  vote(request: VoteRequest): Promise<ValidatorVote>;
+}
+
+/** hex SHA-256 of the public key's DER SubjectPublicKeyInfo. */
+export function validatorIdOf(publicKey: KeyObject): string {
+  return publicKeyId(publicKey);
+}
+
+export class LocalValidator implements Validator {
+  readonly id: string;
+  readonly publicKey: KeyObject;
+  readonly #privateKey: KeyObject;
+
+  constructor(privateKey: KeyObject) {
+    if (privateKey.asymmetricKeyType !== 'ed25519') throw new TypeError('a validator key must be Ed25519');
+    this.#privateKey = privateKey;
+    this.publicKey = createPublicKey(privateKey);
+    this.id = validatorIdOf(this.publicKey);
+  }
+
+  async vote(request: VoteRequest): Promise<ValidatorVote> {
+    const reasons = voteReasons(request);
+    const unsigned: Omit<ValidatorVote, 'signature'> = {
+      type: 'GOV_VOTE_V1',
+      validator_id: this.id,
+      decision: reasons.length === 0 ? 'ACCEPT' : 'REJECT',
+      // The hash of the bundle actually examined, whatever the proposer claimed.
+      body_hash: artifactHashOf(request.bundle),
+      ...(reasons.length > 0 && { reasons }),
+      voted_at: request.now,
+    };
+    return { ...unsigned, signature: signRecord(unsigned, this.#privateKey) };
+  }
+}
+
+export function createLocalValidators(privateKeys: readonly KeyObject[]): LocalValidator[] {
+  return privateKeys.map((key) => new LocalValidator(key));
+}

@@ -1,0 +1,46 @@
+import type { JsonSth } from '../merkle-core';
+
+/** The kinds of record admitted to the log, by their leaf type. */
+export type LeafType = 'GOV_GOVERNANCE_ENVELOPE_V1' | 'GOV_EXECUTION_TRACE_V1' | 'GOV_VARIANCE_RECORD_V1';
+
+/** One leaf of the public log: its hash, where it sits, and the record whose canonical JSON it hashes. */
+export interface LeafView {
+  leaf_index: number;
+  leaf_hash: string;
+  leaf_type: LeafType;
+  tenant_id: string;
+  subject_id: string;
+  /** For authorization leaves: the proof bundle's hash (served at replay_url). */
+  artifact_hash: string | null;
+  /** The admitted record; SHA-256(0x00 ‖ RFC 8785 JSON of it) is `leaf_hash`. */
+  record: object;
+  admitted_at: string;
+}
+
+/** A signed tree head in both spellings: the JSON STH of the API and the C2SP checkpoint note. */
+export interface PublishedTreeHead {
+  sth: JsonSth;
+  checkpoint: string;
+}
+
+/**
+ * What the public log endpoints read. Everything it answers is covered by a signed tree head: leaves
+ * integrated but not yet signed are invisible here.
+ */
+export interface PublishedLog {
+  /** The log's verifier key in note format (`origin+keyid+base64`); also the STH's `log_id`. */
+  readonly verifierKey: string;
+  /** The newest signed tree head. */
+  latest(): PublishedTreeHead;
+  /** The tree head signed at exactly `treeSize`, or null when none was. */
+  treeHeadAt(treeSize: number): Promise<PublishedTreeHead | null>;
+  /** RFC 9162 root of the first `treeSize` leaves (treeSize ≤ latest size). */
+  root(treeSize: number): Uint8Array;
+  leafHash(index: number): Uint8Array;
+  inclusionProof(index: number, treeSize: number): Uint8Array[];
+  consistencyProof(from: number, to: number): Uint8Array[];
+  /** C2SP tile hashes (`width` × 32 bytes) within the latest signed size. */
+  tile(level: number, index: number, width: number): Uint8Array;
+  leafByHash(leafHashHex: string): Promise<LeafView | null>;
+  leafByIndex(index: number): Promise<LeafView | null>;
+}

@@ -1,0 +1,54 @@
+import type { NextFunction, Request, Response } from 'express';
+import { TIER_LIMITS } from '../../command-api/tier-limits';
+import type { Services } from '../services';
+import { callerOf } from './auth';
+import { sendError } from './errors';
+
+/**
+ * Requests per minute per tenant (spec section 8), in fixed one-minute windows. Counted in this
+ * process's memory: a restart opens a fresh window, which at worst grants one extra minute's worth.
+ */
+export class RequestRateLimiter {
+  private readonly windows = new Map<string, { start: number; count: number }>();
+
+  constructor(private readonly clock: () => Date) {}
+
+  /** Counts a request; returns the seconds to wait when it is over the limit, else null. */
+  take(key: string, perMinute: number): number | null {
+    const now = this.clock().getTime();
+    const start = now - (now % 60_000);
+    let window = this.windows.get(key);
+    if (!window || window.start !== start) {
+      if (this.windows.size > 100_000) this.prune(start);
+      window = { start, count: 0 };
+      this.windows.set(key, window);
+    }
+    if (window.count >= perMinute) return Math.max(1, Math.ceil((start + 60_000 - now) / 1000));
+    window.count++;
+    return null;
+  }
+
+  private prune(current: number): void {
+    for (const [key, window] of this.windows) if (window.start !== current) this.windows.delete(key);
+  }
+}
+
+/** After `authenticate`: 429 RATE_LIMITED with Retry-After once the tenant's tier allowance is spent. */
+export function limitRequestRate(services: Services) {
+  return (_req: Request, res: Response, next: NextFunction): void => {
+    const { tenant } = callerOf(res);
+    const perMinute = TIER_LIMITS[tenant.tier].requestsPerMinute;
+    const wait = services.requestLimiter.take(tenant.tenant_id, perMinute);
+    if (wait === null) {
+      next();
+      return;
+    }
+    res.setHeader('Retry-After', String(wait));
+    sendError(
+      res,
+      429,
+      'RATE_LIMITED',
+      `more than ${perMinute} requests in a minute for tier ${tenant.tier}; retry in ${wait} s`,
+    );
+  };
+}
