@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { admissionBench } from './admission.bench';
 import { eventStoreBench } from './event-store.bench';
 import { merkleBench } from './merkle.bench';
 import type { BenchRow, BenchSuite } from './report';
@@ -10,6 +11,7 @@ import { printTable } from './table';
 const suites: Record<string, BenchSuite> = {
   'event-store': eventStoreBench,
   merkle: merkleBench,
+  governance: admissionBench,
 };
 
 async function main(): Promise<void> {

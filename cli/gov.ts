@@ -2,6 +2,8 @@
 import { parseArgs } from 'node:util';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { SqliteReadStore } from '../adapters/sqlite/read-store';
+import { ValidatingEventStore } from '../event-schemas';
+import type { EventStore } from '../ports/event-store';
 import { projections } from '../projectors';
 import { ProjectionCatalog } from '../projectors/catalog';
 import { rebuildProjection } from '../projectors/rebuild';
@@ -9,6 +11,7 @@ import { ConfigError, loadConfig } from '../runtime/config';
 import { createLogger } from '../runtime/logger';
 import { createMetrics } from '../runtime/metrics';
 import { ProgressBar } from '../runtime/progress-bar';
+import { changeTier } from './tenant-tier';
 
 /** Exit codes scripts can rely on. */
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -18,6 +21,9 @@ const HELP = `gov: operator tool of the governance clearinghouse
 Usage:
   gov rebuild [projection…] [--beside] [--json]   drop and replay projections (all when none named)
   gov projections [--json]                        list the projections and their serving generation
+  gov tenant tier <tenant_id> <L1|L2|L2+|L4> [--daily-leaf-limit N] [--operator NAME] [--reason TEXT] [--json]
+                                                  change a tenant's tier (upgrades are not in the API);
+                                                  --daily-leaf-limit sets an L2 tenant's daily allowance
   gov --help                                      this text
 
 Stores are found as the server finds them: GOV_DATA_DIR (default ./data), GOV_EVENT_STORE_FILE,
@@ -39,6 +45,9 @@ async function main(argv: string[]): Promise<number> {
       beside: { type: 'boolean' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
+      'daily-leaf-limit': { type: 'string' },
+      operator: { type: 'string' },
+      reason: { type: 'string' },
     },
   });
   const [command, ...rest] = positionals;
@@ -47,7 +56,7 @@ async function main(argv: string[]): Promise<number> {
     return values.help ? EXIT.ok : EXIT.usage;
   }
   const config = loadConfig();
-  const eventStore = new SqliteEventStore({ file: config.eventStoreFile });
+  const eventStore = new ValidatingEventStore(new SqliteEventStore({ file: config.eventStoreFile }));
   const readStore = new SqliteReadStore(config.readStoreFile);
   try {
     switch (command) {
@@ -55,6 +64,8 @@ async function main(argv: string[]): Promise<number> {
         return await rebuild(rest, Boolean(values.beside), Boolean(values.json), eventStore, readStore);
       case 'projections':
         return await listProjections(Boolean(values.json), readStore);
+      case 'tenant':
+        return await tenant(rest, values, eventStore);
       default:
         console.error(`gov: unknown command '${command}'\n\n${HELP}`);
         return EXIT.usage;
@@ -69,7 +80,7 @@ async function rebuild(
   names: string[],
   beside: boolean,
   json: boolean,
-  eventStore: SqliteEventStore,
+  eventStore: EventStore,
   readStore: SqliteReadStore,
 ): Promise<number> {
   const unknown = names.filter((n) => !projections.some((p) => p.name === n));
@@ -106,6 +117,35 @@ async function rebuild(
   }
   if (json) console.log(JSON.stringify(results, null, 2));
   return EXIT.ok;
+}
+
+async function tenant(
+  args: string[],
+  options: { json?: boolean; 'daily-leaf-limit'?: string; operator?: string; reason?: string },
+  eventStore: EventStore,
+): Promise<number> {
+  const [subcommand, tenantId, tier] = args;
+  if (subcommand !== 'tier' || !tenantId || !tier || args.length !== 3) {
+    console.error(`gov tenant: usage: gov tenant tier <tenant_id> <L1|L2|L2+|L4> [--daily-leaf-limit N]`);
+    return EXIT.usage;
+  }
+  const result = await changeTier(eventStore, {
+    tenantId,
+    tier,
+    dailyLeafLimit: options['daily-leaf-limit'],
+    operator: options.operator,
+    reason: options.reason,
+  });
+  if (options.json) console.log(JSON.stringify(result, null, 2));
+  else if (result.ok)
+    console.log(
+      result.changed
+        ? `${result.tenant_id}: tier ${result.previous_tier} -> ${result.tier}${result.daily_leaf_limit === null ? '' : `, ${result.daily_leaf_limit} leaves/day`}`
+        : `${result.tenant_id}: already ${result.tier}; nothing changed`,
+    );
+  else console.error(`gov tenant tier: ${result.message}`);
+  if (result.ok) return EXIT.ok;
+  return result.usage ? EXIT.usage : EXIT.failure;
 }
 
 async function listProjections(json: boolean, readStore: SqliteReadStore): Promise<number> {

@@ -13,7 +13,7 @@ export function commandRoutes(services: Services): Router {
   const router = Router();
 
   router.post('/auto-register', validateBody('register-tenant'), async (req: Request, res: Response) => {
-    const decision = decideRegisterTenant(req.body as RegisterTenantBody, new Date());
+    const decision = decideRegisterTenant(req.body as RegisterTenantBody, services.clock());
     const { position } = await services.eventStore.append(
       decision.stream,
       [

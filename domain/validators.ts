@@ -29,6 +29,11 @@ export interface Validator {
   readonly id: string;
   /** When known, the round checks each vote's signature before counting it. */
   readonly publicKey?: KeyObject;
+  /**
+   * An in-process signer whose votes this process made itself: re-verifying them proves nothing and
+   * costs an Ed25519 verification per vote (the auditor still verifies every stored vote).
+   */
+  readonly inProcess?: boolean;
   /** Resolves with a signed vote; rejects only when the validator cannot be reached or fails. */
   vote(request: VoteRequest): Promise<ValidatorVote>;
 }
@@ -41,6 +46,7 @@ export function validatorIdOf(publicKey: KeyObject): string {
 export class LocalValidator implements Validator {
   readonly id: string;
   readonly publicKey: KeyObject;
+  readonly inProcess = true;
   readonly #privateKey: KeyObject;
 
   constructor(privateKey: KeyObject) {

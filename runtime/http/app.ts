@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { governanceCommandRoutes } from '../../command-api/governance-routes';
 import { commandRoutes } from '../../command-api/routes';
@@ -26,12 +27,30 @@ export function createApp(services: Services): express.Express {
   app.use(governanceCommandRoutes(services));
   app.use(readRoutes(services));
   app.use(governanceReadRoutes(services));
-  app.use('/gov/v1/log', logRoutes(services.log));
+  app.use('/gov/v1/log', logRoutes(services.log, { extraKeys: () => publishedKeys(services) }));
   app.use((req: Request, res: Response) => {
     sendError(res, 404, 'NOT_FOUND', `no route for ${req.method} ${req.path}`);
   });
   app.use(errorHandler(services));
   return app;
+}
+
+/** The keys a verifier needs beyond the log key: the envelope authority's and the validators'. */
+function publishedKeys(services: Services) {
+  const spki = (key: KeyObject) => key.export({ type: 'spki', format: 'der' }).toString('base64');
+  const { authority, validators } = services.admission;
+  return {
+    authority: {
+      node_id: authority.nodeId,
+      algorithm: 'Ed25519',
+      public_key_spki: spki(authority.publicKey),
+    },
+    validators: validators.map((validator) => ({
+      validator_id: validator.id,
+      algorithm: 'Ed25519',
+      public_key_spki: validator.publicKey ? spki(validator.publicKey) : null,
+    })),
+  };
 }
 
 function recordDuration(services: Services) {

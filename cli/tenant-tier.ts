@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import { decideChangeTier, UnknownTenantError } from '../command-api/account-commands';
+import { AggregateWriter } from '../command-api/aggregate-writer';
+import { tenantAggregate, tenantStream } from '../command-api/tenant-state';
+import type { Tier } from '../command-api/tier-limits';
+import { TIER_LIMITS } from '../command-api/tier-limits';
+import type { EventStore } from '../ports/event-store';
+
+export interface TierCommand {
+  tenantId: string;
+  tier: string;
+  dailyLeafLimit?: string;
+  operator?: string;
+  reason?: string;
+}
+
+export type TierCommandResult =
+  | {
+      ok: true;
+      changed: boolean;
+      tenant_id: string;
+      tier: Tier;
+      previous_tier: Tier;
+      daily_leaf_limit: number | null;
+    }
+  | { ok: false; usage: boolean; message: string };
+
+/**
+ * `gov tenant tier <tenant_id> <tier>`: appends TenantTierChanged to the tenant's stream (the running
+ * server sees it through its projections and its next decision for that tenant).
+ */
+export async function changeTier(
+  eventStore: EventStore,
+  command: TierCommand,
+  now = new Date(),
+): Promise<TierCommandResult> {
+  if (!/^ten_[0-9a-f]{24}$/.test(command.tenantId)) {
+    return {
+      ok: false,
+      usage: true,
+      message: `'${command.tenantId}' is not a tenant id (ten_ and 24 hex digits)`,
+    };
+  }
+  if (!Object.hasOwn(TIER_LIMITS, command.tier)) {
+    return { ok: false, usage: true, message: `tier must be one of ${Object.keys(TIER_LIMITS).join(', ')}` };
+  }
+  let dailyLeafLimit: number | null = null;
+  if (command.dailyLeafLimit !== undefined) {
+    dailyLeafLimit = Number(command.dailyLeafLimit);
+    if (!/^(0|[1-9][0-9]{0,9})$/.test(command.dailyLeafLimit)) {
+      return {
+        ok: false,
+        usage: true,
+        message: '--daily-leaf-limit must be a whole number of leaves per day',
+      };
+    }
+  }
+  const tier = command.tier as Tier;
+  const writer = new AggregateWriter(eventStore, tenantAggregate);
+  try {
+    const result = await writer.execute(tenantStream(command.tenantId), (state) =>
+      decideChangeTier(
+        state,
+        {
+          tier,
+          dailyLeafLimit,
+          operator: command.operator ?? `${os.userInfo().username}@${os.hostname()}`,
+          reason: command.reason,
+        },
+        { now, correlationId: `cli-${randomUUID()}` },
+      ),
+    );
+    return {
+      ok: true,
+      changed: result.changed,
+      tenant_id: command.tenantId,
+      tier,
+      previous_tier: result.previous_tier,
+      daily_leaf_limit: dailyLeafLimit,
+    };
+  } catch (error) {
+    if (error instanceof UnknownTenantError)
+      return { ok: false, usage: false, message: `no tenant ${command.tenantId}` };
+    throw error;
+  }
+}
