@@ -67,7 +67,11 @@ export interface TestServer {
   client: GovClient;
   /** Stops the server (if running) and removes the temp dir. */
   dispose(): Promise<void>;
-  /** Stops the server and starts a new one on the same data dir and clock. */
+  /** Stops the server (gracefully); the data dir stays. */
+  stop(): Promise<void>;
+  /** Starts a new server on the same data dir and clock (after `stop`). */
+  start(): Promise<void>;
+  /** `stop` then `start`. */
   restart(): Promise<void>;
 }
 
@@ -95,12 +99,19 @@ export async function startTestServer(
       running = null;
       temp.remove();
     },
-    async restart() {
+    async stop() {
       await running?.close();
       running = null;
+    },
+    async start() {
+      if (running) throw new Error('the server is already running');
       running = await start();
       handle.server = running;
       handle.client = new GovClient(running.url);
+    },
+    async restart() {
+      await handle.stop();
+      await handle.start();
     },
   };
   return handle;
