@@ -9,6 +9,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { changeTier } from '../cli/tenant-tier';
+import { validBody } from '../domain/test-fixtures';
 import { ValidatingEventStore } from '../event-schemas';
 import type { BenchRow, BenchSuite } from './report';
 import { tempDir } from './temp-dir';
@@ -16,34 +17,9 @@ import { tempDir } from './temp-dir';
 const SECONDS = Number(process.env.GOV_BENCH_SECONDS ?? 3);
 const CONNECTIONS = 64;
 
-const hex = (c: string) => c.repeat(64);
-
-/** A passing evidence submission (every gate well inside the default policy). */
+/** A passing evidence submission for one subject (the domain tests' fixture). */
 function evidenceBody(subject: string): string {
-  return JSON.stringify({
-    subject_id: subject,
-    gate_results: {
-      G1: {
-        result: 'PASS',
-        confidence_interval_lower: 0.86,
-        confidence_interval_upper: 0.94,
-        bootstrap_iterations: 2000,
-      },
-      G2: { result: 'PASS', causal_attribution: true, ablation_delta: 0.12 },
-      G3: { result: 'PASS', protected_metrics: { demographic_parity_gap: 0.01 } },
-      G4: { result: 'PASS', evidence_class: 'INSTRUMENTED' },
-      G5: { result: 'PASS', operator_id: 'bench-operator' },
-    },
-    evidence: {
-      dataset_provenance_hash: hex('a'),
-      evaluation_trace_hash: hex('b'),
-      ablation_execution_log_hash: hex('c'),
-      capability_certificate_hash: hex('d'),
-    },
-    replay_seed: '5eed',
-    state_before_hash: hex('e'),
-    state_after_hash: hex('f'),
-  });
+  return JSON.stringify({ ...validBody(), subject_id: subject });
 }
 
 async function startServer(dataDir: string, port: number): Promise<ChildProcess> {

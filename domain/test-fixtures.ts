@@ -1,4 +1,4 @@
-/** Shared inputs for the domain's tests (no Jest globals here: plain data and builders). */
+/** Shared inputs for tests and benchmarks (no Jest globals here: plain data and builders). */
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { SubmitEvidenceBody, TenantPolicy } from '../event-schemas';
 import { artifactHashOf, buildProofBundle } from './bundle';

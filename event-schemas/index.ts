@@ -6,9 +6,11 @@ export {
   type FieldProblem,
   isKnownEventType,
   type RecordName,
+  type ResponseName,
   type Validation,
   validateCommand,
   validateEnvelope,
   validateEventData,
   validateRecord,
+  validateResponse,
 } from './validation';

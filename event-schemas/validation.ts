@@ -1,11 +1,12 @@
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { CommandBodies, EventPayloads } from './generated/types';
-import { commandSchemas, envelopeSchema, eventSchemas, recordSchemas } from './schemas';
+import { commandSchemas, envelopeSchema, eventSchemas, recordSchemas, responseSchemas } from './schemas';
 
 export type CommandName = keyof typeof commandSchemas;
 export type EventType = keyof typeof eventSchemas;
 export type RecordName = keyof typeof recordSchemas;
+export type ResponseName = keyof typeof responseSchemas;
 
 /** One thing wrong with an input: where (RFC 6901 JSON pointer) and why, in words a person can act on. */
 export interface FieldProblem {
@@ -21,7 +22,10 @@ const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, 
 addFormats(ajv);
 // Records (bundle, envelope, …) are referenced from commands and events by their `$id`.
 for (const schema of Object.values(recordSchemas)) ajv.addSchema(schema);
+// Response bodies refer to records and to each other (`urn:gov:response:sth`) by `$id` as well.
+for (const schema of Object.values(responseSchemas)) ajv.addSchema(schema);
 const recordValidators = compileAll(recordSchemas);
+const responseValidators = compileAll(responseSchemas);
 const commandValidators = compileAll(commandSchemas);
 const eventValidators = compileAll(eventSchemas);
 const envelopeValidator = ajv.compile(envelopeSchema);
@@ -41,6 +45,11 @@ export function validateEventData<T extends EventType>(type: T, data: unknown): 
 /** Validates one of the admitted records (proof bundle, envelope, …) against its schema. */
 export function validateRecord<N extends RecordName>(name: N, record: unknown): Validation<unknown> {
   return run(recordValidators[name], record);
+}
+
+/** Validates an HTTP response body (registration, error, sth, …) against its schema. */
+export function validateResponse<N extends ResponseName>(name: N, body: unknown): Validation<unknown> {
+  return run(responseValidators[name], body);
 }
 
 /** Checks the metadata every stored event carries (used by importers and auditors). */

@@ -4,8 +4,8 @@
  */
 import {
   type AdmittedEvidence,
-  type EvidenceBody,
   type ErrorAnswer,
+  type EvidenceBody,
   failingEvidence,
   type GateFailure,
   HOUR_MS,
@@ -75,14 +75,17 @@ describe('governance evidence over HTTP', () => {
       ['no email', { mode: 'test' }, ['/email']],
       ['a malformed email', { email: 'not-an-email' }, ['/email']],
       ['an unknown mode', { email: 'a@example.com', mode: 'prod' }, ['/mode']],
-    ])('given %s, when registering, then 400 INVALID_REQUEST naming the field', async (_name, body, pointers) => {
-      const before = await headPosition();
-      const res = await client().post<ErrorAnswer>('/auto-register', body);
-      expect(res.status).toBe(400);
-      expect(res.body.error).toBe('INVALID_REQUEST');
-      expect(res.body.fields!.map((f) => f.pointer).sort()).toEqual(pointers);
-      expect(await headPosition()).toBe(before);
-    });
+    ])(
+      'given %s, when registering, then 400 INVALID_REQUEST naming the field',
+      async (_name, body, pointers) => {
+        const before = await headPosition();
+        const res = await client().post<ErrorAnswer>('/auto-register', body);
+        expect(res.status).toBe(400);
+        expect(res.body.error).toBe('INVALID_REQUEST');
+        expect(res.body.fields!.map((f) => f.pointer).sort()).toEqual(pointers);
+        expect(await headPosition()).toBe(before);
+      },
+    );
   });
 
   describe('a passing submission', () => {
@@ -115,7 +118,10 @@ describe('governance evidence over HTTP', () => {
     it('then its compliance report is viewable on L1 without an export format', async () => {
       const res = await client().get(new URL(admitted.compliance_url).pathname, tenant.api_key);
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ type: 'GOV_COMPLIANCE_REPORT_V1', artifact_hash: admitted.artifact_hash });
+      expect(res.body).toMatchObject({
+        type: 'GOV_COMPLIANCE_REPORT_V1',
+        artifact_hash: admitted.artifact_hash,
+      });
     });
 
     it('then a second submission for the same subject is the next leaf of a growing tree', async () => {
@@ -134,7 +140,11 @@ describe('governance evidence over HTTP', () => {
 
     const cases: [string, (body: EvidenceBody) => void, string[]][] = [
       ['subject_id missing', (b) => delete (b as Partial<EvidenceBody>).subject_id, ['/subject_id']],
-      ['gate G3 missing', (b) => delete (b.gate_results as Partial<EvidenceBody['gate_results']>).G3, ['/gate_results/G3']],
+      [
+        'gate G3 missing',
+        (b) => delete (b.gate_results as Partial<EvidenceBody['gate_results']>).G3,
+        ['/gate_results/G3'],
+      ],
       [
         'an evidence hash missing',
         (b) => delete (b.evidence as Partial<EvidenceBody['evidence']>).evaluation_trace_hash,
@@ -178,17 +188,20 @@ describe('governance evidence over HTTP', () => {
       ],
     ];
 
-    it.each(cases)('given %s, when submitted, then 400 with a fields pointer for each and nothing appended', async (_name, mutate, pointers) => {
-      const body = validEvidence();
-      mutate(body);
-      const before = await headPosition();
-      const res = await client().submitEvidence(tenant.api_key, body);
-      expect(res.status).toBe(400);
-      expect(res.body.error).toBe('INVALID_REQUEST');
-      expect([...new Set(res.body.fields!.map((f) => f.pointer))].sort()).toEqual([...pointers].sort());
-      for (const field of res.body.fields!) expect(field.reason).toEqual(expect.any(String));
-      expect(await headPosition()).toBe(before);
-    });
+    it.each(cases)(
+      'given %s, when submitted, then 400 with a fields pointer for each and nothing appended',
+      async (_name, mutate, pointers) => {
+        const body = validEvidence();
+        mutate(body);
+        const before = await headPosition();
+        const res = await client().submitEvidence(tenant.api_key, body);
+        expect(res.status).toBe(400);
+        expect(res.body.error).toBe('INVALID_REQUEST');
+        expect([...new Set(res.body.fields!.map((f) => f.pointer))].sort()).toEqual([...pointers].sort());
+        for (const field of res.body.fields!) expect(field.reason).toEqual(expect.any(String));
+        expect(await headPosition()).toBe(before);
+      },
+    );
 
     it('given a body that is not JSON, when submitted, then 400 INVALID_REQUEST', async () => {
       const res = await client().request<ErrorAnswer>('POST', '/governance/evidence', {
@@ -217,7 +230,10 @@ describe('governance evidence over HTTP', () => {
       ['a malformed key', () => ({ authorization: 'Bearer not-a-key' })],
       ['another scheme', () => ({ authorization: `Basic ${Buffer.from('a:b').toString('base64')}` })],
       ['an unknown key', () => ({ authorization: `Bearer gov_live_0123456789abcdef_${'A'.repeat(43)}` })],
-      ['the wrong secret for a known key id', () => ({ authorization: `Bearer ${wrongSecret(tenant.api_key)}` })],
+      [
+        'the wrong secret for a known key id',
+        () => ({ authorization: `Bearer ${wrongSecret(tenant.api_key)}` }),
+      ],
     ])('given %s, when submitting evidence, then 401 and nothing appended', async (_name, headers) => {
       const before = await headPosition();
       const res = await client().request<ErrorAnswer>('POST', '/governance/evidence', {
@@ -292,12 +308,15 @@ describe('governance evidence over HTTP', () => {
       });
     });
 
-    it.each(['ATTESTED', 'INSTRUMENTED'])('given evidence_class %s, when submitted, then it is admitted', async (evidenceClass) => {
-      const tenant = await client().register();
-      const body = validEvidence();
-      body.gate_results.G4.evidence_class = evidenceClass;
-      await log.checkAdmission(await client().admit(tenant.api_key, body));
-    });
+    it.each(['ATTESTED', 'INSTRUMENTED'])(
+      'given evidence_class %s, when submitted, then it is admitted',
+      async (evidenceClass) => {
+        const tenant = await client().register();
+        const body = validEvidence();
+        body.gate_results.G4.evidence_class = evidenceClass;
+        await log.checkAdmission(await client().admit(tenant.api_key, body));
+      },
+    );
   });
 
   describe('409 TRIAL_EXHAUSTED', () => {
@@ -333,7 +352,9 @@ describe('governance evidence over HTTP', () => {
   describe('429 RATE_LIMITED', () => {
     it('given an L1 tenant, when it sends 61 requests within one minute, then the 61st is 429 with Retry-After, and the next minute it may go on', async () => {
       const tenant = await client().register();
-      const first = await Promise.all(Array.from({ length: 60 }, () => client().get('/account', tenant.api_key)));
+      const first = await Promise.all(
+        Array.from({ length: 60 }, () => client().get('/account', tenant.api_key)),
+      );
       expect(first.map((r) => r.status)).toEqual(Array(60).fill(200));
       const over = await client().submitEvidence(tenant.api_key);
       expect(over.status).toBe(429);
@@ -371,15 +392,18 @@ describe('governance evidence over HTTP', () => {
       admitted = await client().admit(tenant.api_key);
     });
 
-    it.each(['json', 'markdown'])('given an L1 tenant, when it exports its report as %s, then 403', async (format) => {
-      const res = await client().get<ErrorAnswer>(
-        `/governance/report/${admitted.artifact_hash}?format=${format}`,
-        tenant.api_key,
-      );
-      expect(res.status).toBe(403);
-      expect(res.body.error).toBe('TIER_INSUFFICIENT');
-      expect(res.headers.get('content-disposition')).toBeNull();
-    });
+    it.each(['json', 'markdown'])(
+      'given an L1 tenant, when it exports its report as %s, then 403',
+      async (format) => {
+        const res = await client().get<ErrorAnswer>(
+          `/governance/report/${admitted.artifact_hash}?format=${format}`,
+          tenant.api_key,
+        );
+        expect(res.status).toBe(403);
+        expect(res.body.error).toBe('TIER_INSUFFICIENT');
+        expect(res.headers.get('content-disposition')).toBeNull();
+      },
+    );
 
     it('given an L1 tenant, when it calls every closed-loop endpoint, then each answers 403 and nothing is appended', async () => {
       const before = await headPosition();
@@ -425,7 +449,9 @@ describe('governance evidence over HTTP', () => {
       const tenant = await client().register();
       await setTier(t.server, tenant.tenant_id, 'L2');
       const answers = await Promise.all(
-        Array.from({ length: 40 }, (_, i) => client().submitEvidence(tenant.api_key, validEvidence(`fleet-${i % 4}`))),
+        Array.from({ length: 40 }, (_, i) =>
+          client().submitEvidence(tenant.api_key, validEvidence(`fleet-${i % 4}`)),
+        ),
       );
       expect(answers.map((r) => r.status)).toEqual(Array(40).fill(201));
       const indices = answers.map((r) => r.body.leaf_index);
@@ -434,10 +460,9 @@ describe('governance evidence over HTTP', () => {
       for (const res of answers) await log.checkAdmission(res.body);
 
       // Each subject's chain links every bundle to the previous one of that subject.
-      const chain = await client().get<{ items: { subject_id: string; artifact_hash: string; parent_bundle_hash: string | null }[] }>(
-        '/governance/chain?limit=200',
-        tenant.api_key,
-      );
+      const chain = await client().get<{
+        items: { subject_id: string; artifact_hash: string; parent_bundle_hash: string | null }[];
+      }>('/governance/chain?limit=200', tenant.api_key);
       expect(chain.body.items).toHaveLength(40);
       const last = new Map<string, string | null>();
       for (const item of chain.body.items) {

@@ -21,6 +21,23 @@ import tenantPolicy from './records/tenant-policy.json';
 import validatorCertificate from './records/validator-certificate.json';
 import validatorVote from './records/validator-vote.json';
 import varianceRecord from './records/variance-record.json';
+import account from './responses/account.json';
+import chainPage from './responses/chain-page.json';
+import error from './responses/error.json';
+import evidenceAdmittedResponse from './responses/evidence-admitted.json';
+import executionAdmittedResponse from './responses/execution-admitted.json';
+import gateFailure from './responses/gate-failure.json';
+import health from './responses/health.json';
+import keyRotation from './responses/key-rotation.json';
+import logConsistency from './responses/log-consistency.json';
+import logKeys from './responses/log-keys.json';
+import logLeaf from './responses/log-leaf.json';
+import logProof from './responses/log-proof.json';
+import registration from './responses/registration.json';
+import status from './responses/status.json';
+import sth from './responses/sth.json';
+import tripleLeaf from './responses/triple-leaf.json';
+import version from './responses/version.json';
 
 /** Request bodies, by command name. */
 export const commandSchemas = {
@@ -55,6 +72,31 @@ export const recordSchemas = {
   'execution-trace': executionTrace,
   'variance-record': varianceRecord,
   'compliance-report': complianceReport,
+} as const satisfies Record<string, { $id: string; title: string }>;
+
+/**
+ * Response bodies of the HTTP API, by name. They refer to records with `{"$ref": "urn:gov:record:<name>"}`
+ * and to each other with `urn:gov:response:<name>`; the OpenAPI document (GET /openapi.json) is built
+ * from them. Not part of the generated TypeScript types.
+ */
+export const responseSchemas = {
+  registration,
+  account,
+  'key-rotation': keyRotation,
+  'evidence-admitted': evidenceAdmittedResponse,
+  'gate-failure': gateFailure,
+  error,
+  'chain-page': chainPage,
+  status,
+  'execution-admitted': executionAdmittedResponse,
+  'triple-leaf': tripleLeaf,
+  sth,
+  'log-leaf': logLeaf,
+  'log-proof': logProof,
+  'log-consistency': logConsistency,
+  'log-keys': logKeys,
+  health,
+  version,
 } as const satisfies Record<string, { $id: string; title: string }>;
 
 export const envelopeSchema = recordedEvent;

@@ -4,6 +4,7 @@ import { governanceCommandRoutes } from '../../command-api/governance-routes';
 import { commandRoutes } from '../../command-api/routes';
 import { governanceReadRoutes } from '../../read-api/governance-routes';
 import { logRoutes } from '../../read-api/log-routes';
+import { openApiRoutes } from '../../read-api/openapi';
 import { readRoutes } from '../../read-api/routes';
 import type { Services } from '../services';
 import { correlation } from './correlation';
@@ -28,6 +29,7 @@ export function createApp(services: Services): express.Express {
   app.use(readRoutes(services));
   app.use(governanceReadRoutes(services));
   app.use('/gov/v1/log', logRoutes(services.log, { extraKeys: () => publishedKeys(services) }));
+  app.use(openApiRoutes(services));
   app.use((req: Request, res: Response) => {
     sendError(res, 404, 'NOT_FOUND', `no route for ${req.method} ${req.path}`);
   });

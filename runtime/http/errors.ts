@@ -50,5 +50,5 @@ export function sendInvalid(res: Response, fields: FieldProblem[]): void {
     .map((f) => `${f.pointer || '(body)'} ${f.reason}`)
     .join('; ');
   const more = fields.length > 5 ? `; and ${fields.length - 5} more` : '';
-  sendError(res, 400, 'INVALID_REQUEST', `the request body is invalid: ${summary}${more}`, { fields });
+  sendError(res, 400, 'INVALID_REQUEST', `the request is invalid: ${summary}${more}`, { fields });
 }

@@ -1,0 +1,251 @@
+/**
+ * Acceptance: API key rotation (24-hour grace on an injected clock, keys never at rest) and tier gating
+ * after an operator tier change, both through the library call and through the real `gov` CLI.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT } from './support/children';
+import {
+  type AdmittedEvidence,
+  type ErrorAnswer,
+  HOUR_MS,
+  MINUTE_MS,
+  type Registration,
+  setTier,
+  startTestServer,
+  type TestServer,
+} from './support/governance-client';
+
+interface Rotated {
+  api_key: string;
+  key_id: string;
+  previous_key_id: string;
+  previous_key_expires_at: string;
+}
+
+/** Every file under `dir`, recursively (SQLite main files, WAL and SHM included). */
+function filesUnder(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) =>
+      entry.isDirectory() ? filesUnder(path.join(dir, entry.name)) : [path.join(dir, entry.name)],
+    );
+}
+
+describe('API keys and tiers over HTTP', () => {
+  let t: TestServer;
+  const client = () => t.client;
+
+  beforeAll(async () => {
+    t = await startTestServer('gov-keys');
+  });
+  beforeEach(() => t.clock.advance(MINUTE_MS));
+  afterAll(async () => {
+    await t?.dispose();
+  });
+
+  describe('POST /api-key/rotate', () => {
+    let tenant: Registration;
+    let rotated: Rotated;
+    let rotatedAt: number;
+
+    beforeAll(async () => {
+      tenant = await client().register({ email: 'rot@example.com' });
+    });
+
+    it('given a live key, when it is rotated, then a new gov_live_ key is returned and works at once', async () => {
+      rotatedAt = t.clock.now();
+      const res = await client().post<Rotated>('/api-key/rotate', undefined, tenant.api_key);
+      expect(res.status).toBe(200);
+      rotated = res.body;
+      expect(rotated.api_key).toMatch(/^gov_live_/);
+      expect(rotated.api_key).not.toBe(tenant.api_key);
+      expect(rotated.previous_key_expires_at).toBe(new Date(rotatedAt + 24 * HOUR_MS).toISOString());
+      const account = await client().get('/account', rotated.api_key);
+      expect(account.status).toBe(200);
+      expect(account.body).toMatchObject({ tenant_id: tenant.tenant_id });
+    });
+
+    it('then the old key still works at +23h59m', async () => {
+      t.clock.set(rotatedAt + 23 * HOUR_MS + 59 * MINUTE_MS);
+      const res = await client().get('/account', tenant.api_key);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ tenant_id: tenant.tenant_id });
+    });
+
+    it('then at +24h exactly the old key answers 401 while the new one keeps working', async () => {
+      t.clock.set(rotatedAt + 24 * HOUR_MS);
+      const old = await client().get<ErrorAnswer>('/account', tenant.api_key);
+      expect(old.status).toBe(401);
+      expect(old.body.error).toBe('UNAUTHORIZED');
+      expect((await client().submitEvidence(tenant.api_key)).status).toBe(401);
+      expect((await client().get('/account', rotated.api_key)).status).toBe(200);
+    });
+
+    it('given a test-mode key, when it is rotated, then the new key is a gov_test_ key', async () => {
+      const testTenant = await client().register({ mode: 'test' });
+      expect(testTenant.api_key).toMatch(/^gov_test_/);
+      const res = await client().post<Rotated>('/api-key/rotate', undefined, testTenant.api_key);
+      expect(res.status).toBe(200);
+      expect(res.body.api_key).toMatch(/^gov_test_/);
+      expect((await client().get('/account', res.body.api_key)).status).toBe(200);
+    });
+
+    it('given no valid key, when rotating, then 401', async () => {
+      const res = await client().post<ErrorAnswer>(
+        '/api-key/rotate',
+        undefined,
+        `gov_live_0123456789abcdef_${'A'.repeat(43)}`,
+      );
+      expect(res.status).toBe(401);
+      expect(res.body.error).toBe('UNAUTHORIZED');
+    });
+
+    it('then no key (issued or rotated), nor its secret part, appears anywhere in the event store or read store files', async () => {
+      const keys = [tenant.api_key, rotated.api_key];
+      const files = filesUnder(t.dataDir);
+      expect(
+        files.some((f) => path.basename(f) === path.basename(t.server.services.config.eventStoreFile)),
+      ).toBe(true);
+      expect(
+        files.some((f) => path.basename(f) === path.basename(t.server.services.config.readStoreFile)),
+      ).toBe(true);
+      for (const file of files) {
+        const bytes = fs.readFileSync(file);
+        for (const key of keys) {
+          expect({ file, found: bytes.includes(key) }).toEqual({ file, found: false });
+          expect({ file, found: bytes.includes(key.slice(-43)) }).toEqual({ file, found: false });
+        }
+      }
+    });
+  });
+
+  describe('tier gating after an operator tier change', () => {
+    let tenant: Registration;
+    let admitted: AdmittedEvidence;
+
+    beforeAll(async () => {
+      tenant = await client().register();
+      admitted = await client().admit(tenant.api_key);
+    });
+
+    it('given an L1 tenant, when it exports its report, then 403 TIER_INSUFFICIENT', async () => {
+      const res = await client().get<ErrorAnswer>(
+        `/governance/report/${admitted.artifact_hash}?format=json`,
+        tenant.api_key,
+      );
+      expect(res.status).toBe(403);
+      expect(res.body.error).toBe('TIER_INSUFFICIENT');
+    });
+
+    it('given the tenant was changed to L2, when it exports its report as JSON, then 200 with Content-Disposition attachment', async () => {
+      await setTier(t.server, tenant.tenant_id, 'L2');
+      expect((await client().get('/account', tenant.api_key)).body).toMatchObject({ tier: 'L2' });
+      const res = await client().get(
+        `/governance/report/${admitted.artifact_hash}?format=json`,
+        tenant.api_key,
+      );
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename=".+\.json"$/);
+      expect(res.body).toMatchObject({
+        type: 'GOV_COMPLIANCE_REPORT_V1',
+        tenant_id: tenant.tenant_id,
+        artifact_hash: admitted.artifact_hash,
+      });
+    });
+
+    it('then the Markdown export is text/markdown with Content-Disposition attachment', async () => {
+      const res = await client().get(
+        `/governance/report/${admitted.artifact_hash}?format=markdown`,
+        tenant.api_key,
+      );
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/markdown/);
+      expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename=".+\.md"$/);
+      expect(res.text).toContain(admitted.artifact_hash);
+    });
+
+    it('then the closed-loop endpoints are open to it (no 403)', async () => {
+      const execution = await client().post(
+        '/governance/execution',
+        { parent_auth_leaf_hash: admitted.leaf_hash, outcome: 'EXECUTED' },
+        tenant.api_key,
+      );
+      expect(execution.status).toBe(201);
+      expect((await client().get(`/governance/variance/${admitted.leaf_hash}`, tenant.api_key)).status).toBe(
+        200,
+      );
+      expect(
+        (await client().get(`/governance/triple-leaf/${admitted.leaf_hash}`, tenant.api_key)).status,
+      ).toBe(200);
+    });
+
+    it('then the trial cap no longer applies: a sixth leaf is admitted', async () => {
+      for (let i = 0; i < 5; i++) await client().admit(tenant.api_key);
+      expect((await client().get('/account', tenant.api_key)).body).toMatchObject({ evidence_leaves: 6 });
+    });
+  });
+});
+
+describe('the gov CLI changing a tier on a stopped server', () => {
+  let t: TestServer;
+  let tenant: Registration;
+
+  beforeAll(async () => {
+    t = await startTestServer('gov-cli-tier');
+    tenant = await t.client.register();
+    await t.stop();
+  });
+  afterAll(async () => {
+    await t?.dispose();
+  });
+
+  const gov = (...args: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', path.join(REPO_ROOT, 'cli/gov.ts'), ...args],
+        {
+          cwd: REPO_ROOT,
+          env: { ...process.env, GOV_DATA_DIR: t.dataDir, GOV_EVENT_STORE_FILE: '', GOV_READ_STORE_FILE: '' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+      });
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+      });
+      child.once('error', reject);
+      child.once('close', (code) => resolve({ code, stdout, stderr }));
+    });
+
+  it('given a bad tier, when `gov tenant tier` runs, then it exits 2 and changes nothing', async () => {
+    const result = await gov('tenant', 'tier', tenant.tenant_id, 'L9');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/tier/);
+  });
+
+  it('given a valid tier, when `gov tenant tier <id> L2` runs, then it exits 0, and after a restart the tenant is L2', async () => {
+    const result = await gov('tenant', 'tier', tenant.tenant_id, 'L2');
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    // "L1 -> L2": the earlier bad-tier run changed nothing.
+    expect(result.stdout).toContain(`${tenant.tenant_id}: tier L1 -> L2`);
+
+    await t.start();
+    const account = await t.client.get('/account', tenant.api_key);
+    expect(account.status).toBe(200);
+    expect(account.body).toMatchObject({ tenant_id: tenant.tenant_id, tier: 'L2' });
+    const admitted = await t.client.admit(tenant.api_key);
+    const report = await t.client.get(
+      `/governance/report/${admitted.artifact_hash}?format=json`,
+      tenant.api_key,
+    );
+    expect(report.status).toBe(200);
+  });
+});
