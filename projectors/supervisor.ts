@@ -68,6 +68,16 @@ export class ProjectionSupervisor {
     await Promise.all(waits);
   }
 
+  /** Resolves once every projection has applied what the store held when this was called (start-up). */
+  async catchUp(): Promise<void> {
+    await Promise.all(
+      this.options.projections.map(async (projection) => {
+        const head = await this.options.eventStore.headPosition({ eventTypes: projection.eventTypes });
+        await this.runners.get(projection.name)?.waitForPosition(head);
+      }),
+    );
+  }
+
   runner(projectionName: string): ProjectorRunner | undefined {
     return this.runners.get(projectionName);
   }

@@ -51,6 +51,8 @@ export async function startEmbedded(
   const readStore = new SqliteReadStore(config.readStoreFile);
   const supervisor = new ProjectionSupervisor({ projections, eventStore, readStore, metrics, logger });
   await supervisor.start();
+  // Serve nothing older than the store: read models first catch up with events written while stopped.
+  await supervisor.catchUp();
   const sequencer = new LogSequencer({ eventStore, signer: keyring.logSigner, logger, metrics, clock });
   await sequencer.start();
   const catalog = new ProjectionCatalog(readStore, 1000);

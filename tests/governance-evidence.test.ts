@@ -26,6 +26,12 @@ describe('governance evidence over HTTP', () => {
   let log: LogVerifier;
   const client = () => t.client;
   const headPosition = () => t.server.services.eventStore.headPosition();
+  /** Every 201 of this suite goes through here: its proof, leaf, STH and replay bundle are verified. */
+  const admit = async (key: string, body?: EvidenceBody) => {
+    const admitted = await client().admit(key, body);
+    await log.checkAdmission(admitted);
+    return admitted;
+  };
   const status = async (key: string, subjectId?: string) => {
     const res = await client().get<{
       lifecycle: string | null;
@@ -125,10 +131,9 @@ describe('governance evidence over HTTP', () => {
     });
 
     it('then a second submission for the same subject is the next leaf of a growing tree', async () => {
-      const next = await client().admit(tenant.api_key, validEvidence('credit-model'));
+      const next = await admit(tenant.api_key, validEvidence('credit-model'));
       expect(next.leaf_index).toBeGreaterThan(admitted.leaf_index);
       expect(next.leaf_hash).not.toBe(admitted.leaf_hash);
-      await log.checkAdmission(next);
     });
   });
 
@@ -256,7 +261,7 @@ describe('governance evidence over HTTP', () => {
   describe('422: gates reject the evidence', () => {
     it('given a G1 lower bound below 0.80, when submitted, then 422 GATE_FAILURE, ACTION_BLOCKED, nothing admitted, and the failure is recorded', async () => {
       const tenant = await client().register();
-      await client().admit(tenant.api_key, validEvidence('scorer'));
+      await admit(tenant.api_key, validEvidence('scorer'));
       const sizeBefore = (await log.latest()).tree_size;
       const before = await status(tenant.api_key, 'scorer');
       expect(before.consecutive_fails).toBe(0);
@@ -314,7 +319,7 @@ describe('governance evidence over HTTP', () => {
         const tenant = await client().register();
         const body = validEvidence();
         body.gate_results.G4.evidence_class = evidenceClass;
-        await log.checkAdmission(await client().admit(tenant.api_key, body));
+        await admit(tenant.api_key, body);
       },
     );
   });
@@ -323,8 +328,7 @@ describe('governance evidence over HTTP', () => {
     it('given a trial tenant with 5 admitted leaves, when a sixth is submitted, then 409 and the trial shows 0 remaining', async () => {
       const tenant = await client().register();
       for (let i = 0; i < 5; i++) {
-        const admitted = await client().admit(tenant.api_key, validEvidence(`subject-${i % 2}`));
-        await log.checkAdmission(admitted);
+        await admit(tenant.api_key, validEvidence(`subject-${i % 2}`));
         expect((await status(tenant.api_key)).trial_leaves_remaining).toBe(4 - i);
       }
       const sizeBefore = (await log.latest()).tree_size;
@@ -338,7 +342,7 @@ describe('governance evidence over HTTP', () => {
       const registeredAt = t.clock.now();
       const tenant = await client().register();
       t.clock.set(registeredAt + 71 * HOUR_MS + 59 * MINUTE_MS);
-      await log.checkAdmission(await client().admit(tenant.api_key));
+      await admit(tenant.api_key);
       expect((await status(tenant.api_key)).trial_leaves_remaining).toBe(4);
 
       t.clock.set(registeredAt + 72 * HOUR_MS);
@@ -371,8 +375,8 @@ describe('governance evidence over HTTP', () => {
     it('given an L2 tenant with a daily allowance of 2 leaves, when a third is submitted the same UTC day, then 429 with Retry-After until midnight UTC, and the next day it is admitted', async () => {
       const tenant = await client().register();
       await setTier(t.server, tenant.tenant_id, 'L2', '2');
-      await client().admit(tenant.api_key);
-      await client().admit(tenant.api_key);
+      await admit(tenant.api_key);
+      await admit(tenant.api_key);
       const res = await client().submitEvidence(tenant.api_key);
       expect(res.status).toBe(429);
       expect(res.body.error).toBe('RATE_LIMITED');
@@ -380,7 +384,7 @@ describe('governance evidence over HTTP', () => {
       expect(Number(res.headers.get('retry-after'))).toBe(Math.ceil((nextMidnight - t.clock.now()) / 1000));
 
       t.clock.set(nextMidnight);
-      await log.checkAdmission(await client().admit(tenant.api_key));
+      await admit(tenant.api_key);
     });
   });
 
@@ -389,7 +393,7 @@ describe('governance evidence over HTTP', () => {
     let admitted: AdmittedEvidence;
     beforeAll(async () => {
       tenant = await client().register();
-      admitted = await client().admit(tenant.api_key);
+      admitted = await admit(tenant.api_key);
     });
 
     it.each(['json', 'markdown'])(
