@@ -3,35 +3,12 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
+import { hex, validBody } from '../domain/test-fixtures';
 import { collect } from '../ports/contract/event-store.contract';
 import { EventSchemaError, ValidatingEventStore, validateCommand, validateEventData } from '.';
 import { commandSchemas, eventSchemas } from './schemas';
 
-const hex = (c: string) => c.repeat(64);
-const validEvidence = () => ({
-  subject_id: 'model-7',
-  gate_results: {
-    G1: {
-      result: 'PASS',
-      confidence_interval_lower: 0.85,
-      confidence_interval_upper: 0.95,
-      bootstrap_iterations: 2000,
-    },
-    G2: { result: 'PASS', causal_attribution: true, ablation_delta: 0.1 },
-    G3: { result: 'PASS', protected_metrics: { toxicity: 0.01 } },
-    G4: { result: 'PASS', evidence_class: 'HOOKED' },
-    G5: { result: 'PASS', operator_id: 'op-1' },
-  },
-  evidence: {
-    dataset_provenance_hash: hex('a'),
-    evaluation_trace_hash: hex('b'),
-    ablation_execution_log_hash: hex('c'),
-    capability_certificate_hash: hex('d'),
-  },
-  replay_seed: 'deadbeef',
-  state_before_hash: hex('e'),
-  state_after_hash: hex('f'),
-});
+const validEvidence = validBody;
 
 describe('event schemas', () => {
   it('the generated TypeScript types are in step with the JSON Schemas (run `npm run schemas` if this fails)', () => {

@@ -4,6 +4,7 @@ import addFormats from 'ajv-formats';
 import express from 'express';
 import { decideChangeTier } from '../command-api/account-commands';
 import { tenantStream } from '../command-api/tenant-state';
+import { hex, validBody } from '../domain/test-fixtures';
 import { commandSchemas, recordSchemas, responseSchemas } from '../event-schemas/schemas';
 import { loadConfig } from '../runtime/config';
 import { type RunningServer, startEmbedded } from '../runtime/embedded';
@@ -454,32 +455,10 @@ describe('the OpenAPI document against the running service', () => {
     expect([...documented].sort()).toEqual([...served].sort());
   });
 
-  const hex = (c: string) => c.repeat(64);
-  const evidence = (subjectId: string, overrides: Record<string, unknown> = {}) => ({
-    subject_id: subjectId,
-    gate_results: {
-      G1: {
-        result: 'PASS',
-        confidence_interval_lower: 0.85,
-        confidence_interval_upper: 0.95,
-        bootstrap_iterations: 2000,
-      },
-      G2: { result: 'PASS', causal_attribution: true, ablation_delta: 0.1 },
-      G3: { result: 'PASS', protected_metrics: { bias: 0.01 } },
-      G4: { result: 'PASS', evidence_class: 'HOOKED' },
-      G5: { result: 'PASS', operator_id: 'op-1' },
-      ...overrides,
-    },
-    evidence: {
-      dataset_provenance_hash: hex('a'),
-      evaluation_trace_hash: hex('b'),
-      ablation_execution_log_hash: hex('c'),
-      capability_certificate_hash: hex('d'),
-    },
-    replay_seed: 'deadbeef',
-    state_before_hash: hex('e'),
-    state_after_hash: hex('f'),
-  });
+  const evidence = (subjectId: string, overrides: Record<string, unknown> = {}) => {
+    const body = validBody();
+    return { ...body, subject_id: subjectId, gate_results: { ...body.gate_results, ...overrides } };
+  };
   const failingG1 = {
     G1: {
       result: 'PASS',

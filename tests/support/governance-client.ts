@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { changeTier } from '../../cli/tenant-tier';
+import { validBody } from '../../domain/test-fixtures';
 import {
   fromHex,
   type JsonSth,
@@ -283,26 +284,14 @@ let evidenceCount = 0;
 export function validEvidence(subjectId = 'model-1'): EvidenceBody {
   const n = ++evidenceCount;
   return {
+    ...validBody(),
     subject_id: subjectId,
-    gate_results: {
-      G1: {
-        result: 'PASS',
-        confidence_interval_lower: 0.85,
-        confidence_interval_upper: 0.95,
-        bootstrap_iterations: 2000,
-      },
-      G2: { result: 'PASS', causal_attribution: true, ablation_delta: 0.12 },
-      G3: { result: 'PASS', protected_metrics: { demographic_parity_gap: 0.02 } },
-      G4: { result: 'PASS', evidence_class: 'HOOKED' },
-      G5: { result: 'PASS', operator_id: 'operator-7' },
-    },
     evidence: {
       dataset_provenance_hash: digest(`dataset-${n}`),
       evaluation_trace_hash: digest(`trace-${n}`),
       ablation_execution_log_hash: digest(`ablation-${n}`),
       capability_certificate_hash: digest(`certificate-${n}`),
     },
-    replay_seed: 'c0ffee',
     state_before_hash: digest(`before-${n}`),
     state_after_hash: digest(`after-${n}`),
   };
