@@ -181,7 +181,7 @@ function validatorFailure(res: Response) {
 /** The authorization leaf an execution names, with the observables it was admitted under. */
 async function findParent(services: Services, leafHash: string): Promise<ParentAuthorization | null> {
   const leaf = await services.readModels.get<LeafView>(governanceProjection, LEAVES, leafHash);
-  if (!leaf || leaf.data.leaf_type !== 'GOV_GOVERNANCE_ENVELOPE_V1' || !leaf.data.artifact_hash) return null;
+  if (leaf?.data.leaf_type !== 'GOV_GOVERNANCE_ENVELOPE_V1' || !leaf.data.artifact_hash) return null;
   const bundle = await services.readModels.get<BundleView>(
     governanceProjection,
     BUNDLES,
