@@ -4,112 +4,19 @@
  * with its own L4 tenant. A 201 means the leaf is integrated and covered by a signed tree head, so
  * the admission latency is also the delay from request to covering STH.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
-import autocannon from 'autocannon';
-import { SqliteEventStore } from '../adapters/sqlite/event-store';
-import { changeTier } from '../cli/tenant-tier';
-import { validBody } from '../domain/test-fixtures';
-import { ValidatingEventStore } from '../event-schemas';
+import {
+  admissions,
+  CONNECTIONS,
+  load,
+  registerL4Tenants,
+  SECONDS,
+  sequencerStats,
+  startServer,
+  stopServer,
+} from './http-server';
 import type { BenchRow, BenchSuite } from './report';
 import { tempDir } from './temp-dir';
-
-const SECONDS = Number(process.env.GOV_BENCH_SECONDS ?? 3);
-const CONNECTIONS = 64;
-
-/** A passing evidence submission for one subject (the domain tests' fixture). */
-function evidenceBody(subject: string): string {
-  return JSON.stringify({ ...validBody(), subject_id: subject });
-}
-
-async function startServer(dataDir: string, port: number): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      ...(process.env.GOV_BENCH_PROFILE
-        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.GOV_BENCH_PROFILE}`]
-        : []),
-      path.resolve(__dirname, '../runtime/main.js'),
-    ],
-    {
-      env: {
-        ...process.env,
-        GOV_PORT: String(port),
-        GOV_HOST: '127.0.0.1',
-        GOV_DATA_DIR: dataDir,
-        GOV_LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return child;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  child.kill('SIGKILL');
-  throw new Error('the server did not start');
-}
-
-async function registerL4Tenants(base: string, dataDir: string, count: number): Promise<string[]> {
-  const tenants: Array<{ api_key: string; tenant_id: string }> = [];
-  for (let i = 0; i < count; i++) {
-    const res = await fetch(`${base}/auto-register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: `bench${i}@example.com` }),
-    });
-    tenants.push((await res.json()) as { api_key: string; tenant_id: string });
-  }
-  const store = new ValidatingEventStore(new SqliteEventStore({ file: path.join(dataDir, 'events.db') }));
-  for (const tenant of tenants)
-    await changeTier(store, { tenantId: tenant.tenant_id, tier: 'L4', operator: 'bench' });
-  await store.close();
-  for (const tenant of tenants) {
-    for (;;) {
-      const res = await fetch(`${base}/account`, { headers: { authorization: `Bearer ${tenant.api_key}` } });
-      if (((await res.json()) as { tier: string }).tier === 'L4') break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-  return tenants.map((t) => t.api_key);
-}
-
-function load(options: autocannon.Options): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    autocannon(options, (error, result) => (error ? reject(error) : resolve(result)));
-  });
-}
-
-function admissions(base: string, keys: string[], seconds: number) {
-  let next = 0;
-  return load({
-    url: `${base}/governance/evidence`,
-    connections: CONNECTIONS,
-    duration: seconds,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    setupClient: (client) => {
-      const i = next++ % keys.length;
-      client.setHeaders({ 'content-type': 'application/json', authorization: `Bearer ${keys[i]}` });
-      client.setBody(evidenceBody(`model-${i}`));
-    },
-  });
-}
-
-/** Mean of a Prometheus histogram (sum / count) and a counter, read from /v1/metrics. */
-async function sequencerStats(base: string): Promise<{ batches: number; seconds: number; leaves: number }> {
-  const text = await (await fetch(`${base}/v1/metrics`)).text();
-  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
-  return {
-    batches: value('gov_sequencer_batch_seconds_count'),
-    seconds: value('gov_sequencer_batch_seconds_sum'),
-    leaves: value('gov_sequencer_leaves_total'),
-  };
-}
 
 export const admissionBench: BenchSuite = async () => {
   const temp = tempDir('gov-bench-admission');
@@ -117,7 +24,9 @@ export const admissionBench: BenchSuite = async () => {
   const base = `http://127.0.0.1:${port}`;
   const server = await startServer(path.join(temp.dir, 'data'), port);
   try {
-    const keys = await registerL4Tenants(base, path.join(temp.dir, 'data'), CONNECTIONS);
+    const keys = (await registerL4Tenants(base, path.join(temp.dir, 'data'), CONNECTIONS)).map(
+      (t) => t.api_key,
+    );
     await admissions(base, keys, 1); // warm-up: JIT, caches, SQLite pages
     const before = await sequencerStats(base);
     const run = await admissions(base, keys, Math.max(5, SECONDS * 3));
@@ -189,8 +98,7 @@ export const admissionBench: BenchSuite = async () => {
     });
     return rows;
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((resolve) => server.once('exit', resolve));
+    await stopServer(server);
     temp.remove();
   }
 };

@@ -6,12 +6,14 @@ import { eventStoreBench } from './event-store.bench';
 import { merkleBench } from './merkle.bench';
 import type { BenchRow, BenchSuite } from './report';
 import { printTable } from './table';
+import { webhookBench } from './webhooks.bench';
 
 /** `npm run bench [suite…]`: runs the benchmarks, prints a table, writes bench/results/latest.json. */
 const suites: Record<string, BenchSuite> = {
   'event-store': eventStoreBench,
   merkle: merkleBench,
   governance: admissionBench,
+  webhooks: webhookBench,
 };
 
 async function main(): Promise<void> {

@@ -28,6 +28,8 @@ export interface TenantState {
   subjects: Map<string, SubjectState>;
   /** Authorization leaves that already have their execution (one per authorization). */
   executed: Set<string>;
+  /** Registered, not removed webhooks: id → the event names each receives. */
+  webhooks: Map<string, readonly string[]>;
 }
 
 /** The stream holding a tenant's account and governance events. */
@@ -54,6 +56,7 @@ export const tenantAggregate: Aggregate<TenantState> = {
     leaves_on_day: 0,
     subjects: new Map(),
     executed: new Set(),
+    webhooks: new Map(),
   }),
   evolve(state, event) {
     switch (event.type) {
@@ -108,6 +111,14 @@ export const tenantAggregate: Aggregate<TenantState> = {
       }
       case 'ExecutionAdmitted':
         state.executed.add((event.data as EventPayloads['ExecutionAdmitted']).trace.parent_auth_leaf_hash);
+        return;
+      case 'WebhookRegistered': {
+        const data = event.data as EventPayloads['WebhookRegistered'];
+        state.webhooks.set(data.webhook_id, data.events);
+        return;
+      }
+      case 'WebhookRemoved':
+        state.webhooks.delete((event.data as EventPayloads['WebhookRemoved']).webhook_id);
         return;
       case 'VarianceRecorded': {
         const { record } = event.data as EventPayloads['VarianceRecorded'];

@@ -37,6 +37,13 @@ export function validBody(): SubmitEvidenceBody {
   };
 }
 
+/** Evidence whose G1 lower bound is under the default 0.80 minimum: a GATE_FAILURE. */
+export function failingBody(): SubmitEvidenceBody {
+  const body = validBody();
+  body.gate_results.G1.confidence_interval_lower = 0.5;
+  return body;
+}
+
 /** A policy differing from the default only where asked. */
 export function policyWith(changes: Partial<TenantPolicy>): TenantPolicy {
   return { ...structuredClone(DEFAULT_POLICY), ...changes };

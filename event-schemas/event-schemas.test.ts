@@ -5,8 +5,15 @@ import path from 'node:path';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { hex, validBody } from '../domain/test-fixtures';
 import { collect } from '../ports/contract/event-store.contract';
-import { EventSchemaError, ValidatingEventStore, validateCommand, validateEventData } from '.';
-import { commandSchemas, eventSchemas } from './schemas';
+import {
+  EventSchemaError,
+  isWebhookEventName,
+  ValidatingEventStore,
+  validateCommand,
+  validateEventData,
+  validateWebhookPayload,
+} from '.';
+import { commandSchemas, eventSchemas, webhookSchemas } from './schemas';
 
 const validEvidence = validBody;
 
@@ -26,10 +33,19 @@ describe('event schemas', () => {
   });
 
   it('every schema is JSON Schema 2020-12 with an $id and a title', () => {
-    for (const schema of [...Object.values(commandSchemas), ...Object.values(eventSchemas)]) {
+    const all = [
+      ...Object.values(commandSchemas),
+      ...Object.values(eventSchemas),
+      ...Object.values(webhookSchemas),
+    ];
+    for (const schema of all) {
       expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
       expect(schema.$id).toMatch(/^urn:gov:/);
       expect(schema.title).toMatch(/^[A-Z]\w+$/);
+    }
+    for (const [name, schema] of Object.entries(webhookSchemas)) {
+      expect(schema.$id).toBe(`urn:gov:webhook:${name}`);
+      expect(schema.description).toEqual(expect.any(String));
     }
   });
 
@@ -124,6 +140,111 @@ describe('event schemas', () => {
       await store.append('tenant-x', [{ type: 'TenantRegistered', data: registered(), ...meta }]);
       expect(await collect(store.readAll())).toHaveLength(1);
       await store.close();
+    });
+  });
+
+  describe('webhooks', () => {
+    const tenantId = `ten_${'0'.repeat(24)}`;
+    const webhookId = `wh_${'a'.repeat(24)}`;
+    const eventId = `evt_${'b'.repeat(32)}`;
+    const names = Object.keys(webhookSchemas);
+
+    it('lists the same eight webhook event names wherever events are named', () => {
+      expect(names).toEqual([
+        'leaf_admitted',
+        'gate_fail',
+        'compliance_report_ready',
+        'execution_trace_admitted',
+        'variance_recorded',
+        'governance_breach',
+        'chain_depth_milestone',
+        'observables_alert',
+      ]);
+      expect(eventSchemas.WebhookRegistered.properties.events.items.enum).toEqual(names);
+      expect(commandSchemas['register-webhook'].properties.events.items.enum).toEqual(names);
+      expect(names.every(isWebhookEventName)).toBe(true);
+      expect(isWebhookEventName('leaf_minted')).toBe(false);
+    });
+
+    it('validates the webhook events by type', () => {
+      const registered = {
+        tenant_id: tenantId,
+        webhook_id: webhookId,
+        url: 'https://hooks.example/gov',
+        events: ['leaf_admitted', 'gate_fail'],
+        secret_sealed: 'v1.sealed',
+        secret_generated: true,
+        created_at: '2026-11-21T10:00:00.000Z',
+      };
+      expect(validateEventData('WebhookRegistered', registered).ok).toBe(true);
+      expect(validateEventData('WebhookRegistered', { ...registered, events: [] }).ok).toBe(false);
+      expect(
+        validateEventData('WebhookRegistered', { ...registered, events: ['gate_fail', 'gate_fail'] }).ok,
+      ).toBe(false);
+      expect(validateEventData('WebhookRegistered', { ...registered, webhook_id: 'wh_1' }).ok).toBe(false);
+      expect(
+        validateEventData('WebhookRemoved', {
+          tenant_id: tenantId,
+          webhook_id: webhookId,
+          removed_at: '2026-11-21T10:00:00.000Z',
+        }).ok,
+      ).toBe(true);
+      const redelivery = {
+        tenant_id: tenantId,
+        webhook_id: webhookId,
+        delivery_id: `${webhookId}.${eventId}`,
+        requested_at: '2026-11-21T10:00:00.000Z',
+      };
+      expect(validateEventData('WebhookRedeliveryRequested', redelivery).ok).toBe(true);
+      expect(
+        validateEventData('WebhookRedeliveryRequested', {
+          ...redelivery,
+          delivery_id: `${webhookId}.${eventId}:r2`,
+        }).ok,
+      ).toBe(true);
+      expect(validateEventData('WebhookRedeliveryRequested', { ...redelivery, delivery_id: 'x' }).ok).toBe(
+        false,
+      );
+    });
+
+    it('accepts a webhook registration body and names what is wrong with a bad one', () => {
+      expect(
+        validateCommand('register-webhook', { url: 'https://hooks.example/gov', events: ['gate_fail'] }).ok,
+      ).toBe(true);
+      const result = validateCommand('register-webhook', {
+        url: 'ftp://hooks.example/gov',
+        events: ['leaf_minted'],
+        secret: 'short',
+      });
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      expect(result.problems.map((p) => p.pointer).sort()).toEqual(['/events/0', '/secret', '/url']);
+    });
+
+    it('accepts a full body or its trimmed summary, and not a mix of the two', () => {
+      const full = {
+        type: 'gate_fail',
+        event_id: eventId,
+        tenant_id: tenantId,
+        subject_id: 'model-7',
+        gates_failed: ['G1'],
+        details: { G1: 'confidence_interval_lower 0.5 is below 0.8' },
+        action: 'ACTION_BLOCKED',
+        failed_at: '2026-11-21T10:00:00.000Z',
+      };
+      const { details: _, ...small } = full;
+      const trimmed = {
+        ...small,
+        trimmed: true,
+        original_bytes: 200_000,
+        url: 'https://gov.example/governance/status?subject_id=model-7',
+      };
+      expect(validateWebhookPayload('gate_fail', full)).toEqual({ ok: true, value: full });
+      expect(validateWebhookPayload('gate_fail', trimmed)).toEqual({ ok: true, value: trimmed });
+      expect(validateWebhookPayload('gate_fail', { ...full, trimmed: true }).ok).toBe(false);
+      expect(validateWebhookPayload('gate_fail', { ...trimmed, original_bytes: 1000 }).ok).toBe(false);
+      expect(validateWebhookPayload('gate_fail', { ...full, type: 'leaf_admitted' }).ok).toBe(false);
+      expect(validateWebhookPayload('leaf_admitted', full).ok).toBe(false);
     });
   });
 });

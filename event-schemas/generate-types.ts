@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { compile } from 'json-schema-to-typescript';
-import { commandSchemas, eventSchemas, recordSchemas } from './schemas';
+import { commandSchemas, eventSchemas, recordSchemas, webhookSchemas } from './schemas';
 
 export const GENERATED_TYPES_FILE = path.join(__dirname, 'generated', 'types.ts');
 
@@ -17,11 +17,20 @@ export async function generateTypes(): Promise<string> {
   ];
   const commandTypes: Record<string, string> = {};
   const eventTypes: Record<string, string> = {};
+  const webhookTypes: Record<string, string> = {};
   for (const schema of Object.values(recordSchemas)) await emit(schema, parts);
   for (const [name, schema] of Object.entries(commandSchemas)) commandTypes[name] = await emit(schema, parts);
   for (const [type, schema] of Object.entries(eventSchemas)) eventTypes[type] = await emit(schema, parts);
+  for (const [name, schema] of Object.entries(webhookSchemas)) webhookTypes[name] = await emit(schema, parts);
   parts.push(mapType('CommandBodies', 'Request body type of each command.', commandTypes));
   parts.push(mapType('EventPayloads', 'Payload (`data`) type of each domain event.', eventTypes));
+  parts.push(
+    mapType(
+      'WebhookPayloads',
+      'Body type of each webhook event (the full payload or its trimmed summary).',
+      webhookTypes,
+    ),
+  );
   return `${parts.join('\n').trimEnd()}\n`;
 }
 

@@ -5,6 +5,7 @@ export {
   type EventType,
   type FieldProblem,
   isKnownEventType,
+  isWebhookEventName,
   type RecordName,
   type ResponseName,
   type Validation,
@@ -13,4 +14,6 @@ export {
   validateEventData,
   validateRecord,
   validateResponse,
+  validateWebhookPayload,
+  type WebhookEventName,
 } from './validation';

@@ -1,12 +1,20 @@
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import type { CommandBodies, EventPayloads } from './generated/types';
-import { commandSchemas, envelopeSchema, eventSchemas, recordSchemas, responseSchemas } from './schemas';
+import type { CommandBodies, EventPayloads, WebhookPayloads } from './generated/types';
+import {
+  commandSchemas,
+  envelopeSchema,
+  eventSchemas,
+  recordSchemas,
+  responseSchemas,
+  webhookSchemas,
+} from './schemas';
 
 export type CommandName = keyof typeof commandSchemas;
 export type EventType = keyof typeof eventSchemas;
 export type RecordName = keyof typeof recordSchemas;
 export type ResponseName = keyof typeof responseSchemas;
+export type WebhookEventName = keyof typeof webhookSchemas;
 
 /** One thing wrong with an input: where (RFC 6901 JSON pointer) and why, in words a person can act on. */
 export interface FieldProblem {
@@ -28,6 +36,8 @@ const recordValidators = compileAll(recordSchemas);
 const responseValidators = compileAll(responseSchemas);
 const commandValidators = compileAll(commandSchemas);
 const eventValidators = compileAll(eventSchemas);
+// Webhook bodies refer to records (envelope, trace, variance record, report) by `$id`.
+const webhookValidators = compileAll(webhookSchemas);
 const envelopeValidator = ajv.compile(envelopeSchema);
 
 export function validateCommand<N extends CommandName>(name: N, body: unknown): Validation<CommandBodies[N]> {
@@ -50,6 +60,18 @@ export function validateRecord<N extends RecordName>(name: N, record: unknown): 
 /** Validates an HTTP response body (registration, error, sth, …) against its schema. */
 export function validateResponse<N extends ResponseName>(name: N, body: unknown): Validation<unknown> {
   return run(responseValidators[name], body);
+}
+
+export function isWebhookEventName(name: string): name is WebhookEventName {
+  return Object.hasOwn(webhookValidators, name);
+}
+
+/** Validates a webhook body (the full payload or its trimmed summary) against its event's schema. */
+export function validateWebhookPayload<N extends WebhookEventName>(
+  name: N,
+  payload: unknown,
+): Validation<WebhookPayloads[N]> {
+  return run(webhookValidators[name], payload);
 }
 
 /** Checks the metadata every stored event carries (used by importers and auditors). */

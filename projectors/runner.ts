@@ -181,14 +181,7 @@ export class ProjectorRunner {
 
   private async applyBatch(batch: RecordedEvent[]): Promise<void> {
     const { projection, readStore, metrics } = this.options;
-    const state = new BatchState(readStore, this.generation);
-    const changes: Change[] = [];
-    for (const event of batch) {
-      for (const change of await projection.project(event, state)) {
-        await state.record(change);
-        changes.push({ ...change, collection: physicalCollection(change.collection, this.generation) });
-      }
-    }
+    const changes = await projectEvents(projection, readStore, this.generation, batch);
     const last = batch[batch.length - 1]!.position;
     await readStore.apply(changes, {
       projector: this.checkpoint,
@@ -224,4 +217,25 @@ export class ProjectorRunner {
       // The store may be closing; lag is refreshed on the next tick.
     }
   }
+}
+
+/**
+ * The changes a batch of events causes in one generation of a projection, each event seeing the
+ * batch's earlier changes; nothing is written.
+ */
+export async function projectEvents(
+  projection: Projection,
+  readStore: ReadStore,
+  generation: number,
+  batch: readonly RecordedEvent[],
+): Promise<Change[]> {
+  const state = new BatchState(readStore, generation);
+  const changes: Change[] = [];
+  for (const event of batch) {
+    for (const change of await projection.project(event, state)) {
+      await state.record(change);
+      changes.push({ ...change, collection: physicalCollection(change.collection, generation) });
+    }
+  }
+  return changes;
 }

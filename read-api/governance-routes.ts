@@ -204,8 +204,9 @@ async function ownClosedLoop(
   return doc && doc.data.tenant_id === caller.tenant.tenant_id ? doc.data : null;
 }
 
-function buildReport(services: Services, bundle: BundleView) {
-  const { sth } = services.log.latest();
+/** The GOV_COMPLIANCE_REPORT_V1 of an admitted bundle, its inclusion proof leading to `head`. */
+export function buildReport(services: Services, bundle: BundleView, head = services.log.latest()) {
+  const { sth } = head;
   return buildComplianceReport({
     bundle: bundle.bundle,
     gate_details: bundle.gate_details,

@@ -24,6 +24,13 @@ export interface Config {
   maxEventBytes: number;
   /** GOV_SHUTDOWN_GRACE_MS: how long SIGTERM waits for in-flight requests. */
   shutdownGraceMs: number;
+  /**
+   * GOV_WEBHOOK_ALLOW: comma-separated IPs or CIDRs webhook targets may resolve to although they are
+   * loopback, private, link-local or metadata addresses (refused otherwise), e.g. `127.0.0.1,10.0.0.0/8`.
+   */
+  webhookAllow: string[];
+  /** GOV_WEBHOOK_TIMEOUT_MS: how long one delivery attempt waits for the receiver (spec: 10 s). */
+  webhookTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -64,6 +71,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: integer('GOV_MAX_BODY_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
     maxEventBytes: integer('GOV_MAX_EVENT_BYTES', 1024 * 1024, 1024, 16 * 1024 * 1024),
     shutdownGraceMs: integer('GOV_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    webhookAllow: (env.GOV_WEBHOOK_ALLOW ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== ''),
+    webhookTimeoutMs: integer('GOV_WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
   return config;

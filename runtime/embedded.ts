@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { EventStoreBus } from '../adapters/embedded/event-store-bus';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { SqliteReadStore } from '../adapters/sqlite/read-store';
 import { AggregateWriter } from '../command-api/aggregate-writer';
@@ -10,10 +11,12 @@ import { createLocalValidators } from '../domain/validators';
 import { ValidatingEventStore } from '../event-schemas';
 import { projections } from '../projectors';
 import { ProjectionCatalog } from '../projectors/catalog';
+import { TargetGuard } from '../projectors/dispatcher/target-guard';
 import { LogSequencer } from '../projectors/log-sequencer';
 import { ProjectionSupervisor } from '../projectors/supervisor';
 import { ReadModels } from '../read-api/read-models';
 import type { Config } from './config';
+import { DISPATCHER_COLLECTIONS, type RunningDispatcher, startDispatcher } from './dispatcher';
 import { createApp } from './http/app';
 import { RequestRateLimiter } from './http/rate-limit';
 import { loadOrCreateKeyring } from './keyring';
@@ -32,6 +35,7 @@ export interface RunningServer {
   services: Services;
   supervisor: ProjectionSupervisor;
   sequencer: LogSequencer;
+  dispatcher: RunningDispatcher;
   /** Graceful stop: stop accepting, drain in-flight requests, store checkpoints, close the stores. */
   close(): Promise<void>;
 }
@@ -77,6 +81,12 @@ export async function startEmbedded(
       logBinding: { log_id: keyring.logSigner.verifierKey, log_url: `${config.publicUrl}/gov/v1/log` },
     },
     requestLimiter: new RequestRateLimiter(clock),
+    webhooks: {
+      guard: new TargetGuard({ allow: config.webhookAllow }),
+      secretKey: keyring.webhookSecretKey,
+      collections: DISPATCHER_COLLECTIONS,
+      awaitDispatcher: (position) => dispatcher.consumer.waitForPosition(position),
+    },
     bindings: { event_store: 'sqlite', read_store: 'sqlite', bus: 'in-process' },
   };
   const server = http.createServer(createApp(services));
@@ -94,6 +104,10 @@ export async function startEmbedded(
     services.admission.logBinding = { ...services.admission.logBinding, log_url: `${url}/gov/v1/log` };
   }
 
+  // After listening: with port 0 the public URL in payload links is only known now.
+  const bus = new EventStoreBus({ eventStore, readStore });
+  const dispatcher = await startDispatcher({ services, bus, supervisor });
+
   let closing: Promise<void> | null = null;
   const close = () => {
     closing ??= (async () => {
@@ -102,6 +116,8 @@ export async function startEmbedded(
       const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
       await drained;
       clearTimeout(grace);
+      await dispatcher.stop();
+      await bus.close();
       await sequencer.stop();
       await supervisor.stop();
       await eventStore.close();
@@ -109,5 +125,5 @@ export async function startEmbedded(
     })();
     return closing;
   };
-  return { url, services, supervisor, sequencer, close };
+  return { url, services, supervisor, sequencer, dispatcher, close };
 }

@@ -65,6 +65,24 @@ export function createMetrics(registry: Registry = new Registry(), { defaults = 
       labelNames: ['kind', 'outcome'] as const,
       registers: [registry],
     }),
+    webhookAttempts: new Counter({
+      name: 'gov_webhook_attempts_total',
+      help: 'Webhook delivery attempts by outcome (delivered, retry, failed, cancelled)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    webhookAttemptSeconds: new Histogram({
+      name: 'gov_webhook_attempt_seconds',
+      help: 'Duration of one webhook delivery attempt',
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    webhookFirstAttemptDelaySeconds: new Histogram({
+      name: 'gov_webhook_first_attempt_delay_seconds',
+      help: 'From the event that caused a delivery to its first attempt',
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10],
+      registers: [registry],
+    }),
   };
 }
 

@@ -6,6 +6,8 @@ import type { Validator } from '../domain/validators';
 import type { EventStore } from '../ports/event-store';
 import type { ReadStore } from '../ports/read-store';
 import type { ProjectionCatalog } from '../projectors/catalog';
+import type { SecretBoxKey } from '../projectors/dispatcher/secret-box';
+import type { TargetGuard } from '../projectors/dispatcher/target-guard';
 import type { IntegratedLeaf } from '../projectors/log-sequencer';
 import type { PublishedLog } from '../read-api/published-log';
 import type { ReadModels } from '../read-api/read-models';
@@ -45,6 +47,14 @@ export interface Services {
     logBinding: { log_id: string; log_url: string };
   };
   requestLimiter: RequestRateLimiter;
+  webhooks: {
+    guard: TargetGuard;
+    secretKey: SecretBoxKey;
+    /** Physical names of the dispatcher projection's collections. */
+    collections: { webhooks: string; deliveries: string };
+    /** Resolves once the dispatcher has applied every event up to `position` (webhook commands). */
+    awaitDispatcher(position: number): Promise<void>;
+  };
   /** Names of the ports' adapters, for /health. */
   bindings: Record<string, string>;
 }

@@ -387,6 +387,26 @@ exec_state?: Observables
 }
 
 /**
+ * Body of POST /webhooks: where to POST the tenant's events, which ones, and optionally the signing secret (generated and returned once when absent).
+ */
+export interface RegisterWebhookBody {
+/**
+ * An absolute http or https URL of at most 2048 characters.
+ */
+url: string
+/**
+ * The webhook events to receive: at least one, each once.
+ * 
+ * @minItems 1
+ */
+events: [("leaf_admitted" | "gate_fail" | "compliance_report_ready" | "execution_trace_admitted" | "variance_recorded" | "governance_breach" | "chain_depth_milestone" | "observables_alert"), ...(("leaf_admitted" | "gate_fail" | "compliance_report_ready" | "execution_trace_admitted" | "variance_recorded" | "governance_breach" | "chain_depth_milestone" | "observables_alert"))[]]
+/**
+ * The secret deliveries are signed with (HMAC-SHA256, X-GOV-Signature-256): 16 to 256 characters. Omit it to have one generated.
+ */
+secret?: string
+}
+
+/**
  * A Trial tenant was provisioned by POST /auto-register. The API key is stored only as its hash.
  */
 export interface TenantRegistered {
@@ -530,11 +550,937 @@ first_leaf_index: number
 leaf_positions: number[]
 }
 
+/**
+ * A tenant registered a webhook (POST /webhooks): from now on the dispatcher queues a signed delivery to url for each of the tenant's events named in events.
+ */
+export interface WebhookRegistered {
+tenant_id: string
+/**
+ * `wh_` followed by 24 lowercase hex digits.
+ */
+webhook_id: string
+/**
+ * Where deliveries are POSTed (an absolute URI; which targets are allowed is checked when sending).
+ */
+url: string
+/**
+ * The webhook events this webhook receives (at least one, each once).
+ * 
+ * @minItems 1
+ */
+events: [("leaf_admitted" | "gate_fail" | "compliance_report_ready" | "execution_trace_admitted" | "variance_recorded" | "governance_breach" | "chain_depth_milestone" | "observables_alert"), ...(("leaf_admitted" | "gate_fail" | "compliance_report_ready" | "execution_trace_admitted" | "variance_recorded" | "governance_breach" | "chain_depth_milestone" | "observables_alert"))[]]
+/**
+ * The signing secret encrypted at rest (opaque here; only the dispatcher opens it). Never the secret itself.
+ */
+secret_sealed: string
+/**
+ * True when the service generated the secret (and returned it once), false when the tenant supplied it.
+ */
+secret_generated: boolean
+created_at: string
+}
+
+/**
+ * A tenant removed a webhook (DELETE /webhooks/:id): nothing is queued for it from this event on, and what was still owed to it is not sent.
+ */
+export interface WebhookRemoved {
+tenant_id: string
+/**
+ * `wh_` followed by 24 lowercase hex digits.
+ */
+webhook_id: string
+removed_at: string
+}
+
+/**
+ * A tenant asked for one delivery of one of its webhooks to be sent again: the dispatcher queues a copy with the same body and event_id under a new delivery id (`<original>:r<n>`).
+ */
+export interface WebhookRedeliveryRequested {
+tenant_id: string
+/**
+ * `wh_` followed by 24 lowercase hex digits.
+ */
+webhook_id: string
+/**
+ * The delivery to send again: `<webhook_id>.<event_id>`, or a redelivery of it (`…:r<n>`).
+ */
+delivery_id: string
+requested_at: string
+}
+
+/**
+ * The `leaf_admitted` webhook body. An authorization leaf (GOV_GOVERNANCE_ENVELOPE_V1) of the tenant was integrated into the public log: the evidence passed every gate and the validator round, the envelope is signed, and it now has its leaf index under a signed tree head. When the full body would exceed 128 KB it is replaced by its trimmed summary.
+ */
+export type LeafAdmittedWebhook = (LeafAdmittedPayload | LeafAdmittedTrimmed)
+
+/**
+ * The full `leaf_admitted` body.
+ */
+export interface LeafAdmittedPayload {
+/**
+ * Always `leaf_admitted`.
+ */
+type: "leaf_admitted"
+/**
+ * Deterministic id of this webhook event: `evt_` + the first 32 hex digits of SHA-256 of `<source domain event id>:<event name>`. Every delivery of the event (to each webhook, each retry, each redelivery) carries the same id: deduplicate on it.
+ */
+event_id: string
+/**
+ * The tenant the event belongs to; a webhook only receives its own tenant's events.
+ */
+tenant_id: string
+/**
+ * Index of the envelope (authorization leaf) in the public log (GET /gov/v1/log/leaf?index=…).
+ */
+leaf_index: number
+/**
+ * RFC 9162 leaf hash of the envelope's canonical JSON.
+ */
+leaf_hash: string
+/**
+ * When the evidence was admitted (ISO 8601 UTC).
+ */
+admitted_at: string
+/**
+ * The governed subject (model, agent, …) the event is about.
+ */
+subject_id: string
+/**
+ * Where the proof bundle is served, publicly: `<base>/governance/replay/<artifact_hash>`.
+ */
+replay_url: string
+/**
+ * The proof bundle's artifact_hash: hex SHA-256 of its RFC 8785 canonical JSON.
+ */
+artifact_hash: string
+envelope: GovernanceEnvelope
+}
+/**
+ * The `leaf_admitted` body trimmed to its identifying fields, sent instead of a full body over 128 KB.
+ */
+export interface LeafAdmittedTrimmed {
+/**
+ * Always `leaf_admitted`.
+ */
+type: "leaf_admitted"
+/**
+ * Deterministic id of this webhook event: `evt_` + the first 32 hex digits of SHA-256 of `<source domain event id>:<event name>`. Every delivery of the event (to each webhook, each retry, each redelivery) carries the same id: deduplicate on it.
+ */
+event_id: string
+/**
+ * The tenant the event belongs to; a webhook only receives its own tenant's events.
+ */
+tenant_id: string
+/**
+ * Index of the envelope (authorization leaf) in the public log (GET /gov/v1/log/leaf?index=…).
+ */
+leaf_index: number
+/**
+ * RFC 9162 leaf hash of the envelope's canonical JSON.
+ */
+leaf_hash: string
+/**
+ * When the evidence was admitted (ISO 8601 UTC).
+ */
+admitted_at: string
+/**
+ * The governed subject (model, agent, …) the event is about.
+ */
+subject_id: string
+/**
+ * Where the proof bundle is served, publicly: `<base>/governance/replay/<artifact_hash>`.
+ */
+replay_url: string
+/**
+ * The proof bundle's artifact_hash: hex SHA-256 of its RFC 8785 canonical JSON.
+ */
+artifact_hash: string
+/**
+ * Always true: the full body would have exceeded 131072 bytes (128 KB).
+ */
+trimmed: true
+/**
+ * Size in bytes of the full body (UTF-8 JSON) that was trimmed.
+ */
+original_bytes: number
+/**
+ * Where the full record can be read: the leaf with its record: `<base>/gov/v1/log/leaf?index=<leaf_index>`.
+ */
+url: string
+}
+
+/**
+ * The `gate_fail` webhook body. Evidence of the tenant was rejected by one or more of the gates G1 to G5: the action is blocked and nothing reaches the log. Sent when the failure is recorded. When the full body would exceed 128 KB it is replaced by its trimmed summary.
+ */
+export type GateFailWebhook = (GateFailPayload | GateFailTrimmed)
+
+/**
+ * The full `gate_fail` body.
+ */
+export interface GateFailPayload {
+/**
+ * Always `gate_fail`.
+ */
+type: "gate_fail"
+/**
+ * Deterministic id of this webhook event: `evt_` + the first 32 hex digits of SHA-256 of `<source domain event id>:<event name>`. Every delivery of the event (to each webhook, each retry, each redelivery) carries the same id: deduplicate on it.
+ */
+event_id: string
+/**
+ * The tenant the event belongs to; a webhook only receives its own tenant's events.
+ */
+tenant_id: string
+/**
+ * The governed subject (model, agent, …) the event is about.
+ */
+subject_id: string
+/**
+ * The gates that failed, in order.
+ * 
+ * @minItems 1
+ */
+gates_failed: [("G1" | "G2" | "G3" | "G4" | "G5"), ...(("G1" | "G2" | "G3" | "G4" | "G5"))[]]
+/**
+ * Per failed gate, why it failed (a sentence).
+ */
+details: {
+[k: string]: string
+}
+/**
+ * Always `ACTION_BLOCKED`: the governed action must not proceed.
+ */
+action: "ACTION_BLOCKED"
+/**
+ * When the evidence was rejected (ISO 8601 UTC).
+ */
+failed_at: string
+}
+/**
+ * The `gate_fail` body trimmed to its identifying fields, sent instead of a full body over 128 KB.
+ */
+export interface GateFailTrimmed {
+/**
+ * Always `gate_fail`.
+ */
+type: "gate_fail"
+/**
+ * Deterministic id of this webhook event: `evt_` + the first 32 hex digits of SHA-256 of `<source domain event id>:<event name>`. Every delivery of the event (to each webhook, each retry, each redelivery) carries the same id: deduplicate on it.
+ */
+event_id: string
+/**
+ * The tenant the event belongs to; a webhook only receives its own tenant's events.
+ */
+tenant_id: string
+/**
+ * The governed subject (model, agent, …) the event is about.
+ */
+subject_id: string
+/**
+ * The gates that failed, in order.
+ * 
+ * @minItems 1
+ */
+gates_failed: [("G1" | "G2" | "G3" | "G4" | "G5"), ...(("G1" | "G2" | "G3" | "G4" | "G5"))[]]
+/**
+ * Always `ACTION_BLOCKED`: the governed action must not proceed.
+ */
+action: "ACTION_BLOCKED"
+/**
+ * When the evidence was rejected (ISO 8601 UTC).
+ */
+failed_at: string
+/**
+ * Always true: the full body would have exceeded 131072 bytes (128 KB).
+ */
+trimmed: true
+/**
+ * Size in bytes of the full body (UTF-8 JSON) that was trimmed.
+ */
+original_bytes: number
+/**
+ * Where the full record can be read: the subject's status: `<base>/governance/status?subject_id=<subject_id>`.
+ */
+url: string
+}
+
+/**
+ * The `compliance_report_ready` webhook body. The compliance report (GOV_COMPLIANCE_REPORT_V1) of an admitted proof bundle can be fetched: its leaf is covered by a signed tree head, so the report's inclusion proof exists. The payload is a notice naming the report and the tree head it is proven against; `report` carries the full report when the dispatcher renders it at queueing time. When the full body would exceed 128 KB it is replaced by its trimmed summary.
+ */
+export type ComplianceReportReadyWebhook = (ComplianceReportReadyPayload | ComplianceReportReadyTrimmed)
+
+/**
+ * The full `compliance_report_ready` body.
+ */
+export interface ComplianceReportReadyPayload {
+/**
+ * Always `compliance_report_ready`.
+ */
+type: "compliance_report_ready"
+/**
+ * Deterministic id of this webhook event: `evt_` + the first 32 hex digits of SHA-256 of `<source domain event id>:<event name>`. Every delivery of the event (to each webhook, each retry, each redelivery) carries the same id: deduplicate on it.
+ */
+event_id: string
+/**
+ * The tenant the event belongs to; a webhook only receives its own tenant's events.
+ */
+tenant_id: string
+/**
+ * The governed subject (model, agent, …) the event is about.
+ */
+subject_id: string
+/**
+ * The proof bundle's artifact_hash: hex SHA-256 of its RFC 8785 canonical JSON.
+ */
+artifact_hash: string
+/**
+ * Index of the envelope (authorization leaf) in the public log (GET /gov/v1/log/leaf?index=…).
+ */
+leaf_index: number
+/**
+ * RFC 9162 leaf hash of the envelope's canonical JSON.
+ */
+leaf_hash: string
+/**
+ * Always `GOV_COMPLIANCE_REPORT_V1`.
+ */
+report_type: "GOV_COMPLIANCE_REPORT_V1"
+/**
+ * Where the report is served (authenticated): `<base>/governance/report/<artifact_hash>`.
+ */
+report_url: string
+/**
+ * Size of the signed tree head that first covers the leaf.
+ */
+tree_size: number
+/**
+ * Root hash of that signed tree head.
+ */
+root_hash: string
+/**
+ * When that tree head was signed (its timestamp).
+ */
+generated_at: string
+report?: ComplianceReport
+}
+/**
+ * The `compliance_report_ready` body trimmed to its identifying fields, sent instead of a full body over 128 KB.
+ */
+export interface ComplianceReportReadyTrimmed {
+/**
+ * Always `compliance_report_ready`.
+ */
+type: "compliance_report_ready"
+/**
+ * Deterministic id of this webhook event: `evt_` + the first 32 hex digits of SHA-256 of `<source domain event id>:<event name>`. Every delivery of the event (to each webhook, each retry, each redelivery) carries the same id: deduplicate on it.
+ */
+event_id: string
+/**
+ * The tenant the event belongs to; a webhook only receives its own tenant's events.
+ */
+tenant_id: string
+/**
+ * The governed subject (model, agent, …) the event is about.
+ */
+subject_id: string
+/**
+ * The proof bundle's artifact_hash: hex SHA-256 of its RFC 8785 canonical JSON.
+ */
+artifact_hash: string
+/**
+ * Index of the envelope (authorization leaf) in the public log (GET /gov/v1/log/leaf?index=…).
+ */
+leaf_index: number
+/**
+ * RFC 9162 leaf hash of the envelope's canonical JSON.
+ */
+leaf_hash: string
+/**
+ * Always `GOV_COMPLIANCE_REPORT_V1`.
+ */
+report_type: "GOV_COMPLIANCE_REPORT_V1"
+/**
+ * Where the report is served (authenticated): `<base>/governance/report/<artifact_hash>`.
+ */
+report_url: string
+/**
+ * Size of the signed tree head that first covers the leaf.
+ */
+tree_size: number
+/**
+ * Root hash of that signed tree head.
+ */
+root_hash: string
+/**
+ * When that tree head was signed (its timestamp).
+ */
+generated_at: string
+/**
+ * Always true: the full body would have exceeded 131072 bytes (128 KB).
+ */
+trimmed: true
+/**
+ * Size in bytes of the full body (UTF-8 JSON) that was trimmed.
+ */
+original_bytes: number
+/**
+ * Where the full record can be read: the report: the same as report_url.
+ */
+url: string
+}
+
+/**
+ * The `execution_trace_admitted` webhook body. An execution trace (GOV_EXECUTION_TRACE_V1) of the tenant was integrated into the public log as the execution leaf of one of its authorizations (closed loop, tier L2 and above). When the full body would exceed 128 KB it is replaced by its trimmed summary.
+ */
+export type ExecutionTraceAdmittedWebhook = (ExecutionTraceAdmittedPayload | ExecutionTraceAdmittedTrimmed)
+
+/**
+ * The full `execution_trace_admitted` body.
+ */
+export interface ExecutionTraceAdmittedPayload {
+/**
+ * Always `execution_trace_admitted`.
+ */
+type: "execution_trace_admitted"
+/**
+ * Deterministic id of this webhook event: `evt_` + the first 32 hex digits of SHA-256 of `<source domain event id>:<event name>`. Every delivery of the event (to each webhook, each retry, each redelivery) carries the same id: deduplicate on it.
+ */
+event_id: string
+/**
+ * The tenant the event belongs to; a webhook only receives its own tenant's events.
+ */
+tenant_id: string
+/**
+ * The governed subject (model, agent, …) the event is about.
+ */
+subject_id: string
+/**
+ * Index of the execution trace in the public log (GET /gov/v1/log/leaf?index=…).
+ */
+leaf_index: number
+/**
+ * RFC 9162 leaf hash of the execution trace's canonical JSON.
+ */
+leaf_hash: string
+/**
+ * leaf_hash of the authorization (envelope) leaf the execution ran under.
+ */
+parent_auth_leaf_hash: string
+/**
+ * When the execution was recorded (the trace's recorded_at).
+ */
+admitted_at: string
+trace: ExecutionTrace
+}
+/**
+ * The `execution_trace_admitted` body trimmed to its identifying fields, sent instead of a full body over 128 KB.
+ */
+export interface ExecutionTraceAdmittedTrimmed {
+/**
+ * Always `execution_trace_admitted`.
+ */
+type: "execution_trace_admitted"
+/**
+ * Deterministic id of this webhook event: `evt_` + the first 32 hex digits of SHA-256 of `<source domain event id>:<event name>`. Every delivery of the event (to each webhook, each retry, each redelivery) carries the same id: deduplicate on it.
+ */
+event_id: string
+/**
+ * The tenant the event belongs to; a webhook only receives its own tenant's events.
+ */
+tenant_id: string
+/**
+ * The governed subject (model, agent, …) the event is about.
+ */
+subject_id: string
+/**
+ * Index of the execution trace in the public log (GET /gov/v1/log/leaf?index=…).
+ */
+leaf_index: number
+/**
+ * RFC 9162 leaf hash of the execution trace's canonical JSON.
+ */
+leaf_hash: string
+/**
+ * leaf_hash of the authorization (envelope) leaf the execution ran under.
+ */
+parent_auth_leaf_hash: string
+/**
+ * When the execution was recorded (the trace's recorded_at).
+ */
+admitted_at: string
+/**
+ * Always true: the full body would have exceeded 131072 bytes (128 KB).
+ */
+trimmed: true
+/**
+ * Size in bytes of the full body (UTF-8 JSON) that was trimmed.
+ */
+original_bytes: number
+/**
+ * Where the full record can be read: the leaf with its record: `<base>/gov/v1/log/leaf?index=<leaf_index>`.
+ */
+url: string
+}
+
+/**
+ * The `variance_recorded` webhook body. The variance record (GOV_VARIANCE_RECORD_V1) between an authorization and its execution was integrated into the public log as the variance leaf (closed loop, tier L2 and above). When the full body would exceed 128 KB it is replaced by its trimmed summary.
+ */
+export type VarianceRecordedWebhook = (VarianceRecordedPayload | VarianceRecordedTrimmed)
+
+/**
+ * The full `variance_recorded` body.
+ */
+export interface VarianceRecordedPayload {
+/**
+ * Always `variance_recorded`.
+ */
+type: "variance_recorded"
+/**
+ * Deterministic id of this webhook event: `evt_` + the first 32 hex digits of SHA-256 of `<source domain event id>:<event name>`. Every delivery of the event (to each webhook, each retry, each redelivery) carries the same id: deduplicate on it.
+ */
+event_id: string
+/**
+ * The tenant the event belongs to; a webhook only receives its own tenant's events.
+ */
+tenant_id: string
+/**
+ * The governed subject (model, agent, …) the event is about.
+ */
+subject_id: string
+/**
+ * Index of the variance record in the public log (GET /gov/v1/log/leaf?index=…).
+ */
+leaf_index: number
+/**
+ * RFC 9162 leaf hash of the variance record's canonical JSON.
+ */
+leaf_hash: string
+/**
+ * leaf_hash of the authorization (envelope) leaf the variance is measured from.
+ */
+auth_leaf_hash: string
+/**
+ * When the variance was computed (the record's recorded_at).
+ */
+recorded_at: string
+record: VarianceRecord
+}
+/**
+ * The `variance_recorded` body trimmed to its identifying fields, sent instead of a full body over 128 KB.
+ */
+export interface VarianceRecordedTrimmed {
+/**
+ * Always `variance_recorded`.
+ */
+type: "variance_recorded"
+/**
+ * Deterministic id of this webhook event: `evt_` + the first 32 hex digits of SHA-256 of `<source domain event id>:<event name>`. Every delivery of the event (to each webhook, each retry, each redelivery) carries the same id: deduplicate on it.
+ */
+event_id: string
+/**
+ * The tenant the event belongs to; a webhook only receives its own tenant's events.
+ */
+tenant_id: string
+/**
+ * The governed subject (model, agent, …) the event is about.
+ */
+subject_id: string
+/**
+ * Index of the variance record in the public log (GET /gov/v1/log/leaf?index=…).
+ */
+leaf_index: number
+/**
+ * RFC 9162 leaf hash of the variance record's canonical JSON.
+ */
+leaf_hash: string
+/**
+ * leaf_hash of the authorization (envelope) leaf the variance is measured from.
+ */
+auth_leaf_hash: string
+/**
+ * When the variance was computed (the record's recorded_at).
+ */
+recorded_at: string
+/**
+ * Always true: the full body would have exceeded 131072 bytes (128 KB).
+ */
+trimmed: true
+/**
+ * Size in bytes of the full body (UTF-8 JSON) that was trimmed.
+ */
+original_bytes: number
+/**
+ * Where the full record can be read: the variance record: `<base>/governance/variance/<auth_leaf_hash>`.
+ */
+url: string
+}
+
+/**
+ * The `governance_breach` webhook body. A variance record of the tenant is a governance breach: classified BREACH (l2_distance above 0.20) or the execution left the healthy region Ω that the authorization was in (omega_breach). The variance record plus its authorization context; sent once its leaf is integrated into the public log. When the full body would exceed 128 KB it is replaced by its trimmed summary.
+ */
+export type GovernanceBreachWebhook = (GovernanceBreachPayload | GovernanceBreachTrimmed)
+
+/**
+ * The full `governance_breach` body.
+ */
+export interface GovernanceBreachPayload {
+/**
+ * Always `governance_breach`.
+ */
+type: "governance_breach"
+/**
+ * Deterministic id of this webhook event: `evt_` + the first 32 hex digits of SHA-256 of `<source domain event id>:<event name>`. Every delivery of the event (to each webhook, each retry, each redelivery) carries the same id: deduplicate on it.
+ */
+event_id: string
+/**
+ * The tenant the event belongs to; a webhook only receives its own tenant's events.
+ */
+tenant_id: string
+/**
+ * The governed subject (model, agent, …) the event is about.
+ */
+subject_id: string
+/**
+ * leaf_hash of the authorization (envelope) leaf.
+ */
+auth_leaf_hash: string
+/**
+ * leaf_hash of the execution trace leaf.
+ */
+exec_leaf_hash: string
+/**
+ * leaf_hash of the variance record leaf.
+ */
+variance_leaf_hash: string
+/**
+ * The variance class.
+ */
+classification: ("NOMINAL" | "DRIFT" | "BREACH")
+/**
+ * Distance between the authorization and execution states in [H, C, 1 − E].
+ */
+l2_distance: number
+/**
+ * True when the authorization state was in Ω and the execution state is not.
+ */
+omega_breach: boolean
+/**
+ * Per observable, whether the execution moved it for the better, the worse, or not (within ±0.01).
+ */
+drift_direction: {
+H: ("improved" | "degraded" | "stable")
+C: ("improved" | "degraded" | "stable")
+E: ("improved" | "degraded" | "stable")
+}
+/**
+ * When the variance was computed (the record's recorded_at).
+ */
+recorded_at: string
+record: VarianceRecord
+}
+/**
+ * The `governance_breach` body trimmed to its identifying fields, sent instead of a full body over 128 KB.
+ */
+export interface GovernanceBreachTrimmed {
+/**
+ * Always `governance_breach`.
+ */
+type: "governance_breach"
+/**
+ * Deterministic id of this webhook event: `evt_` + the first 32 hex digits of SHA-256 of `<source domain event id>:<event name>`. Every delivery of the event (to each webhook, each retry, each redelivery) carries the same id: deduplicate on it.
+ */
+event_id: string
+/**
+ * The tenant the event belongs to; a webhook only receives its own tenant's events.
+ */
+tenant_id: string
+/**
+ * The governed subject (model, agent, …) the event is about.
+ */
+subject_id: string
+/**
+ * leaf_hash of the authorization (envelope) leaf.
+ */
+auth_leaf_hash: string
+/**
+ * leaf_hash of the execution trace leaf.
+ */
+exec_leaf_hash: string
+/**
+ * leaf_hash of the variance record leaf.
+ */
+variance_leaf_hash: string
+/**
+ * The variance class.
+ */
+classification: ("NOMINAL" | "DRIFT" | "BREACH")
+/**
+ * Distance between the authorization and execution states in [H, C, 1 − E].
+ */
+l2_distance: number
+/**
+ * True when the authorization state was in Ω and the execution state is not.
+ */
+omega_breach: boolean
+/**
+ * Per observable, whether the execution moved it for the better, the worse, or not (within ±0.01).
+ */
+drift_direction: {
+H: ("improved" | "degraded" | "stable")
+C: ("improved" | "degraded" | "stable")
+E: ("improved" | "degraded" | "stable")
+}
+/**
+ * When the variance was computed (the record's recorded_at).
+ */
+recorded_at: string
+/**
+ * Always true: the full body would have exceeded 131072 bytes (128 KB).
+ */
+trimmed: true
+/**
+ * Size in bytes of the full body (UTF-8 JSON) that was trimmed.
+ */
+original_bytes: number
+/**
+ * Where the full record can be read: the variance record: `<base>/governance/variance/<auth_leaf_hash>`.
+ */
+url: string
+}
+
+/**
+ * The `chain_depth_milestone` webhook body. The tenant's chain (its authorization leaves, in admission order) reached 10, 100 or 1000 leaves; sent once the leaf that reached it is integrated into the public log. When the full body would exceed 128 KB it is replaced by its trimmed summary.
+ */
+export type ChainDepthMilestoneWebhook = (ChainDepthMilestonePayload | ChainDepthMilestoneTrimmed)
+
+/**
+ * The full `chain_depth_milestone` body.
+ */
+export interface ChainDepthMilestonePayload {
+/**
+ * Always `chain_depth_milestone`.
+ */
+type: "chain_depth_milestone"
+/**
+ * Deterministic id of this webhook event: `evt_` + the first 32 hex digits of SHA-256 of `<source domain event id>:<event name>`. Every delivery of the event (to each webhook, each retry, each redelivery) carries the same id: deduplicate on it.
+ */
+event_id: string
+/**
+ * The tenant the event belongs to; a webhook only receives its own tenant's events.
+ */
+tenant_id: string
+/**
+ * The milestone reached: the number of authorization leaves of the tenant.
+ */
+depth: (10 | 100 | 1000)
+/**
+ * The subject of the leaf that reached the milestone.
+ */
+subject_id: string
+/**
+ * The proof bundle's artifact_hash: hex SHA-256 of its RFC 8785 canonical JSON.
+ */
+artifact_hash: string
+/**
+ * Index of the authorization leaf that reached the milestone in the public log (GET /gov/v1/log/leaf?index=…).
+ */
+leaf_index: number
+/**
+ * RFC 9162 leaf hash of the envelope that reached the milestone's canonical JSON.
+ */
+leaf_hash: string
+/**
+ * When that leaf was admitted (ISO 8601 UTC).
+ */
+reached_at: string
+/**
+ * The tenant's chain (authenticated): `<base>/governance/chain`.
+ */
+chain_url: string
+}
+/**
+ * The `chain_depth_milestone` body trimmed to its identifying fields, sent instead of a full body over 128 KB.
+ */
+export interface ChainDepthMilestoneTrimmed {
+/**
+ * Always `chain_depth_milestone`.
+ */
+type: "chain_depth_milestone"
+/**
+ * Deterministic id of this webhook event: `evt_` + the first 32 hex digits of SHA-256 of `<source domain event id>:<event name>`. Every delivery of the event (to each webhook, each retry, each redelivery) carries the same id: deduplicate on it.
+ */
+event_id: string
+/**
+ * The tenant the event belongs to; a webhook only receives its own tenant's events.
+ */
+tenant_id: string
+/**
+ * The milestone reached: the number of authorization leaves of the tenant.
+ */
+depth: (10 | 100 | 1000)
+/**
+ * The subject of the leaf that reached the milestone.
+ */
+subject_id: string
+/**
+ * The proof bundle's artifact_hash: hex SHA-256 of its RFC 8785 canonical JSON.
+ */
+artifact_hash: string
+/**
+ * Index of the authorization leaf that reached the milestone in the public log (GET /gov/v1/log/leaf?index=…).
+ */
+leaf_index: number
+/**
+ * RFC 9162 leaf hash of the envelope that reached the milestone's canonical JSON.
+ */
+leaf_hash: string
+/**
+ * When that leaf was admitted (ISO 8601 UTC).
+ */
+reached_at: string
+/**
+ * The tenant's chain (authenticated): `<base>/governance/chain`.
+ */
+chain_url: string
+/**
+ * Always true: the full body would have exceeded 131072 bytes (128 KB).
+ */
+trimmed: true
+/**
+ * Size in bytes of the full body (UTF-8 JSON) that was trimmed.
+ */
+original_bytes: number
+/**
+ * Where the full record can be read: the tenant's chain: the same as chain_url.
+ */
+url: string
+}
+
+/**
+ * The `observables_alert` webhook body. A subject's observables crossed the boundary of the healthy region Ω (H ≥ 0.40, C ≥ 0.40, E ≤ 0.60), out of it or back in. Sent when the gate failure is recorded, or once the admitted leaf (evidence or variance) that moved them is integrated into the public log. When the full body would exceed 128 KB it is replaced by its trimmed summary.
+ */
+export type ObservablesAlertWebhook = (ObservablesAlertPayload | ObservablesAlertTrimmed)
+
+/**
+ * The full `observables_alert` body.
+ */
+export interface ObservablesAlertPayload {
+/**
+ * Always `observables_alert`.
+ */
+type: "observables_alert"
+/**
+ * Deterministic id of this webhook event: `evt_` + the first 32 hex digits of SHA-256 of `<source domain event id>:<event name>`. Every delivery of the event (to each webhook, each retry, each redelivery) carries the same id: deduplicate on it.
+ */
+event_id: string
+/**
+ * The tenant the event belongs to; a webhook only receives its own tenant's events.
+ */
+tenant_id: string
+/**
+ * The governed subject (model, agent, …) the event is about.
+ */
+subject_id: string
+/**
+ * `left_omega`: the subject was in Ω and is not any more; `entered_omega`: the reverse.
+ */
+crossing: ("left_omega" | "entered_omega")
+observables: Observables
+previous: Observables
+/**
+ * Each bound of Ω whose side changed (at least one).
+ * 
+ * @minItems 1
+ */
+thresholds_crossed: [{
+observable: ("H" | "C" | "E")
+/**
+ * The bound's value (0.40 for H and C, 0.60 for E).
+ */
+threshold: number
+/**
+ * `min`: the observable must be at least the threshold; `max`: at most.
+ */
+bound: ("min" | "max")
+}, ...({
+observable: ("H" | "C" | "E")
+/**
+ * The bound's value (0.40 for H and C, 0.60 for E).
+ */
+threshold: number
+/**
+ * `min`: the observable must be at least the threshold; `max`: at most.
+ */
+bound: ("min" | "max")
+})[]]
+/**
+ * The subject's lifecycle after the change.
+ */
+lifecycle: ("PROPOSED" | "ACTIVE" | "QUARANTINE" | "LOCKBOX" | "REJECTED")
+/**
+ * The domain event that moved the observables: a gate failure, an admitted proof bundle, or a variance record.
+ */
+trigger: ("GateFailed" | "EvidenceAdmitted" | "VarianceRecorded")
+/**
+ * When the change happened (the gate failure, admission or variance time).
+ */
+at: string
+}
+/**
+ * The `observables_alert` body trimmed to its identifying fields, sent instead of a full body over 128 KB.
+ */
+export interface ObservablesAlertTrimmed {
+/**
+ * Always `observables_alert`.
+ */
+type: "observables_alert"
+/**
+ * Deterministic id of this webhook event: `evt_` + the first 32 hex digits of SHA-256 of `<source domain event id>:<event name>`. Every delivery of the event (to each webhook, each retry, each redelivery) carries the same id: deduplicate on it.
+ */
+event_id: string
+/**
+ * The tenant the event belongs to; a webhook only receives its own tenant's events.
+ */
+tenant_id: string
+/**
+ * The governed subject (model, agent, …) the event is about.
+ */
+subject_id: string
+/**
+ * `left_omega`: the subject was in Ω and is not any more; `entered_omega`: the reverse.
+ */
+crossing: ("left_omega" | "entered_omega")
+/**
+ * The subject's lifecycle after the change.
+ */
+lifecycle: ("PROPOSED" | "ACTIVE" | "QUARANTINE" | "LOCKBOX" | "REJECTED")
+/**
+ * The domain event that moved the observables: a gate failure, an admitted proof bundle, or a variance record.
+ */
+trigger: ("GateFailed" | "EvidenceAdmitted" | "VarianceRecorded")
+/**
+ * When the change happened (the gate failure, admission or variance time).
+ */
+at: string
+/**
+ * Always true: the full body would have exceeded 131072 bytes (128 KB).
+ */
+trimmed: true
+/**
+ * Size in bytes of the full body (UTF-8 JSON) that was trimmed.
+ */
+original_bytes: number
+/**
+ * Where the full record can be read: the subject's status: `<base>/governance/status?subject_id=<subject_id>`.
+ */
+url: string
+}
+
 /** Request body type of each command. */
 export interface CommandBodies {
   'register-tenant': RegisterTenantBody;
   'submit-evidence': SubmitEvidenceBody;
   'submit-execution': SubmitExecutionBody;
+  'register-webhook': RegisterWebhookBody;
 }
 
 /** Payload (`data`) type of each domain event. */
@@ -547,4 +1493,19 @@ export interface EventPayloads {
   'ExecutionAdmitted': ExecutionAdmitted;
   'VarianceRecorded': VarianceRecorded;
   'TreeHeadSigned': TreeHeadSigned;
+  'WebhookRegistered': WebhookRegistered;
+  'WebhookRemoved': WebhookRemoved;
+  'WebhookRedeliveryRequested': WebhookRedeliveryRequested;
+}
+
+/** Body type of each webhook event (the full payload or its trimmed summary). */
+export interface WebhookPayloads {
+  'leaf_admitted': LeafAdmittedWebhook;
+  'gate_fail': GateFailWebhook;
+  'compliance_report_ready': ComplianceReportReadyWebhook;
+  'execution_trace_admitted': ExecutionTraceAdmittedWebhook;
+  'variance_recorded': VarianceRecordedWebhook;
+  'governance_breach': GovernanceBreachWebhook;
+  'chain_depth_milestone': ChainDepthMilestoneWebhook;
+  'observables_alert': ObservablesAlertWebhook;
 }

@@ -1,6 +1,7 @@
 /** Every schema the service knows, by the name code refers to it with. Adding a schema starts here. */
 
 import registerTenant from './commands/register-tenant.json';
+import registerWebhook from './commands/register-webhook.json';
 import submitEvidence from './commands/submit-evidence.json';
 import submitExecution from './commands/submit-execution.json';
 import apiKeyRotated from './events/ApiKeyRotated.json';
@@ -11,6 +12,9 @@ import tenantRegistered from './events/TenantRegistered.json';
 import tenantTierChanged from './events/TenantTierChanged.json';
 import treeHeadSigned from './events/TreeHeadSigned.json';
 import varianceRecorded from './events/VarianceRecorded.json';
+import webhookRedeliveryRequested from './events/WebhookRedeliveryRequested.json';
+import webhookRegistered from './events/WebhookRegistered.json';
+import webhookRemoved from './events/WebhookRemoved.json';
 import recordedEvent from './recorded-event.json';
 import complianceReport from './records/compliance-report.json';
 import executionTrace from './records/execution-trace.json';
@@ -38,12 +42,21 @@ import status from './responses/status.json';
 import sth from './responses/sth.json';
 import tripleLeaf from './responses/triple-leaf.json';
 import version from './responses/version.json';
+import chainDepthMilestone from './webhooks/chain_depth_milestone.json';
+import complianceReportReady from './webhooks/compliance_report_ready.json';
+import executionTraceAdmitted from './webhooks/execution_trace_admitted.json';
+import gateFail from './webhooks/gate_fail.json';
+import governanceBreach from './webhooks/governance_breach.json';
+import leafAdmitted from './webhooks/leaf_admitted.json';
+import observablesAlert from './webhooks/observables_alert.json';
+import varianceRecordedWebhook from './webhooks/variance_recorded.json';
 
 /** Request bodies, by command name. */
 export const commandSchemas = {
   'register-tenant': registerTenant,
   'submit-evidence': submitEvidence,
   'submit-execution': submitExecution,
+  'register-webhook': registerWebhook,
 } as const;
 
 /** Domain event payloads (`data`), by event type. */
@@ -56,6 +69,9 @@ export const eventSchemas = {
   ExecutionAdmitted: executionAdmitted,
   VarianceRecorded: varianceRecorded,
   TreeHeadSigned: treeHeadSigned,
+  WebhookRegistered: webhookRegistered,
+  WebhookRemoved: webhookRemoved,
+  WebhookRedeliveryRequested: webhookRedeliveryRequested,
 } as const;
 
 /**
@@ -97,6 +113,22 @@ export const responseSchemas = {
   'log-keys': logKeys,
   health,
   version,
+} as const satisfies Record<string, { $id: string; title: string }>;
+
+/**
+ * Webhook bodies, by webhook event name (`urn:gov:webhook:<name>`): what the dispatcher POSTs to a
+ * tenant's webhooks. Each is the full payload or, when that would exceed 128 KB, its trimmed summary
+ * (`trimmed: true`). They refer to records by `$id`; their types are generated (`WebhookPayloads`).
+ */
+export const webhookSchemas = {
+  leaf_admitted: leafAdmitted,
+  gate_fail: gateFail,
+  compliance_report_ready: complianceReportReady,
+  execution_trace_admitted: executionTraceAdmitted,
+  variance_recorded: varianceRecordedWebhook,
+  governance_breach: governanceBreach,
+  chain_depth_milestone: chainDepthMilestone,
+  observables_alert: observablesAlert,
 } as const satisfies Record<string, { $id: string; title: string }>;
 
 export const envelopeSchema = recordedEvent;

@@ -1,0 +1,170 @@
+/**
+ * Webhooks, against the built server in its own process and a local receiver in this one:
+ *   1. admission throughput with no webhook registered (the baseline);
+ *   2. the same with 100 webhooks registered (leaf_admitted), and the delay from admission to the
+ *      receipt of its first delivery, measured at the receiver (an upper bound of first-attempt delay);
+ *   3. delivery throughput: one tenant with 100 webhooks on gate_fail, a burst of gate failures, and
+ *      the rate at which the receiver gets the 100 × N deliveries.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { failingBody } from '../domain/test-fixtures';
+import { admissions, CONNECTIONS, registerL4Tenants, SECONDS, startServer, stopServer } from './http-server';
+import type { BenchRow, BenchSuite } from './report';
+import { tempDir } from './temp-dir';
+
+const WEBHOOKS = 100;
+const BURST = 100;
+
+interface Receipt {
+  at: number;
+  body: { type: string; event_id: string; admitted_at?: string };
+}
+
+async function startReceiver() {
+  const receipts: Receipt[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      receipts.push({ at: Date.now(), body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  return {
+    url,
+    receipts,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function registerWebhook(base: string, key: string, url: string, events: string[]): Promise<void> {
+  const res = await fetch(`${base}/webhooks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify({ url, events, secret: 'bench-secret-0123456789abcdef' }),
+  });
+  if (res.status !== 201) throw new Error(`webhook registration answered ${res.status}: ${await res.text()}`);
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+/** Resolves once `count()` has not changed for `quietMs`. */
+async function quiet(count: () => number, quietMs: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = -1;
+  let since = Date.now();
+  while (Date.now() - since < quietMs && Date.now() < deadline) {
+    if (count() !== last) {
+      last = count();
+      since = Date.now();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+export const webhookBench: BenchSuite = async () => {
+  const temp = tempDir('gov-bench-webhooks');
+  const dataDir = path.join(temp.dir, 'data');
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const base = `http://127.0.0.1:${port}`;
+  const receiver = await startReceiver();
+  const server = await startServer(dataDir, port, { GOV_WEBHOOK_ALLOW: '127.0.0.1' });
+  const seconds = Math.max(5, SECONDS * 3);
+  try {
+    const tenants = await registerL4Tenants(base, dataDir, CONNECTIONS);
+    const keys = tenants.map((t) => t.api_key);
+    await admissions(base, keys, 1); // warm-up
+    const without = await admissions(base, keys, seconds);
+
+    for (let i = 0; i < WEBHOOKS; i++)
+      await registerWebhook(base, keys[i % keys.length]!, receiver.url, ['leaf_admitted']);
+    const startedAt = Date.now();
+    const withHooks = await admissions(base, keys, seconds);
+    // Deliveries may trail the run: wait until the receiver has heard nothing new for a second.
+    await quiet(() => receiver.receipts.length, 1000, 120_000);
+    const delays = receiver.receipts
+      .filter((r) => r.at >= startedAt && r.body.admitted_at)
+      .map((r) => r.at - Date.parse(r.body.admitted_at!));
+
+    // Delivery throughput: 100 webhooks on one tenant, a burst of gate failures.
+    const burstTenant = tenants[0]!;
+    for (let i = 0; i < WEBHOOKS; i++)
+      await registerWebhook(base, burstTenant.api_key, receiver.url, ['gate_fail']);
+    const before = receiver.receipts.length;
+    const burstStart = Date.now();
+    await Promise.all(
+      Array.from({ length: BURST }, (_, i) =>
+        fetch(`${base}/governance/evidence`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${burstTenant.api_key}` },
+          body: JSON.stringify({ ...failingBody(), subject_id: `burst-${i % 20}` }),
+        }).then((res) => res.text()),
+      ),
+    );
+    const burstOwed = BURST * WEBHOOKS;
+    await until(
+      () => receiver.receipts.slice(before).filter((r) => r.body.type === 'gate_fail').length >= burstOwed,
+      120_000,
+    );
+    const burstEnd = receiver.receipts[receiver.receipts.length - 1]!.at;
+    const deliveryRate = burstOwed / ((burstEnd - burstStart) / 1000);
+
+    const ratio = withHooks.requests.average / without.requests.average;
+    const p99 = percentile(delays, 99);
+    const rows: BenchRow[] = [
+      {
+        suite: 'webhooks',
+        metric: `deliveries/s to a local receiver, ${WEBHOOKS} webhooks, burst of ${BURST} events`,
+        value: Math.round(deliveryRate),
+        unit: 'deliveries/s',
+        target: '>= 2000',
+        met: deliveryRate >= 2000,
+        notes: `${burstOwed} signed deliveries, from the first request to the last receipt`,
+      },
+      {
+        suite: 'webhooks',
+        metric: 'admissions/s, no webhook registered',
+        value: Math.round(without.requests.average),
+        unit: 'admissions/s',
+      },
+      {
+        suite: 'webhooks',
+        metric: `admissions/s, ${WEBHOOKS} webhooks registered (leaf_admitted)`,
+        value: Math.round(withHooks.requests.average),
+        unit: 'admissions/s',
+        target: '>= 90% of no webhooks',
+        met: ratio >= 0.9,
+        notes: `${Math.round(ratio * 100)}% of the baseline; ${delays.length} deliveries received during and after the run`,
+      },
+      {
+        suite: 'webhooks',
+        metric: 'admission → first delivery received, p99',
+        value: p99,
+        unit: 'ms',
+        target: '<= 1000',
+        met: p99 <= 1000,
+        notes: `p50 ${percentile(delays, 50)} ms`,
+      },
+    ];
+    return rows;
+  } finally {
+    await stopServer(server);
+    await receiver.close();
+    temp.remove();
+  }
+};

@@ -1,0 +1,93 @@
+/**
+ * Feeds the dispatcher projection from the bus (in-process in the embedded mode, Kafka in
+ * production): each batch is projected into owed deliveries and written before the handler resolves,
+ * so the bus moves its offset only once the deliveries are durable. Then the delivery worker is woken
+ * and the new events go out to connected sockets.
+ */
+import type { Bus, BusConsumer } from '../../ports/bus';
+import type { RecordedEvent } from '../../ports/event-store';
+import type { ReadStore } from '../../ports/read-store';
+import { type Projection, physicalCollection } from '../projection';
+import { projectEvents } from '../runner';
+import type { DeliveryView } from './dispatcher-projection';
+import type { FrameFanout } from './frame-fanout';
+
+export const DISPATCHER_GROUP = 'dispatcher';
+
+export interface DispatcherConsumerOptions {
+  bus: Bus;
+  readStore: ReadStore;
+  projection: Projection;
+  /** The dispatcher's collections are not rebuilt blue/green: they live in one fixed generation. */
+  generation: number;
+  /** Collection (logical name) holding the owed deliveries. */
+  deliveries: string;
+  onQueued(): void;
+  fanout?: FrameFanout;
+}
+
+export class DispatcherConsumer {
+  private consumer: BusConsumer | null = null;
+  private position = 0;
+  private readonly waiters: Array<{ position: number; resolve: () => void }> = [];
+  private readonly eventTypes: ReadonlySet<string>;
+
+  constructor(private readonly options: DispatcherConsumerOptions) {
+    this.eventTypes = new Set(options.projection.eventTypes);
+  }
+
+  async start(): Promise<void> {
+    const { projection, readStore, generation } = this.options;
+    for (const index of projection.indexes ?? [])
+      await readStore.ensureIndex({
+        collection: physicalCollection(index.collection, generation),
+        fields: index.fields,
+      });
+    this.consumer = await this.options.bus.subscribe(DISPATCHER_GROUP, (events) => this.handle(events));
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer?.stop();
+    this.consumer = null;
+  }
+
+  /** Resolves once the dispatcher has handled every event up to `position`. */
+  waitForPosition(position: number): Promise<void> {
+    if (this.position >= position) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ position, resolve }));
+  }
+
+  private async handle(events: RecordedEvent[]): Promise<void> {
+    const { projection, readStore, generation } = this.options;
+    const relevant = events.filter((event) => this.eventTypes.has(event.type));
+    const changes =
+      relevant.length > 0 ? await projectEvents(projection, readStore, generation, relevant) : [];
+    if (changes.length > 0) await readStore.apply(changes);
+    this.position = Math.max(this.position, events[events.length - 1]?.position ?? 0);
+    for (let i = this.waiters.length - 1; i >= 0; i--) {
+      const waiter = this.waiters[i]!;
+      if (waiter.position <= this.position) {
+        this.waiters.splice(i, 1);
+        waiter.resolve();
+      }
+    }
+    const queued = physicalCollection(this.options.deliveries, generation);
+    const deliveries = changes.filter((change) => change.kind === 'upsert' && change.collection === queued);
+    if (deliveries.length === 0) return;
+    this.options.onQueued();
+    this.publishFrames(deliveries.map((change) => (change as { data: DeliveryView }).data));
+  }
+
+  /** One frame per event (not per webhook) to the tenant's connected sockets. */
+  private publishFrames(deliveries: readonly DeliveryView[]): void {
+    const { fanout } = this.options;
+    if (!fanout) return;
+    const sent = new Set<string>();
+    for (const delivery of deliveries) {
+      if (delivery.body === null || sent.has(delivery.event_id) || !fanout.hasSubscribers(delivery.tenant_id))
+        continue;
+      sent.add(delivery.event_id);
+      fanout.publish(delivery.tenant_id, delivery.body);
+    }
+  }
+}
