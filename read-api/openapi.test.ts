@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
@@ -5,13 +6,15 @@ import express from 'express';
 import { decideChangeTier } from '../command-api/account-commands';
 import { tenantStream } from '../command-api/tenant-state';
 import { hex, validBody } from '../domain/test-fixtures';
-import { commandSchemas, recordSchemas, responseSchemas } from '../event-schemas/schemas';
+import { commandSchemas, recordSchemas, responseSchemas, webhookSchemas } from '../event-schemas/schemas';
+import { WEBHOOK_EVENT_NAMES } from '../projectors/dispatcher/webhook-events';
 import { loadConfig } from '../runtime/config';
 import { type RunningServer, startEmbedded } from '../runtime/embedded';
 import { createApp } from '../runtime/http/app';
 import { createLogger } from '../runtime/logger';
 import { SERVICE_VERSION } from '../runtime/services';
 import { tempDir } from '../tests/support/temp-dir';
+import { type ReceivedDelivery, WebhookReceiver } from '../tests/support/webhook-receiver';
 import { buildOpenApiDocument, openApiRoutes } from './openapi';
 
 interface Ref {
@@ -48,6 +51,7 @@ interface OpenApiDocument {
   info: { title: string; version: string };
   servers: { url: string }[];
   paths: Record<string, Record<string, Operation>>;
+  webhooks: Record<string, Record<string, Operation>>;
   components: {
     schemas: Record<string, object>;
     responses: Record<string, ResponseObject>;
@@ -58,6 +62,7 @@ interface OpenApiDocument {
 const DOC_ID = 'urn:test:openapi';
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const PUBLIC_PATHS = ['/auto-register', '/health', '/v1/version', '/v1/metrics', '/openapi.json'];
+const WEBHOOK_EVENTS: string[] = [...WEBHOOK_EVENT_NAMES];
 
 const doc = buildOpenApiDocument({
   serverUrl: 'http://gov.example',
@@ -101,7 +106,16 @@ function collectRefs(node: unknown, out: string[] = []): string[] {
 const ajv = new Ajv2020({ strict: true, strictRequired: false, allErrors: true });
 addFormats(ajv);
 // Ajv compiles the root before resolving a fragment in it: the document's own members are annotations to it.
-ajv.addVocabulary(['openapi', 'jsonSchemaDialect', 'info', 'servers', 'tags', 'paths', 'components']);
+ajv.addVocabulary([
+  'openapi',
+  'jsonSchemaDialect',
+  'info',
+  'servers',
+  'tags',
+  'paths',
+  'webhooks',
+  'components',
+]);
 ajv.addSchema(doc as object, DOC_ID);
 const compiled = new Map<string, ValidateFunction>();
 function schemaAt(pointer: string): ValidateFunction {
@@ -120,6 +134,13 @@ function operations(): { template: string; method: string; operation: Operation 
   );
 }
 
+/** The operations of the top-level `webhooks` section: what the service sends, by event name. */
+function webhookOperations(): { name: string; method: string; operation: Operation }[] {
+  return Object.entries(doc.webhooks).flatMap(([name, item]) =>
+    Object.entries(item).map(([method, operation]) => ({ name, method, operation })),
+  );
+}
+
 describe('the OpenAPI document', () => {
   it('is OpenAPI 3.1.0 with the 2020-12 dialect, the service version and a bearer scheme', () => {
     expect(doc.openapi).toBe('3.1.0');
@@ -129,11 +150,12 @@ describe('the OpenAPI document', () => {
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
-  it('has every command, record and response schema as a component, named by its title', () => {
+  it('has every command, record, response and webhook schema as a component, named by its title', () => {
     const all = [
       ...Object.values(commandSchemas),
       ...Object.values(recordSchemas),
       ...Object.values(responseSchemas),
+      ...Object.values(webhookSchemas),
     ];
     for (const schema of all) {
       expect(doc.components.schemas[schema.title]).toBeDefined();
@@ -227,7 +249,7 @@ describe('the OpenAPI document', () => {
 
   it('uses only the members OpenAPI 3.1 defines for each object (its schema forbids others)', () => {
     const allowed = {
-      root: ['openapi', 'info', 'jsonSchemaDialect', 'servers', 'paths', 'components', 'tags'],
+      root: ['openapi', 'info', 'jsonSchemaDialect', 'servers', 'paths', 'webhooks', 'components', 'tags'],
       operation: [
         'tags',
         'summary',
@@ -282,6 +304,68 @@ describe('the OpenAPI document', () => {
         media(operation.requestBody.content, at);
       }
       for (const [status, value] of Object.entries(operation.responses)) response(value, `${at} ${status}`);
+    }
+    for (const { name, method, operation } of webhookOperations()) {
+      const at = `webhook ${name} ${method}`;
+      only('operation', operation, at);
+      for (const parameter of operation.parameters ?? []) {
+        only('$ref' in parameter ? 'reference' : 'parameter', parameter, at);
+      }
+      only('requestBody', operation.requestBody!, at);
+      media(operation.requestBody!.content, at);
+      for (const [status, value] of Object.entries(operation.responses)) response(value, `${at} ${status}`);
+    }
+  });
+
+  it('describes every webhook event in the webhooks section: its body, its headers, and 200 as success', () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...WEBHOOK_EVENTS].sort());
+    expect(Object.keys(webhookSchemas).sort()).toEqual([...WEBHOOK_EVENTS].sort());
+    const ids = new Set(operations().map(({ operation }) => operation.operationId));
+    for (const { name, method, operation } of webhookOperations()) {
+      const at = pointerOf('webhooks', name, method);
+      expect({ name, method }).toEqual({ name, method: 'post' });
+      expect(ids.has(operation.operationId)).toBe(false);
+      ids.add(operation.operationId);
+      const schema = webhookSchemas[name as keyof typeof webhookSchemas];
+      expect(operation.requestBody).toEqual({
+        required: true,
+        description: expect.any(String),
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema.title}` } } },
+      });
+      schemaAt(`${at}/requestBody/content/application~1json/schema`);
+      const parameters = (operation.parameters ?? []).map((p, i) =>
+        deref<ParameterObject>(p, `${at}/parameters/${i}`),
+      );
+      expect(parameters.map(({ value }) => [value.in, value.name, value.required])).toEqual(
+        [
+          'X-GOV-Signature-256',
+          'X-GOV-Event-Id',
+          'X-GOV-Event-Type',
+          'X-GOV-Delivery-Id',
+          'X-GOV-Delivery-Attempt',
+        ].map((header) => ['header', header, true]),
+      );
+      for (const { at: where } of parameters) schemaAt(`${where}/schema`);
+      expect(operation.responses['200']).toMatchObject({ description: expect.stringMatching(/^Success/) });
+      for (const [status, value] of Object.entries(operation.responses)) {
+        expect(status).toMatch(/^([1-5][0-9]{2}|default)$/);
+        const { value: response, at: where } = deref<ResponseObject>(value, `${at}/responses/${status}`);
+        expect(response.description).toEqual(expect.any(String));
+        for (const [header, object] of Object.entries(response.headers ?? {})) {
+          schemaAt(`${deref<HeaderObject>(object, `${where}/headers/${header}`).at}/schema`);
+        }
+      }
+    }
+    const prose = JSON.stringify(doc);
+    for (const phrase of [
+      'X-GOV-Signature-256: sha256=<hex HMAC-SHA256 of the raw body>',
+      'X-GOV-Delivery-Attempt',
+      '+5 s, +30 s, +2 min, +10 min',
+      'Only an HTTP 200 answer is success',
+      '128 KB',
+      'returns it once',
+    ]) {
+      expect(prose).toContain(phrase);
     }
   });
 
@@ -357,15 +441,23 @@ describe('the OpenAPI document against the running service', () => {
   let remove: () => void;
   let docServer: ReturnType<express.Express['listen']>;
   let docUrl: string;
+  let receiver: WebhookReceiver;
   const exercised = new Set<string>();
 
   beforeAll(async () => {
     const temp = tempDir('gov-openapi');
     remove = temp.remove;
     server = await startEmbedded(
-      loadConfig({ GOV_PORT: '0', GOV_HOST: '127.0.0.1', GOV_DATA_DIR: path.join(temp.dir, 'data') }),
+      loadConfig({
+        GOV_PORT: '0',
+        GOV_HOST: '127.0.0.1',
+        GOV_DATA_DIR: path.join(temp.dir, 'data'),
+        // Webhook targets on this machine: the receiver below, and addresses registration only checks.
+        GOV_WEBHOOK_ALLOW: '127.0.0.1',
+      }),
       createLogger('silent'),
     );
+    receiver = await WebhookReceiver.start();
     const app = express().use(openApiRoutes(server.services));
     docServer = await new Promise((resolve) => {
       const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
@@ -376,6 +468,7 @@ describe('the OpenAPI document against the running service', () => {
   afterAll(async () => {
     await new Promise((resolve) => docServer.close(resolve));
     await server.close();
+    await receiver.close();
     remove();
   });
 
@@ -444,6 +537,36 @@ describe('the OpenAPI document against the running service', () => {
       const typed = /^[0-9]+$/.test(sent) ? Number(sent) : sent;
       expect({ where, header: name, ok: validate(typed) }).toEqual({ where, header: name, ok: true });
     }
+  }
+
+  /** Checks a delivery the receiver got against the `webhooks` section: body, headers, signature. */
+  function conformsAsWebhook(name: string, delivery: ReceivedDelivery, secret: string): void {
+    const at = pointerOf('webhooks', name, 'post');
+    const operation = doc.webhooks[name]?.post;
+    expect({ name, documented: operation !== undefined }).toEqual({ name, documented: true });
+    expect(delivery.headers['content-type']).toBe('application/json');
+    expect(Buffer.byteLength(delivery.raw, 'utf8')).toBeLessThanOrEqual(131_072);
+    const validate = schemaAt(`${at}/requestBody/content/application~1json/schema`);
+    validate(delivery.body);
+    expect({ name, errors: validate.errors ?? null }).toEqual({ name, errors: null });
+    for (const [i, parameter] of (operation!.parameters ?? []).entries()) {
+      const { value, at: where } = deref<ParameterObject>(parameter, `${at}/parameters/${i}`);
+      const sent = delivery.headers[value.name.toLowerCase()];
+      expect({ name, header: value.name, sent: typeof sent }).toEqual({
+        name,
+        header: value.name,
+        sent: 'string',
+      });
+      const typed = /^[0-9]+$/.test(sent as string) ? Number(sent) : sent;
+      expect({ name, header: value.name, ok: schemaAt(`${where}/schema`)(typed) }).toEqual({
+        name,
+        header: value.name,
+        ok: true,
+      });
+    }
+    const hmac = createHmac('sha256', secret).update(Buffer.from(delivery.raw, 'utf8')).digest('hex');
+    expect(delivery.headers['x-gov-signature-256']).toBe(`sha256=${hmac}`);
+    expect(delivery.headers['x-gov-event-id']).toBe(delivery.body.event_id);
   }
 
   it('documents every route the app serves with the same method, and nothing else', () => {
@@ -664,6 +787,126 @@ describe('the OpenAPI document against the running service', () => {
     );
     expect((await call('get', tiles, `/gov/v1/log/tile/entries/${partial}`)).status).toBe(200);
     expect((await call('get', tiles, '/gov/v1/log/tile/nonsense')).status).toBe(404);
+  });
+
+  it('webhooks: register, list, read, a delivery as the webhooks section says, the delivery log, redelivery, the cap, delete', async () => {
+    const { key, tenantId } = await register('hooks@example.com');
+    // L2 (300 requests/min): the cap below takes about a hundred registrations.
+    await upgrade(tenantId);
+    const hooks = (body: unknown, as = key) => call('post', '/webhooks', '/webhooks', { key: as, body });
+    expect((await call('get', '/webhooks', '/webhooks')).status).toBe(401);
+    expect((await hooks({ url: receiver.url, events: ['leaf_admitted'] }, '')).status).toBe(401);
+
+    const created = await hooks({ url: receiver.url, events: ['leaf_admitted'] });
+    expect(created.status).toBe(201);
+    const { webhook_id: id, secret } = created.body;
+    expect(secret).toMatch(/^whsec_/);
+    const own = await hooks({
+      url: 'http://127.0.0.1:9/hook',
+      events: ['gate_fail'],
+      secret: 's'.repeat(16),
+    });
+    expect(own.status).toBe(201);
+    expect(own.body).not.toHaveProperty('secret');
+    const refused = await hooks({ url: 'http://10.0.0.1/hook', events: ['gate_fail'] });
+    expect([refused.status, refused.body.fields]).toEqual([
+      400,
+      [{ pointer: '/url', reason: expect.any(String) }],
+    ]);
+    expect((await hooks({ url: 'ftp://example.com', events: [] })).status).toBe(400);
+    expect((await hooks('{"url":')).status).toBe(400);
+
+    const listed = await call('get', '/webhooks', '/webhooks', { key });
+    expect(listed.body.webhooks.map((w: { webhook_id: string }) => w.webhook_id)).toEqual([
+      id,
+      own.body.webhook_id,
+    ]);
+    const one = (webhookId: string, as = key) =>
+      call('get', '/webhooks/{id}', `/webhooks/${webhookId}`, { key: as });
+    expect((await one(id)).body.secret_generated).toBe(true);
+    expect((await one(own.body.webhook_id)).body.secret_generated).toBe(false);
+    expect((await one(`wh_${'0'.repeat(24)}`)).status).toBe(404);
+    expect((await one('nope')).status).toBe(404);
+    const stranger = await register('stranger@example.com');
+    expect((await one(id, stranger.key)).status).toBe(404);
+
+    // An admitted leaf is delivered as the webhooks section documents it.
+    const admitted = await call('post', '/governance/evidence', '/governance/evidence', {
+      key,
+      body: evidence('hooked-1'),
+    });
+    expect(admitted.status).toBe(201);
+    const [first] = await receiver.waitFor((all) => all.length >= 1);
+    conformsAsWebhook('leaf_admitted', first!, secret);
+    expect(first!.body.leaf_hash).toBe(admitted.body.leaf_hash);
+    // The attempt is recorded once the worker is idle.
+    await server.dispatcher.worker.runOnce();
+
+    const deliveries = (query = '', webhookId = id) =>
+      call('get', '/webhooks/{id}/deliveries', `/webhooks/${webhookId}/deliveries${query}`, { key });
+    const log = await deliveries();
+    expect(log.body.deliveries).toHaveLength(1);
+    expect(log.body.next_cursor).toBeNull();
+    const [delivery] = log.body.deliveries;
+    expect(delivery).toMatchObject({
+      status: 'delivered',
+      event_id: first!.body.event_id,
+    });
+    expect(delivery.attempts).toEqual([
+      expect.objectContaining({ attempt: 1, status_code: 200, error: null }),
+    ]);
+    expect(delivery.body_bytes).toBe(Buffer.byteLength(first!.raw, 'utf8'));
+    expect(first!.headers['x-gov-delivery-id']).toBe(delivery.delivery_id);
+    expect((await deliveries('?status=pending')).body.deliveries).toEqual([]);
+    expect((await deliveries('?status=lost')).status).toBe(400);
+    expect((await deliveries('?limit=0')).status).toBe(400);
+    expect((await deliveries('?limit=201')).status).toBe(400);
+    expect((await deliveries('?cursor=bogus')).status).toBe(400);
+    expect((await deliveries('?page=2')).status).toBe(400);
+    expect((await deliveries('', `wh_${'0'.repeat(24)}`)).status).toBe(404);
+
+    // A redelivery: the same event and bytes, its own delivery id, in the log as well.
+    const redeliver = (deliveryId: string, webhookId = id) =>
+      call(
+        'post',
+        '/webhooks/{id}/deliveries/{delivery_id}/redeliver',
+        `/webhooks/${webhookId}/deliveries/${encodeURIComponent(deliveryId)}/redeliver`,
+        { key },
+      );
+    const again = await redeliver(delivery.delivery_id);
+    expect(again.status).toBe(202);
+    expect(again.body).toMatchObject({ webhook_id: id, redelivery_of: delivery.delivery_id });
+    const [, second] = await receiver.waitFor((all) => all.length >= 2);
+    conformsAsWebhook('leaf_admitted', second!, secret);
+    expect(second!.raw).toBe(first!.raw);
+    expect(second!.headers['x-gov-delivery-id']).toBe(`${delivery.delivery_id}:r1`);
+    await server.dispatcher.worker.runOnce();
+    const newest = await deliveries('?limit=1');
+    expect(newest.body.deliveries[0]).toMatchObject({
+      redelivery_of: delivery.delivery_id,
+      status: 'delivered',
+    });
+    expect(newest.body.next_cursor).toEqual(expect.any(String));
+    const older = await deliveries(`?limit=1&cursor=${encodeURIComponent(newest.body.next_cursor)}`);
+    expect(older.body.deliveries[0].delivery_id).toBe(delivery.delivery_id);
+    expect(older.body.next_cursor).toBeNull();
+    expect((await redeliver('nope')).status).toBe(404);
+    expect((await redeliver(delivery.delivery_id, own.body.webhook_id)).status).toBe(404);
+
+    // At most 100 webhooks per tenant.
+    for (let n = 2; n < 100; n++) {
+      expect((await hooks({ url: 'http://127.0.0.1:9/hook', events: ['gate_fail'] })).status).toBe(201);
+    }
+    const capped = await hooks({ url: 'http://127.0.0.1:9/hook', events: ['gate_fail'] });
+    expect([capped.status, capped.body.error]).toEqual([409, 'CONFLICT']);
+
+    const remove = (webhookId: string) => call('delete', '/webhooks/{id}', `/webhooks/${webhookId}`, { key });
+    const deleted = await remove(own.body.webhook_id);
+    expect(deleted.body).toMatchObject({ webhook_id: own.body.webhook_id, deleted: true });
+    expect((await remove(own.body.webhook_id)).status).toBe(404);
+    expect((await remove('nope')).status).toBe(404);
+    expect((await one(own.body.webhook_id)).status).toBe(404);
+    expect((await deliveries('', own.body.webhook_id)).status).toBe(404);
   });
 
   it('429 RATE_LIMITED with Retry-After once the tier’s requests per minute are spent', async () => {

@@ -3,10 +3,16 @@
  * service validates with: command bodies, records and response bodies all land in
  * `components.schemas` under their titles, with every `urn:gov:…` reference rewritten to
  * `#/components/schemas/<Title>`. Paths, parameters and statuses are written out here, next to each
- * other, so a route answering something new shows up as a difference in one place.
+ * other, so a route answering something new shows up as a difference in one place. The webhook bodies
+ * the service POSTs to tenants are components too, described by the top-level `webhooks` section.
  */
 import { type Request, type Response, Router } from 'express';
-import { commandSchemas, recordSchemas, responseSchemas } from '../event-schemas/schemas';
+import { MAX_WEBHOOKS_PER_TENANT } from '../command-api/webhook-commands';
+import { DELIVERY_LOG_DEFAULT_LIMIT, DELIVERY_LOG_MAX_LIMIT } from '../command-api/webhook-routes';
+import { commandSchemas, recordSchemas, responseSchemas, webhookSchemas } from '../event-schemas/schemas';
+import { ATTEMPT_TIMEOUT_MS, MAX_PAYLOAD_BYTES, USER_AGENT } from '../projectors/dispatcher/http-deliverer';
+import { BACKOFF_MS, MAX_ATTEMPTS, RETRY_AFTER_CAP_MS } from '../projectors/dispatcher/retry-policy';
+import { SIGNATURE_HEADER } from '../projectors/dispatcher/signature';
 import type { ErrorCode } from '../runtime/http/errors';
 import { SERVICE_VERSION, type Services } from '../runtime/services';
 import { CHAIN_DEFAULT_LIMIT, CHAIN_MAX_LIMIT } from './chain-query';
@@ -34,6 +40,7 @@ const SCHEMAS: readonly { $id: string; title: string }[] = [
   ...Object.values(commandSchemas),
   ...Object.values(recordSchemas),
   ...Object.values(responseSchemas),
+  ...Object.values(webhookSchemas),
 ];
 
 /** Component name (the schema's title) of each `$id`. */
@@ -490,6 +497,7 @@ function paths(): Json {
       },
     },
     ...logPaths(),
+    ...webhookPaths(),
   };
 }
 
@@ -663,6 +671,254 @@ function logPaths(): Json {
   };
 }
 
+// ---- Webhooks ----------------------------------------------------------------------------------------
+
+const WEBHOOK_ID_PATTERN = '^wh_[0-9a-f]{24}$';
+const EVENT_ID_PATTERN = '^evt_[0-9a-f]{32}$';
+/** The delivery log's delivery id (`<webhook_id>.<event_id>`, `…:r<n>` for a redelivery). */
+const deliveryIdSchema = (): Json => schemaRef('DeliveryLogResponse/$defs/delivery_id');
+
+/** 5000 → `5 s`, 120000 → `2 min`. */
+function duration(ms: number): string {
+  return ms < 60_000 ? `${ms / 1000} s` : `${ms / 60_000} min`;
+}
+
+const WEBHOOK_SIGNATURE = `Every delivery is an HTTP POST of the event's JSON body (Content-Type: application/json, User-Agent: ${USER_AGENT}) signed with the webhook's secret: \`${SIGNATURE_HEADER}: sha256=<hex HMAC-SHA256 of the raw body>\`, the lowercase hex HMAC-SHA256 keyed with the secret over the exact bytes received (GitHub's scheme; compare in constant time before parsing). The other delivery headers: X-GOV-Event-Id (the event id, the same on every delivery of the event — each webhook, retry and redelivery: deduplicate on it), X-GOV-Event-Type (the event name), X-GOV-Delivery-Id (this delivery, as listed by GET /webhooks/{id}/deliveries) and X-GOV-Delivery-Attempt (1 to ${MAX_ATTEMPTS}).`;
+
+const WEBHOOK_RETRIES = `Only an HTTP 200 answer is success; any other status, a redirect (never followed), a connection error or no answer within ${duration(ATTEMPT_TIMEOUT_MS)} (GOV_WEBHOOK_TIMEOUT_MS) fails the attempt. ${MAX_ATTEMPTS} attempts in all: immediately, then ${BACKOFF_MS.map((ms) => `+${duration(ms)}`).join(', ')} after each failure; after the ${MAX_ATTEMPTS}th failure the delivery is marked failed. A 429 or 503 answer with Retry-After (delta-seconds or an HTTP-date) is honoured: the next attempt waits for the later of the backoff and Retry-After, at most ${duration(RETRY_AFTER_CAP_MS)} after the failure. Delivery is at least once: an event can arrive more than once.`;
+
+const WEBHOOK_PAYLOAD_LIMIT = `A body is at most 128 KB (${MAX_PAYLOAD_BYTES} bytes): a payload that would be larger is trimmed to a summary of its identifying fields with \`trimmed: true\`, \`original_bytes\` and a \`url\` where the full record can be read.`;
+
+const WEBHOOK_SECRET = `The secret keys the signature. Without \`secret\` in the body the service generates one (\`whsec_…\`) and returns it once, as \`secret\` in the 201 answer: only its sealed form is stored, so it cannot be shown again (delete the webhook and register a new one to change it).`;
+
+const webhookIdParameter = (): Json => ({
+  name: 'id',
+  in: 'path',
+  required: true,
+  description:
+    "The webhook_id from POST /webhooks. Any other value, a removed webhook and another tenant's webhook all answer 404 NOT_FOUND.",
+  schema: { type: 'string', pattern: WEBHOOK_ID_PATTERN },
+});
+
+const unknownWebhook = (): Json =>
+  notFound("No such webhook for this tenant: unknown, removed, or another tenant's (all answer the same).");
+
+function webhookOperation(operation: Json): Json {
+  return { tags: ['webhooks'], security: BEARER, ...operation };
+}
+
+function webhookPaths(): Json {
+  return {
+    '/webhooks': {
+      post: webhookOperation({
+        operationId: 'registerWebhook',
+        summary: "Register a webhook for some of the tenant's events",
+        description: [
+          `The URL must be absolute http or https without userinfo, and every address its host resolves to must be public (loopback, private, link-local, metadata and similar addresses are refused unless the operator allows them with GOV_WEBHOOK_ALLOW). The same check is made again before each delivery. A tenant may have at most ${MAX_WEBHOOKS_PER_TENANT} webhooks.`,
+          '',
+          WEBHOOK_SECRET,
+          '',
+          WEBHOOK_SIGNATURE,
+          '',
+          WEBHOOK_RETRIES,
+          '',
+          WEBHOOK_PAYLOAD_LIMIT,
+          '',
+          'The bodies of each event are described in the `webhooks` section of this document.',
+        ].join('\n'),
+        requestBody: requestBody(
+          'RegisterWebhookBody',
+          'Where to deliver, which events, and optionally the signing secret.',
+        ),
+        responses: {
+          '201': {
+            description: 'The webhook; with the generated secret (shown once) when the body had none.',
+            content: json(schemaRef('WebhookCreatedResponse')),
+          },
+          '400': invalid(
+            'The body is not JSON or does not match the schema, or the target URL is refused (pointer `/url`): credentials in it, a host that does not resolve, or an address that is not public (loopback, private, link-local, metadata, …) and not in GOV_WEBHOOK_ALLOW.',
+          ),
+          ...authenticated(),
+          '409': errorResponse(
+            `CONFLICT: the tenant already has ${MAX_WEBHOOKS_PER_TENANT} webhooks; delete one first.`,
+            ['CONFLICT'],
+          ),
+          ...bodyParser(),
+          '500': responseRef('InternalError'),
+        },
+      }),
+      get: webhookOperation({
+        operationId: 'listWebhooks',
+        summary: "The tenant's webhooks, oldest first",
+        description: 'Removed webhooks are not listed; secrets are never shown.',
+        responses: {
+          '200': { description: 'The webhooks.', content: json(schemaRef('WebhookListResponse')) },
+          ...authenticated(),
+          '500': responseRef('InternalError'),
+        },
+      }),
+    },
+    '/webhooks/{id}': {
+      get: webhookOperation({
+        operationId: 'getWebhook',
+        summary: 'One webhook',
+        parameters: [webhookIdParameter()],
+        responses: {
+          '200': { description: 'The webhook.', content: json(schemaRef('WebhookResponse')) },
+          ...authenticated(),
+          '404': unknownWebhook(),
+          '500': responseRef('InternalError'),
+        },
+      }),
+      delete: webhookOperation({
+        operationId: 'deleteWebhook',
+        summary: 'Remove a webhook',
+        description:
+          'No new deliveries are queued for it; deliveries still pending are cancelled instead of attempted. Afterwards the webhook answers 404 everywhere, its delivery log included.',
+        parameters: [webhookIdParameter()],
+        responses: {
+          '200': { description: 'Removed.', content: json(schemaRef('WebhookDeletedResponse')) },
+          ...authenticated(),
+          '404': unknownWebhook(),
+          '500': responseRef('InternalError'),
+        },
+      }),
+    },
+    '/webhooks/{id}/deliveries': {
+      get: webhookOperation({
+        operationId: 'listWebhookDeliveries',
+        summary: 'The delivery log of a webhook, newest first (beyond the spec)',
+        description: `Each delivery queued for the webhook, with its status and every attempt (when, the receiver's status or the error, the latency). Only status, limit and cursor are accepted; an unknown or repeated parameter answers 400. The webhook is looked up first: an unknown one answers 404 whatever the query. ${WEBHOOK_RETRIES}`,
+        parameters: [
+          webhookIdParameter(),
+          queryParameter('status', 'Only deliveries with this status.', {
+            type: 'string',
+            enum: ['pending', 'delivered', 'failed', 'cancelled'],
+          }),
+          queryParameter('limit', 'Deliveries per page (decimal, no leading zeros).', {
+            type: 'integer',
+            minimum: 1,
+            maximum: DELIVERY_LOG_MAX_LIMIT,
+            default: DELIVERY_LOG_DEFAULT_LIMIT,
+          }),
+          queryParameter(
+            'cursor',
+            'next_cursor of the previous page (with the same status filter): the page after it. Anything else answers 400 (pointer `query/cursor`).',
+            { type: 'string' },
+          ),
+        ],
+        responses: {
+          '200': { description: 'One page of the log.', content: json(schemaRef('DeliveryLogResponse')) },
+          '400': invalid(
+            `A query parameter is unknown or repeated, status is not pending, delivered, failed or cancelled, limit is not an integer from 1 to ${DELIVERY_LOG_MAX_LIMIT}, or cursor is not one from this listing.`,
+          ),
+          ...authenticated(),
+          '404': unknownWebhook(),
+          '500': responseRef('InternalError'),
+        },
+      }),
+    },
+    '/webhooks/{id}/deliveries/{delivery_id}/redeliver': {
+      post: webhookOperation({
+        operationId: 'redeliverWebhookDelivery',
+        summary: 'Send a delivery again (beyond the spec)',
+        description:
+          'Queues a new delivery of the same event to the same webhook: the same event id and the same body bytes and signature, with its own delivery id `<original delivery_id>:r<n>` and a fresh set of attempts. Any delivery of the log can be redelivered, whatever its status. Takes no body.',
+        parameters: [
+          webhookIdParameter(),
+          {
+            name: 'delivery_id',
+            in: 'path',
+            required: true,
+            description:
+              "A delivery_id from the webhook's delivery log. Any other value answers 404 NOT_FOUND.",
+            schema: deliveryIdSchema(),
+          },
+        ],
+        responses: {
+          '202': {
+            description: 'The redelivery is queued; it appears in the delivery log.',
+            content: json(schemaRef('RedeliveryResponse')),
+          },
+          '400': invalid('A body was sent and is not valid JSON.'),
+          ...authenticated(),
+          '404': notFound(
+            "No such webhook for this tenant (unknown, removed, or another tenant's), or no such delivery of it.",
+          ),
+          ...bodyParser(),
+          '500': responseRef('InternalError'),
+        },
+      }),
+    },
+  };
+}
+
+/** `leaf_admitted` → `leafAdmitted`. */
+const camelCase = (name: string): string =>
+  name.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase());
+
+/**
+ * The top-level `webhooks` section: one POST per webhook event, as the service sends it to a tenant's
+ * registered URL. The body is the event's schema (full payload or trimmed summary).
+ */
+function webhooks(): Json {
+  const out: Json = {};
+  for (const [name, schema] of Object.entries(webhookSchemas)) {
+    out[name] = {
+      post: {
+        tags: ['webhooks'],
+        operationId: `${camelCase(name)}Webhook`,
+        summary: `The ${name} event, POSTed to each of the tenant's webhooks registered for it`,
+        description: [
+          schema.description,
+          '',
+          WEBHOOK_SIGNATURE,
+          '',
+          WEBHOOK_RETRIES,
+          '',
+          WEBHOOK_PAYLOAD_LIMIT,
+        ].join('\n'),
+        parameters: [
+          parameterRef('WebhookSignature'),
+          parameterRef('WebhookEventId'),
+          {
+            name: 'X-GOV-Event-Type',
+            in: 'header',
+            required: true,
+            description: `The event name: always \`${name}\`.`,
+            schema: { type: 'string', const: name },
+          },
+          parameterRef('WebhookDeliveryId'),
+          parameterRef('WebhookDeliveryAttempt'),
+        ],
+        requestBody: {
+          required: true,
+          description: `The \`${name}\` body: the full payload or, over 128 KB, its trimmed summary (\`trimmed: true\`).`,
+          content: json(schemaRef(schema.title)),
+        },
+        responses: {
+          '200': {
+            description:
+              'Success: the delivery is marked delivered and not attempted again. The answer body is read (up to 64 KiB) and ignored.',
+          },
+          '429': {
+            description: `Failure, retried while attempts remain; a Retry-After is honoured (up to ${duration(RETRY_AFTER_CAP_MS)} after the failure) when later than the backoff.`,
+            headers: { 'Retry-After': headerRef('WebhookRetryAfter') },
+          },
+          '503': {
+            description: `Failure, retried while attempts remain; a Retry-After is honoured (up to ${duration(RETRY_AFTER_CAP_MS)} after the failure) when later than the backoff.`,
+            headers: { 'Retry-After': headerRef('WebhookRetryAfter') },
+          },
+          default: {
+            description: `Any other status (2xx other than 200 included), a redirect, a connection error or no answer within ${duration(ATTEMPT_TIMEOUT_MS)}: the attempt failed and the next one is scheduled, up to ${MAX_ATTEMPTS} attempts.`,
+          },
+        },
+      },
+    };
+  }
+  return out;
+}
+
 // ---- Components --------------------------------------------------------------------------------------
 
 function components(): Json {
@@ -707,6 +963,37 @@ function components(): Json {
           'Correlates logs and the answer; echoed in the X-Correlation-Id header and in error bodies. A malformed value is replaced by a generated UUID.',
         schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
       },
+      WebhookSignature: {
+        name: SIGNATURE_HEADER,
+        in: 'header',
+        required: true,
+        description:
+          '`sha256=` + the lowercase hex HMAC-SHA256 of the raw body bytes, keyed with the webhook’s secret. Recompute it over the bytes received (before any parsing) and compare in constant time.',
+        schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' },
+      },
+      WebhookEventId: {
+        name: 'X-GOV-Event-Id',
+        in: 'header',
+        required: true,
+        description:
+          'The event id (also `event_id` in the body): the same on every delivery of the event, to each webhook, on each retry and redelivery. Deduplicate on it.',
+        schema: { type: 'string', pattern: EVENT_ID_PATTERN },
+      },
+      WebhookDeliveryId: {
+        name: 'X-GOV-Delivery-Id',
+        in: 'header',
+        required: true,
+        description:
+          'This delivery: `<webhook_id>.<event_id>`, or `<original delivery_id>:r<n>` for a redelivery. The same on every attempt of the delivery.',
+        schema: deliveryIdSchema(),
+      },
+      WebhookDeliveryAttempt: {
+        name: 'X-GOV-Delivery-Attempt',
+        in: 'header',
+        required: true,
+        description: `Which attempt of the delivery this is, from 1 to ${MAX_ATTEMPTS}.`,
+        schema: { type: 'integer', minimum: 1, maximum: MAX_ATTEMPTS },
+      },
     },
     headers: {
       CorrelationId: {
@@ -730,6 +1017,11 @@ function components(): Json {
       },
       CacheControl: {
         description: 'How long the answer may be cached.',
+        schema: { type: 'string' },
+      },
+      WebhookRetryAfter: {
+        description:
+          'From a webhook receiver: delta-seconds or an HTTP-date before which the next attempt should not be made.',
         schema: { type: 'string' },
       },
       ContentDisposition: {
@@ -788,11 +1080,13 @@ export function buildOpenApiDocument(options: OpenApiOptions): object {
       version: options.version,
       summary: 'Governance evidence, closed-loop records and a public Merkle transparency log.',
       description: [
-        'Enrollment, evidence submission through gates G1–G5, compliance reports, closed-loop execution and variance records (L2 and above), and the public transparency log (`/gov/v1/log/*`, no credentials).',
+        'Enrollment, evidence submission through gates G1–G5, compliance reports, closed-loop execution and variance records (L2 and above), webhooks, and the public transparency log (`/gov/v1/log/*`, no credentials).',
         '',
         'Every error answers the ErrorResponse body (the 422 gate failure has its own). Shared behaviour not repeated per operation: an unmatched method or path answers 404 NOT_FOUND; any request carrying a JSON body is parsed first, so even operations that take no body answer 400 for malformed JSON, 413 PAYLOAD_TOO_LARGE and 415 UNSUPPORTED_MEDIA_TYPE; the log endpoints answer CORS preflight (OPTIONS) with 204; GET operations also answer HEAD.',
         '',
         'Tiers: Trial (L1, 5 leaves within 72 hours, 60 requests/min), Pay-as-you-govern (L2, 300/min), Certified (L2+, 1000/min), Networked (L4, custom).',
+        '',
+        "Webhooks: a tenant registers URLs (POST /webhooks) and the service POSTs its events there, signed with X-GOV-Signature-256 and tried up to 5 times; POST /webhooks describes delivery, and the `webhooks` section each event's body.",
       ].join('\n'),
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
@@ -809,9 +1103,15 @@ export function buildOpenApiDocument(options: OpenApiOptions): object {
         description:
           'The public transparency log: JSON signed tree heads and proofs, plus C2SP tlog-tiles resources. No credentials; every answer carries Access-Control-Allow-Origin: *; only leaves under the latest signed tree head are visible.',
       },
+      {
+        name: 'webhooks',
+        description:
+          "Webhooks: the tenant's events POSTed to the URLs it registers, signed, retried, and logged per delivery.",
+      },
       { name: 'operations', description: 'Health, metrics, version and this document.' },
     ],
     paths: withCorrelation(paths()),
+    webhooks: webhooks(),
     components: built,
   };
 }

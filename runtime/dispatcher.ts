@@ -1,10 +1,16 @@
 /**
  * Composes the dispatcher: the bus consumer that projects owed deliveries, and the delivery worker
- * that sends them. In the embedded mode both run in the server process, off the admission path
- * (the consumer follows the bus after commits; the worker runs on its own wake-ups).
+ * that sends them. The consumer follows the bus after commits, so it never holds up an admission; the
+ * worker runs on a thread of its own (runtime/delivery-thread.ts) so attempts use another core.
  */
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type { Bus } from '../ports/bus';
-import { DeliveryWorker } from '../projectors/dispatcher/delivery-worker';
+import {
+  type AttemptRecord,
+  type DeliveryStatus,
+  DeliveryWorker,
+} from '../projectors/dispatcher/delivery-worker';
 import { DispatcherConsumer } from '../projectors/dispatcher/dispatcher-consumer';
 import {
   type DeliveryView,
@@ -19,6 +25,7 @@ import { BUNDLES, type BundleView, governanceProjection } from '../projectors/go
 import { physicalCollection } from '../projectors/projection';
 import type { ProjectionSupervisor } from '../projectors/supervisor';
 import { buildReport } from '../read-api/governance-routes';
+import type { ThreadReport, ThreadRequest, ThreadSettings } from './delivery-thread-protocol';
 import type { Services } from './services';
 
 /** The dispatcher's collections are not rebuilt blue/green (its queue must not be re-sent): one generation. */
@@ -28,9 +35,18 @@ export const DISPATCHER_COLLECTIONS = {
   deliveries: physicalCollection(WEBHOOK_DELIVERIES, DISPATCHER_GENERATION),
 };
 
+/** The delivery worker, wherever it runs. */
+export interface DeliveryRunner {
+  /** Something was queued: look now. */
+  wake(): void;
+  /** One full pass, awaited: everything queued taken in, every due attempt made and recorded. */
+  runOnce(): Promise<void>;
+  stop(): Promise<void>;
+}
+
 export interface RunningDispatcher {
   consumer: DispatcherConsumer;
-  worker: DeliveryWorker;
+  worker: DeliveryRunner;
   fanout: FrameFanout;
   stop(): Promise<void>;
 }
@@ -39,18 +55,63 @@ export interface DispatcherOptions {
   services: Services;
   bus: Bus;
   supervisor: ProjectionSupervisor;
-  /** Tests drive the worker themselves (runOnce) instead of its timers. */
-  manualWorker?: boolean;
+  /**
+   * Run deliveries on their own thread (the default for a real server). Tests that move an injected
+   * clock keep them in-process, where that clock is.
+   */
+  thread: boolean;
 }
 
 export async function startDispatcher({
   services,
   bus,
   supervisor,
-  manualWorker = false,
+  thread,
 }: DispatcherOptions): Promise<RunningDispatcher> {
-  const { metrics } = services;
+  const render = (delivery: DeliveryView) => renderComplianceReport(services, supervisor, delivery);
+  const worker = thread
+    ? await startDeliveryThread(services, render)
+    : await startInProcess(services, render);
   const fanout = new FrameFanout();
+  const consumer = new DispatcherConsumer({
+    bus,
+    readStore: services.readStore,
+    projection: dispatcherProjection({ publicUrl: services.config.publicUrl }),
+    generation: DISPATCHER_GENERATION,
+    deliveries: WEBHOOK_DELIVERIES,
+    onQueued: () => worker.wake(),
+    fanout,
+  });
+  await consumer.start();
+  return {
+    consumer,
+    worker,
+    fanout,
+    async stop() {
+      await consumer.stop();
+      await worker.stop();
+    },
+  };
+}
+
+type Render = (delivery: DeliveryView) => Promise<string>;
+
+function recordAttempt(
+  services: Services,
+  status: DeliveryStatus,
+  queuedAt: string,
+  attempt: AttemptRecord,
+): void {
+  const { metrics } = services;
+  metrics.webhookAttempts.inc({ outcome: status === 'pending' ? 'retry' : status });
+  metrics.webhookAttemptSeconds.observe(attempt.latency_ms / 1000);
+  if (attempt.attempt === 1)
+    metrics.webhookFirstAttemptDelaySeconds.observe(
+      Math.max(0, Date.parse(attempt.at) - Date.parse(queuedAt)) / 1000,
+    );
+}
+
+async function startInProcess(services: Services, render: Render): Promise<DeliveryRunner> {
   const worker = new DeliveryWorker({
     readStore: services.readStore,
     collections: DISPATCHER_COLLECTIONS,
@@ -59,36 +120,82 @@ export async function startDispatcher({
     clock: services.clock,
     logger: services.logger,
     timeoutMs: services.config.webhookTimeoutMs,
-    render: (delivery) => renderComplianceReport(services, supervisor, delivery),
-    onAttempt: (entry, attempt) => {
-      metrics.webhookAttempts.inc({ outcome: entry.status === 'pending' ? 'retry' : entry.status });
-      metrics.webhookAttemptSeconds.observe(attempt.latency_ms / 1000);
-      if (attempt.attempt === 1)
-        metrics.webhookFirstAttemptDelaySeconds.observe(
-          Math.max(0, Date.parse(attempt.at) - Date.parse(entry.queued_at)) / 1000,
+    render,
+    onAttempt: (entry, attempt) => recordAttempt(services, entry.status, entry.queued_at, attempt),
+  });
+  await worker.start();
+  return worker;
+}
+
+async function startDeliveryThread(services: Services, render: Render): Promise<DeliveryRunner> {
+  const { config } = services;
+  const settings: ThreadSettings = {
+    readStoreFile: config.readStoreFile,
+    collections: DISPATCHER_COLLECTIONS,
+    allow: config.webhookAllow,
+    secretKey: new Uint8Array(services.webhooks.secretKey as Uint8Array),
+    timeoutMs: config.webhookTimeoutMs,
+    logLevel: config.logLevel,
+  };
+  // The same extension as this file: .js when built, .ts under a TypeScript loader.
+  const entry = path.join(__dirname, `delivery-thread${path.extname(__filename)}`);
+  // Under a TypeScript loader (tsx: tests, `npm run dev`) the thread needs the loader registered too.
+  const thread = entry.endsWith('.ts')
+    ? new Worker(`require('tsx/cjs');require(${JSON.stringify(entry)});`, {
+        eval: true,
+        workerData: settings,
+      })
+    : new Worker(entry, { workerData: settings });
+  const ran = new Map<number, () => void>();
+  let nextRun = 0;
+  let started!: () => void;
+  let stopped!: () => void;
+  let failed!: (error: Error) => void;
+  const whenStarted = new Promise<void>((resolve, reject) => {
+    started = resolve;
+    failed = reject;
+  });
+  const whenStopped = new Promise<void>((resolve) => {
+    stopped = resolve;
+  });
+  const post = (request: ThreadRequest) => thread.postMessage(request);
+  thread.on('message', (report: ThreadReport) => {
+    switch (report.kind) {
+      case 'started':
+        return started();
+      case 'stopped':
+        return stopped();
+      case 'ran':
+        ran.get(report.id)?.();
+        ran.delete(report.id);
+        return;
+      case 'attempt':
+        return recordAttempt(services, report.status, report.queued_at, report.attempt);
+      case 'render':
+        render(report.delivery).then(
+          (body) => post({ kind: 'rendered', id: report.id, body }),
+          (error: unknown) => post({ kind: 'rendered', id: report.id, error: String(error) }),
         );
-    },
+        return;
+    }
   });
-  const consumer = new DispatcherConsumer({
-    bus,
-    readStore: services.readStore,
-    projection: dispatcherProjection({ publicUrl: services.config.publicUrl }),
-    generation: DISPATCHER_GENERATION,
-    deliveries: WEBHOOK_DELIVERIES,
-    onQueued: () => {
-      if (!manualWorker) worker.wake();
-    },
-    fanout,
+  thread.on('error', (error) => {
+    services.logger.error({ err: error }, 'the delivery thread failed');
+    failed(error);
   });
-  await consumer.start();
-  if (!manualWorker) await worker.start();
+  await whenStarted;
   return {
-    consumer,
-    worker,
-    fanout,
+    wake: () => post({ kind: 'wake' }),
+    runOnce: () =>
+      new Promise<void>((resolve) => {
+        const id = nextRun++;
+        ran.set(id, resolve);
+        post({ kind: 'run-once', id });
+      }),
     async stop() {
-      await consumer.stop();
-      await worker.stop();
+      post({ kind: 'stop' });
+      await whenStopped;
+      await thread.terminate();
     },
   };
 }

@@ -61,6 +61,11 @@ export async function startEmbedded(
   await sequencer.start();
   const catalog = new ProjectionCatalog(readStore, 1000);
   const readModels = new ReadModels({ readStore, catalog });
+  // Requests may arrive between listen and the dispatcher's start; webhook commands wait for it.
+  let resolveDispatcher!: (started: Promise<RunningDispatcher>) => void;
+  const dispatcherStarted = new Promise<RunningDispatcher>((resolve) => {
+    resolveDispatcher = (started) => void started.then(resolve, () => undefined);
+  });
   const services: Services = {
     config,
     logger,
@@ -85,7 +90,8 @@ export async function startEmbedded(
       guard: new TargetGuard({ allow: config.webhookAllow }),
       secretKey: keyring.webhookSecretKey,
       collections: DISPATCHER_COLLECTIONS,
-      awaitDispatcher: (position) => dispatcher.consumer.waitForPosition(position),
+      awaitDispatcher: (position) =>
+        dispatcherStarted.then((started) => started.consumer.waitForPosition(position)),
     },
     bindings: { event_store: 'sqlite', read_store: 'sqlite', bus: 'in-process' },
   };
@@ -106,7 +112,10 @@ export async function startEmbedded(
 
   // After listening: with port 0 the public URL in payload links is only known now.
   const bus = new EventStoreBus({ eventStore, readStore });
-  const dispatcher = await startDispatcher({ services, bus, supervisor });
+  // Deliveries get their own thread, except where a test moves an injected clock.
+  const starting = startDispatcher({ services, bus, supervisor, thread: options.clock === undefined });
+  resolveDispatcher(starting);
+  const dispatcher = await starting;
 
   let closing: Promise<void> | null = null;
   const close = () => {

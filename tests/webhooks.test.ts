@@ -3,9 +3,11 @@
  * delivery's signature is checked by a third-party verifier (@octokit/webhooks-methods, the
  * X-Hub-Signature-256 scheme) and by our own; every payload against its published schema.
  */
+
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { validateWebhookPayload } from '../event-schemas';
 import { verifySignatureHeader } from '../projectors/dispatcher/signature';
+import { WEBHOOK_EVENT_NAMES } from '../projectors/dispatcher/webhook-events';
 import {
   digest,
   type ErrorAnswer,
@@ -19,16 +21,7 @@ import {
 } from './support/governance-client';
 import { type ReceivedDelivery, WebhookReceiver } from './support/webhook-receiver';
 
-const ALL_EVENTS = [
-  'leaf_admitted',
-  'gate_fail',
-  'compliance_report_ready',
-  'execution_trace_admitted',
-  'variance_recorded',
-  'governance_breach',
-  'chain_depth_milestone',
-  'observables_alert',
-] as const;
+const ALL_EVENTS = WEBHOOK_EVENT_NAMES;
 
 interface WebhookAnswer {
   webhook_id: string;

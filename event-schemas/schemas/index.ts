@@ -27,6 +27,7 @@ import validatorVote from './records/validator-vote.json';
 import varianceRecord from './records/variance-record.json';
 import account from './responses/account.json';
 import chainPage from './responses/chain-page.json';
+import deliveryLog from './responses/delivery-log.json';
 import error from './responses/error.json';
 import evidenceAdmittedResponse from './responses/evidence-admitted.json';
 import executionAdmittedResponse from './responses/execution-admitted.json';
@@ -37,11 +38,16 @@ import logConsistency from './responses/log-consistency.json';
 import logKeys from './responses/log-keys.json';
 import logLeaf from './responses/log-leaf.json';
 import logProof from './responses/log-proof.json';
+import redelivery from './responses/redelivery.json';
 import registration from './responses/registration.json';
 import status from './responses/status.json';
 import sth from './responses/sth.json';
 import tripleLeaf from './responses/triple-leaf.json';
 import version from './responses/version.json';
+import webhook from './responses/webhook.json';
+import webhookCreated from './responses/webhook-created.json';
+import webhookDeleted from './responses/webhook-deleted.json';
+import webhookList from './responses/webhook-list.json';
 import chainDepthMilestone from './webhooks/chain_depth_milestone.json';
 import complianceReportReady from './webhooks/compliance_report_ready.json';
 import executionTraceAdmitted from './webhooks/execution_trace_admitted.json';
@@ -113,6 +119,12 @@ export const responseSchemas = {
   'log-keys': logKeys,
   health,
   version,
+  webhook,
+  'webhook-created': webhookCreated,
+  'webhook-list': webhookList,
+  'webhook-deleted': webhookDeleted,
+  'delivery-log': deliveryLog,
+  redelivery,
 } as const satisfies Record<string, { $id: string; title: string }>;
 
 /**

@@ -32,7 +32,7 @@ import {
   type WebhookTenantView,
   type WebhookView,
 } from './dispatcher-projection';
-import { webhookEventId, webhookLinks } from './webhook-events';
+import { WEBHOOK_EVENT_NAMES, webhookEventId, webhookLinks } from './webhook-events';
 import { renderComplianceReportReady } from './webhook-payloads';
 
 const PUBLIC_URL = 'https://gov.example';
@@ -282,16 +282,7 @@ function payloadOf(delivery: DeliveryView): Record<string, unknown> {
   return payload;
 }
 
-const ALL_EVENTS: WebhookEventName[] = [
-  'leaf_admitted',
-  'gate_fail',
-  'compliance_report_ready',
-  'execution_trace_admitted',
-  'variance_recorded',
-  'governance_breach',
-  'chain_depth_milestone',
-  'observables_alert',
-];
+const ALL_EVENTS: WebhookEventName[] = [...WEBHOOK_EVENT_NAMES];
 
 describe('the dispatcher projection', () => {
   let world: World;

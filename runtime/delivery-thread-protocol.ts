@@ -1,0 +1,27 @@
+/** The messages between the server's main thread and its delivery thread (runtime/delivery-thread.ts). */
+import type { AttemptRecord, DeliveryStatus } from '../projectors/dispatcher/delivery-worker';
+import type { DeliveryView } from '../projectors/dispatcher/dispatcher-projection';
+
+export interface ThreadSettings {
+  readStoreFile: string;
+  collections: { webhooks: string; deliveries: string };
+  allow: string[];
+  secretKey: Uint8Array;
+  timeoutMs: number;
+  logLevel: string;
+}
+
+/** Main thread → delivery thread. */
+export type ThreadRequest =
+  | { kind: 'wake' }
+  | { kind: 'run-once'; id: number }
+  | { kind: 'rendered'; id: number; body?: string; error?: string }
+  | { kind: 'stop' };
+
+/** Delivery thread → main thread. */
+export type ThreadReport =
+  | { kind: 'started' }
+  | { kind: 'ran'; id: number }
+  | { kind: 'render'; id: number; delivery: DeliveryView }
+  | { kind: 'attempt'; status: DeliveryStatus; queued_at: string; attempt: AttemptRecord }
+  | { kind: 'stopped' };
