@@ -6,6 +6,7 @@ import type { Change, ReadStore } from '../ports/read-store';
 import type { Metrics } from '../runtime/metrics';
 import { sleep } from '../runtime/sleep';
 import { BatchState } from './batch-state';
+import { PositionWaiters } from './position-waiters';
 import { checkpointName, type Projection, physicalCollection } from './projection';
 import { RateMeter } from './rate-meter';
 
@@ -43,7 +44,7 @@ export class ProjectorRunner {
   private lagTimer: NodeJS.Timeout | null = null;
   private position: number | null = null;
   private applied = 0;
-  private readonly positionWaiters: Array<{ position: number; resolve: () => void }> = [];
+  private readonly positionWaiters = new PositionWaiters();
   private readonly rate = new RateMeter();
   private readonly owner: string;
   private readonly stopSignal = new AbortController();
@@ -98,8 +99,7 @@ export class ProjectorRunner {
 
   /** Resolves once every event up to `position` has been applied. */
   waitForPosition(position: number): Promise<void> {
-    if (position <= 0 || (this.position !== null && this.position >= position)) return Promise.resolve();
-    return new Promise((resolve) => this.positionWaiters.push({ position, resolve }));
+    return this.positionWaiters.wait(position, this.position);
   }
 
   private async runAsSingleWriter(): Promise<void> {
@@ -193,17 +193,7 @@ export class ProjectorRunner {
     metrics.projectorEvents.inc({ projector: this.checkpoint }, batch.length);
     metrics.projectorCheckpoint.set({ projector: this.checkpoint }, last);
     metrics.projectorRate.set({ projector: this.checkpoint }, this.rate.record(batch.length));
-    this.releaseWaiters();
-  }
-
-  private releaseWaiters(): void {
-    for (let i = this.positionWaiters.length - 1; i >= 0; i--) {
-      const waiter = this.positionWaiters[i]!;
-      if (this.position !== null && this.position >= waiter.position) {
-        this.positionWaiters.splice(i, 1);
-        waiter.resolve();
-      }
-    }
+    this.positionWaiters.release(last);
   }
 
   private async updateLag(): Promise<void> {

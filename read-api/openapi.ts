@@ -8,7 +8,6 @@
  */
 import { type Request, type Response, Router } from 'express';
 import { MAX_WEBHOOKS_PER_TENANT } from '../command-api/webhook-commands';
-import { DELIVERY_LOG_DEFAULT_LIMIT, DELIVERY_LOG_MAX_LIMIT } from '../command-api/webhook-routes';
 import { commandSchemas, recordSchemas, responseSchemas, webhookSchemas } from '../event-schemas/schemas';
 import { ATTEMPT_TIMEOUT_MS, MAX_PAYLOAD_BYTES, USER_AGENT } from '../projectors/dispatcher/http-deliverer';
 import { BACKOFF_MS, MAX_ATTEMPTS, RETRY_AFTER_CAP_MS } from '../projectors/dispatcher/retry-policy';
@@ -16,6 +15,7 @@ import { SIGNATURE_HEADER } from '../projectors/dispatcher/signature';
 import type { ErrorCode } from '../runtime/http/errors';
 import { SERVICE_VERSION, type Services } from '../runtime/services';
 import { CHAIN_DEFAULT_LIMIT, CHAIN_MAX_LIMIT } from './chain-query';
+import { DELIVERY_LOG_DEFAULT_LIMIT, DELIVERY_LOG_MAX_LIMIT } from './webhook-routes';
 
 export interface OpenApiOptions {
   /** Base URL of the service (`servers[0].url`). */

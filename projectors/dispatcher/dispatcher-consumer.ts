@@ -7,6 +7,7 @@
 import type { Bus, BusConsumer } from '../../ports/bus';
 import type { RecordedEvent } from '../../ports/event-store';
 import type { ReadStore } from '../../ports/read-store';
+import { PositionWaiters } from '../position-waiters';
 import { type Projection, physicalCollection } from '../projection';
 import { projectEvents } from '../runner';
 import type { DeliveryView } from './dispatcher-projection';
@@ -29,7 +30,7 @@ export interface DispatcherConsumerOptions {
 export class DispatcherConsumer {
   private consumer: BusConsumer | null = null;
   private position = 0;
-  private readonly waiters: Array<{ position: number; resolve: () => void }> = [];
+  private readonly waiters = new PositionWaiters();
   private readonly eventTypes: ReadonlySet<string>;
 
   constructor(private readonly options: DispatcherConsumerOptions) {
@@ -53,8 +54,7 @@ export class DispatcherConsumer {
 
   /** Resolves once the dispatcher has handled every event up to `position`. */
   waitForPosition(position: number): Promise<void> {
-    if (this.position >= position) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push({ position, resolve }));
+    return this.waiters.wait(position, this.position);
   }
 
   private async handle(events: RecordedEvent[]): Promise<void> {
@@ -64,13 +64,7 @@ export class DispatcherConsumer {
       relevant.length > 0 ? await projectEvents(projection, readStore, generation, relevant) : [];
     if (changes.length > 0) await readStore.apply(changes);
     this.position = Math.max(this.position, events[events.length - 1]?.position ?? 0);
-    for (let i = this.waiters.length - 1; i >= 0; i--) {
-      const waiter = this.waiters[i]!;
-      if (waiter.position <= this.position) {
-        this.waiters.splice(i, 1);
-        waiter.resolve();
-      }
-    }
+    this.waiters.release(this.position);
     const queued = physicalCollection(this.options.deliveries, generation);
     const deliveries = changes.filter((change) => change.kind === 'upsert' && change.collection === queued);
     if (deliveries.length === 0) return;

@@ -2,11 +2,12 @@ import type { KeyObject } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { governanceCommandRoutes } from '../../command-api/governance-routes';
 import { commandRoutes } from '../../command-api/routes';
-import { webhookRoutes } from '../../command-api/webhook-routes';
+import { webhookCommandRoutes } from '../../command-api/webhook-routes';
 import { governanceReadRoutes } from '../../read-api/governance-routes';
 import { logRoutes } from '../../read-api/log-routes';
 import { openApiRoutes } from '../../read-api/openapi';
 import { readRoutes } from '../../read-api/routes';
+import { webhookReadRoutes } from '../../read-api/webhook-routes';
 import type { Services } from '../services';
 import { correlation } from './correlation';
 import { sendError, sendInvalid } from './errors';
@@ -29,7 +30,8 @@ export function createApp(services: Services): express.Express {
   app.use(governanceCommandRoutes(services));
   app.use(readRoutes(services));
   app.use(governanceReadRoutes(services));
-  app.use(webhookRoutes(services));
+  app.use(webhookCommandRoutes(services));
+  app.use(webhookReadRoutes(services));
   app.use('/gov/v1/log', logRoutes(services.log, { extraKeys: () => publishedKeys(services) }));
   app.use(openApiRoutes(services));
   app.use((req: Request, res: Response) => {
