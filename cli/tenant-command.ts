@@ -1,0 +1,60 @@
+import { parseArgs } from 'node:util';
+import { type CliCommand, EXIT, UsageError } from './command';
+import { STORE_LOCATION_HELP, withOperatorStores } from './stores';
+import { changeTier } from './tenant-tier';
+
+const USAGE =
+  'gov tenant tier <tenant_id> <L1|L2|L2+|L4> [--daily-leaf-limit N] [--operator NAME] [--reason TEXT] [--json]';
+
+export const tenantCommand: CliCommand = {
+  name: 'tenant',
+  synopsis: USAGE,
+  summary: "change a tenant's tier (upgrades are not in the API)",
+  help: `Usage: ${USAGE}
+
+Appends TenantTierChanged to the tenant's stream; a running server applies it at once.
+
+Options:
+  --daily-leaf-limit N   an L2 tenant's daily allowance of leaves
+  --operator NAME        who made the change (default: the OS user)
+  --reason TEXT          why, kept in the event
+  --json                 print the result as JSON
+
+${STORE_LOCATION_HELP}
+
+Exit codes: 0 done (or nothing to change), 1 failed (unknown tenant…), 2 usage error.`,
+  async run(args) {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        json: { type: 'boolean' },
+        'daily-leaf-limit': { type: 'string' },
+        operator: { type: 'string' },
+        reason: { type: 'string' },
+      },
+    });
+    const [subcommand, tenantId, tier] = positionals;
+    if (subcommand !== 'tier' || !tenantId || !tier || positionals.length !== 3)
+      throw new UsageError(`usage: ${USAGE}`);
+    const result = await withOperatorStores(({ eventStore }) =>
+      changeTier(eventStore, {
+        tenantId,
+        tier,
+        dailyLeafLimit: values['daily-leaf-limit'],
+        operator: values.operator,
+        reason: values.reason,
+      }),
+    );
+    if (values.json) console.log(JSON.stringify(result, null, 2));
+    else if (result.ok)
+      console.log(
+        result.changed
+          ? `${result.tenant_id}: tier ${result.previous_tier} -> ${result.tier}${result.daily_leaf_limit === null ? '' : `, ${result.daily_leaf_limit} leaves/day`}`
+          : `${result.tenant_id}: already ${result.tier}; nothing changed`,
+      );
+    else console.error(`gov tenant tier: ${result.message}`);
+    if (result.ok) return EXIT.ok;
+    return result.usage ? EXIT.usage : EXIT.failure;
+  },
+};
