@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { TreeHeadSigned } from '../event-schemas';
 import {
   fromHex,
+  type JsonSth,
   type NoteSigner,
   signCheckpoint,
   sthFromCheckpointNote,
@@ -18,6 +19,7 @@ import {
 } from '../merkle-core';
 import type { EventStore, EventSubscription, RecordedEvent } from '../ports/event-store';
 import type { PublishedTreeHead } from '../read-api/published-log';
+import { LogVerifierKeys } from '../runtime/log-verifier-keys';
 import type { Metrics } from '../runtime/metrics';
 import { sleep } from '../runtime/sleep';
 
@@ -44,6 +46,8 @@ export interface IntegratedLeaf {
 export interface LogSequencerOptions {
   eventStore: EventStore;
   signer: NoteSigner;
+  /** Verifier keys of the log's retired keys (`gov keys rotate log`): older tree heads are signed by one. */
+  retiredVerifierKeys?: readonly string[];
   logger: Logger;
   metrics?: Metrics;
   clock?: () => Date;
@@ -72,7 +76,11 @@ export class LogSequencer {
     this.readyResolve = resolve;
   });
 
-  constructor(private readonly options: LogSequencerOptions) {}
+  private readonly keys: LogVerifierKeys;
+
+  constructor(private readonly options: LogSequencerOptions) {
+    this.keys = new LogVerifierKeys([options.signer.verifierKey, ...(options.retiredVerifierKeys ?? [])]);
+  }
 
   get origin(): string {
     return this.options.signer.name;
@@ -80,6 +88,11 @@ export class LogSequencer {
 
   get verifierKey(): string {
     return this.options.signer.verifierKey;
+  }
+
+  /** The JSON STH of a checkpoint this log signed, under whichever of its keys (current or retired). */
+  sthOf(checkpoint: string): JsonSth {
+    return this.keys.sthOf(checkpoint);
   }
 
   /** The in-memory tree; sizes beyond `latest().sth.tree_size` are not signed yet. */
@@ -162,7 +175,7 @@ export class LogSequencer {
       }
       this.head = {
         checkpoint: last.data.checkpoint,
-        sth: sthFromCheckpointNote(last.data.checkpoint, this.verifierKey),
+        sth: this.sthOf(last.data.checkpoint),
       };
     } else {
       await this.publish([], []);

@@ -630,6 +630,11 @@ describe('the OpenAPI document against the running service', () => {
       404,
     );
     expect((await call('get', '/gov/v1/log/tile/{path}', '/gov/v1/log/tile/0/000')).status).toBe(404);
+    // No witness is trusted here; the full exchange is tests/witness.test.ts.
+    const witnessSignatures = '/gov/v1/log/witness-signatures';
+    expect(
+      (await call('post', witnessSignatures, witnessSignatures, { body: { tree_size: 0 } })).status,
+    ).toBe(400);
   });
 
   it('registration and the body parser', async () => {

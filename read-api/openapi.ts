@@ -556,6 +556,30 @@ function logPaths(): Json {
         },
       }),
     },
+    '/gov/v1/log/witness-signatures': {
+      post: logOperation({
+        operationId: 'submitWitnessSignature',
+        summary: 'Hand in a witness cosignature of a signed tree head',
+        description: [
+          'A witness (e.g. `gov witness`) that checked the checkpoint signed at tree_size against the last one it cosigned (C2SP tlog-witness: log signature and consistency proof) sends its cosignature/v1 signature line (C2SP tlog-cosignature). No API key: only cosignatures by the witness keys the operator trusts (GOV_WITNESS_KEYS, comma-separated note verifier keys) are accepted, and only when they verify over the checkpoint the log signed at that size.',
+          '',
+          'An accepted cosignature is recorded (event WitnessCosigned) and served from then on: in `witness_signatures` of GET /gov/v1/log/sth for that size, and as a signature line after the log’s in the checkpoint note (GET /gov/v1/log/checkpoint while that size is the latest). A witness key keeps one cosignature per tree size: sending another for the same size (a retry, or a new timestamp) answers 200 with the one recorded first.',
+        ].join('\n'),
+        requestBody: requestBody('SubmitWitnessSignatureBody', 'The tree size and the cosignature line.'),
+        responses: {
+          '200': {
+            description: 'The cosignature is recorded and served.',
+            content: json(schemaRef('WitnessSignatureResponse')),
+          },
+          '400': invalid(
+            'The body is not JSON or does not match the schema, or the cosignature (pointer `/cosignature`) is not a signature line, is by a witness key not in GOV_WITNESS_KEYS, or does not verify over the checkpoint the log signed at tree_size.',
+          ),
+          '404': notFound('No tree head was signed at tree_size.'),
+          ...bodyParser(),
+          '500': responseRef('InternalError'),
+        },
+      }),
+    },
     '/gov/v1/log/leaf': {
       get: logOperation({
         operationId: 'getLeaf',
@@ -625,8 +649,9 @@ function logPaths(): Json {
     '/gov/v1/log/keys': {
       get: logOperation({
         operationId: 'getLogKeys',
-        summary: 'The public keys that verify the log',
-        description: 'Takes no query parameters.',
+        summary: 'The public keys that verify the log, the envelopes and the certificates',
+        description:
+          'Takes no query parameters. The current keys, and under `retired` the keys retired by rotations (`gov keys rotate`): a signed tree head, envelope or vote made before a rotation verifies under a retired key. Keys are read when the server starts.',
         responses: {
           '200': logOk('The keys.', json(schemaRef('LogKeysResponse'))),
           '400': invalidQuery('The query has parameters.'),

@@ -17,7 +17,10 @@ export interface LeafView {
   admitted_at: string;
 }
 
-/** A signed tree head in both spellings: the JSON STH of the API and the C2SP checkpoint note. */
+/**
+ * A signed tree head in both spellings: the JSON STH of the API and the C2SP checkpoint note (the log's
+ * signature line, then witness cosignature lines, the STH's `witness_signatures` in the same order).
+ */
 export interface PublishedTreeHead {
   sth: JsonSth;
   checkpoint: string;
@@ -30,9 +33,15 @@ export interface PublishedTreeHead {
 export interface PublishedLog {
   /** The log's verifier key in note format (`origin+keyid+base64`); also the STH's `log_id`. */
   readonly verifierKey: string;
-  /** The newest signed tree head. */
+  /**
+   * The newest signed tree head. Its checkpoint note carries the log's signature line first, then the
+   * cosignatures of trusted witnesses (the STH's `witness_signatures`). Must not read a store.
+   */
   latest(): PublishedTreeHead;
-  /** The tree head signed at exactly `treeSize`, or null when none was. */
+  /**
+   * The tree head signed at exactly `treeSize` with the witness cosignatures recorded for it, or null
+   * when none was signed. Reading the latest size also brings what `latest()` serves up to date.
+   */
   treeHeadAt(treeSize: number): Promise<PublishedTreeHead | null>;
   /** RFC 9162 root of the first `treeSize` leaves (treeSize ≤ latest size). */
   root(treeSize: number): Uint8Array;

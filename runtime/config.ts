@@ -1,4 +1,10 @@
 import path from 'node:path';
+import {
+  KeyFormatError,
+  loadVerifierKey,
+  SIGNATURE_TYPE_COSIGNATURE_V1,
+  type VerifierKey,
+} from '../merkle-core';
 
 /** Everything the process can be configured with, read once from the environment. */
 export interface Config {
@@ -31,6 +37,11 @@ export interface Config {
   webhookAllow: string[];
   /** GOV_WEBHOOK_TIMEOUT_MS: how long one delivery attempt waits for the receiver (spec: 10 s). */
   webhookTimeoutMs: number;
+  /**
+   * GOV_WITNESS_KEYS: comma-separated note verifier keys (`name+keyid+base64`, cosignature/v1) of the
+   * witnesses whose cosignatures the log accepts and serves; empty: no witness is trusted.
+   */
+  witnessKeys: VerifierKey[];
 }
 
 export class ConfigError extends Error {
@@ -76,7 +87,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((entry) => entry.trim())
       .filter((entry) => entry !== ''),
     webhookTimeoutMs: integer('GOV_WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    witnessKeys: parseWitnessKeys(env.GOV_WITNESS_KEYS ?? '', problems),
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
   return config;
+}
+
+/** GOV_WITNESS_KEYS: each entry a cosignature/v1 verifier key whose key ID matches; repeats count once. */
+function parseWitnessKeys(raw: string, problems: string[]): VerifierKey[] {
+  const keys = new Map<string, VerifierKey>();
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  entries.forEach((entry, i) => {
+    const where = `GOV_WITNESS_KEYS entry ${i + 1} ('${entry}')`;
+    let key: VerifierKey;
+    try {
+      key = loadVerifierKey(entry);
+    } catch (error) {
+      if (!(error instanceof KeyFormatError)) throw error;
+      problems.push(`${where} is not a note verifier key <name>+<key id>+<base64>: ${error.message}`);
+      return;
+    }
+    if (key.type !== SIGNATURE_TYPE_COSIGNATURE_V1) {
+      problems.push(
+        `${where} is a log (Ed25519 0x01) key; witnesses cosign with cosignature/v1 (0x04) keys, as \`gov witness keygen\` prints them`,
+      );
+      return;
+    }
+    keys.set(key.text, key);
+  });
+  return [...keys.values()];
 }

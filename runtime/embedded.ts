@@ -19,7 +19,7 @@ import type { Config } from './config';
 import { DISPATCHER_COLLECTIONS, type RunningDispatcher, startDispatcher } from './dispatcher';
 import { createApp } from './http/app';
 import { RequestRateLimiter } from './http/rate-limit';
-import { loadOrCreateKeyring } from './keyring';
+import { openServerKeyring } from './keyring';
 import { createLogger } from './logger';
 import { createMetrics } from './metrics';
 import { SequencedLog } from './sequenced-log';
@@ -48,7 +48,7 @@ export async function startEmbedded(
 ): Promise<RunningServer> {
   const clock = options.clock ?? (() => new Date());
   const metrics = createMetrics();
-  const keyring = loadOrCreateKeyring(config.dataDir, config.logOrigin);
+  const keyring = await openServerKeyring(config.dataDir, config.logOrigin);
   const eventStore = new ValidatingEventStore(
     new SqliteEventStore({ file: config.eventStoreFile, maxEventBytes: config.maxEventBytes }),
   );
@@ -57,10 +57,19 @@ export async function startEmbedded(
   await supervisor.start();
   // Serve nothing older than the store: read models first catch up with events written while stopped.
   await supervisor.catchUp();
-  const sequencer = new LogSequencer({ eventStore, signer: keyring.logSigner, logger, metrics, clock });
+  const sequencer = new LogSequencer({
+    eventStore,
+    signer: keyring.logSigner,
+    retiredVerifierKeys: keyring.retiredLogVerifierKeys,
+    logger,
+    metrics,
+    clock,
+  });
   await sequencer.start();
   const catalog = new ProjectionCatalog(readStore, 1000);
   const readModels = new ReadModels({ readStore, catalog });
+  const log = new SequencedLog(sequencer, readModels);
+  await log.start();
   // Requests may arrive between listen and the dispatcher's start; webhook commands wait for it.
   let resolveDispatcher!: (started: Promise<RunningDispatcher>) => void;
   const dispatcherStarted = new Promise<RunningDispatcher>((resolve) => {
@@ -77,7 +86,8 @@ export async function startEmbedded(
     clock,
     awaitProjections: (position, eventTypes) => supervisor.waitForPosition(position, eventTypes),
     tenants: new AggregateWriter(eventStore, tenantAggregate),
-    log: new SequencedLog(sequencer, readModels),
+    log,
+    publishedKeys: keyring.published,
     awaitLeaf: (eventId) => sequencer.waitForEvent(eventId),
     admission: {
       validators: createLocalValidators(keyring.validators),
@@ -131,6 +141,7 @@ export async function startEmbedded(
       await supervisor.stop();
       await eventStore.close();
       await readStore.close();
+      keyring.release();
     })();
     return closing;
   };

@@ -1,21 +1,31 @@
 /**
- * The node's signing keys, created on first start and kept in `<data>/keys` (mode 0600):
- *   log.key           the log's checkpoint key (C2SP note format; its name is the log origin)
- *   authority.pem     the clearinghouse node key that signs every envelope (Ed25519, PKCS#8)
- *   validator-N.pem   the in-process validators of the round (Ed25519, PKCS#8), N = 1..4
- *   webhook-secrets.key  the AES-256-GCM key webhook signing secrets are sealed with at rest
- * Losing them means new STHs no longer verify under the published key, so back the folder up.
+ * The node's keys as a process uses them, loaded from `<data>/keys` (file layout: key-files.ts; retired
+ * keys: key-history.ts). Missing keys are created on first start. Losing the folder means new STHs no
+ * longer verify under the published key and old ones lose their retired keys, so back it up.
+ *
+ * Keys are read once: after `gov keys rotate` the server must be restarted to sign with the new keys
+ * (and `gov keys rotate` refuses to run while a server uses the folder).
  */
-import {
-  createPrivateKey,
-  createPublicKey,
-  generateKeyPairSync,
-  type KeyObject,
-  randomBytes,
-} from 'node:crypto';
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { generateKeyPair, loadSignerKey, type NoteSigner } from '../merkle-core';
+import type { NoteSigner } from '../merkle-core';
+import { removeTempFiles } from './atomic-file';
+import {
+  createMissingKeys,
+  type KeySlot,
+  keyFileName,
+  keysDirOf,
+  parseEd25519,
+  parseLogSigner,
+  readCurrentKey,
+  readWebhookSecretKey,
+  VALIDATOR_SLOTS,
+} from './key-files';
+import { listKeys, type PublishedKeys, publishedKeysOf, retiredLogVerifierKeys } from './key-history';
+import { markServerUsing, withKeysLock } from './keys-lock';
+
+export { VALIDATOR_COUNT } from './key-files';
 
 export interface Keyring {
   logSigner: NoteSigner;
@@ -23,56 +33,60 @@ export interface Keyring {
   validators: KeyObject[];
   /** 32 bytes: seals webhook secrets in events and read models. */
   webhookSecretKey: Buffer;
+  /** Current and retired public keys, as `gov keys show --json` prints them. */
+  published: PublishedKeys;
+  /** Verifier keys of the retired log keys: tree heads signed before a rotation verify under them. */
+  retiredLogVerifierKeys: string[];
 }
 
-export const VALIDATOR_COUNT = 4;
+export interface ServerKeyring extends Keyring {
+  /** Tells `gov keys` that this server no longer uses the keys (call it once stopped). */
+  release(): void;
+}
 
-export function loadOrCreateKeyring(dataDir: string, logOrigin: string): Keyring {
-  const dir = path.join(dataDir, 'keys');
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const logKeyText = readOrCreate(
-    path.join(dir, 'log.key'),
-    () => `${generateKeyPair(logOrigin).signerKey}\n`,
-  );
-  const authorityKey = loadEd25519(path.join(dir, 'authority.pem'));
-  const validators = Array.from({ length: VALIDATOR_COUNT }, (_, i) =>
-    loadEd25519(path.join(dir, `validator-${i + 1}.pem`)),
-  );
-  const webhookSecretKey = Buffer.from(
-    readOrCreate(
-      path.join(dir, 'webhook-secrets.key'),
-      () => `${randomBytes(32).toString('base64')}\n`,
-    ).trim(),
-    'base64',
-  );
-  if (webhookSecretKey.length !== 32)
-    throw new Error(`${path.join(dir, 'webhook-secrets.key')} must hold 32 bytes in base64`);
+/** How long a starting server waits for a `gov keys` command to finish writing the folder. */
+const SERVER_LOCK_WAIT_MS = 10_000;
+
+function readKeyText(keysDir: string, slot: KeySlot): string {
+  const key = readCurrentKey(keysDir, slot);
+  if (!key) throw new Error(`${path.join(keysDir, keyFileName(slot))} is missing`);
+  return key.text;
+}
+
+function loadKeyring(keysDir: string): Keyring {
+  const authorityKey = parseEd25519(readKeyText(keysDir, 'authority'));
+  const published = publishedKeysOf(listKeys(keysDir));
   return {
-    webhookSecretKey,
-    logSigner: loadSignerKey(logKeyText.trim()),
+    logSigner: parseLogSigner(readKeyText(keysDir, 'log')),
     authority: { privateKey: authorityKey, publicKey: createPublicKey(authorityKey) },
-    validators,
+    validators: VALIDATOR_SLOTS.map((slot) => parseEd25519(readKeyText(keysDir, slot))),
+    webhookSecretKey: readWebhookSecretKey(keysDir),
+    published,
+    retiredLogVerifierKeys: retiredLogVerifierKeys(published),
   };
 }
 
-function loadEd25519(file: string): KeyObject {
-  const pem = readOrCreate(file, () =>
-    generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-  );
-  return createPrivateKey(pem);
+/**
+ * Loads the keyring of `dataDir`, creating missing keys (each created exclusively, so processes starting
+ * at once keep one key). For tools and worker threads; a server uses `openServerKeyring`.
+ */
+export function loadOrCreateKeyring(dataDir: string, logOrigin: string): Keyring {
+  const keysDir = keysDirOf(dataDir);
+  createMissingKeys(keysDir, logOrigin);
+  return loadKeyring(keysDir);
 }
 
-/** Reads a key file, or writes a fresh one exclusively (two processes starting at once keep one key). */
-function readOrCreate(file: string, create: () => string): string {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  try {
-    fs.writeFileSync(file, create(), { mode: 0o600, flag: 'wx' });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  return fs.readFileSync(file, 'utf8');
+/**
+ * The server's keyring: loaded under the keys folder's lock (never half way through a rotation), and
+ * marked as in use until `release`, so that `gov keys` refuses to change keys the server signs with.
+ */
+export async function openServerKeyring(dataDir: string, logOrigin: string): Promise<ServerKeyring> {
+  const keysDir = keysDirOf(dataDir);
+  fs.mkdirSync(keysDir, { recursive: true, mode: 0o700 });
+  return withKeysLock(keysDir, { purpose: 'a starting server', waitMs: SERVER_LOCK_WAIT_MS }, () => {
+    removeTempFiles(keysDir);
+    createMissingKeys(keysDir, logOrigin);
+    const keyring = loadKeyring(keysDir);
+    return { ...keyring, release: markServerUsing(keysDir, 'a running server') };
+  });
 }

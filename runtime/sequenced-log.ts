@@ -1,41 +1,87 @@
-import { sthFromCheckpointNote, toHex } from '../merkle-core';
+import { addSignatureLines, toHex } from '../merkle-core';
 import { governanceProjection, LEAVES } from '../projectors/governance';
 import type { LogSequencer } from '../projectors/log-sequencer';
-import { TREE_HEADS, type TreeHeadView, treeHeadId, treeHeadsProjection } from '../projectors/tree-heads';
+import {
+  type CosignatureView,
+  TREE_HEADS,
+  type TreeHeadView,
+  treeHeadId,
+  treeHeadsProjection,
+} from '../projectors/tree-heads';
 import type { LeafView, PublishedLog, PublishedTreeHead } from '../read-api/published-log';
 import type { ReadModels } from '../read-api/read-models';
 
+/** The latest head with its witness cosignatures, as of the read-model document at `position`. */
+interface WitnessedHead {
+  size: number;
+  position: number;
+  head: PublishedTreeHead;
+}
+
 /**
  * The public log as served by a process that runs the sequencer: hashes and proofs from its in-memory
- * tree, leaf records and historical heads from the read models. Only signed sizes are visible.
+ * tree, leaf records, historical heads and witness cosignatures from the read models. Only signed
+ * sizes are visible. The latest head's cosignatures are kept in memory, so the hot routes (sth,
+ * checkpoint, proof) read no store: they are loaded by `start` and refreshed by every `treeHeadAt` of
+ * the latest size, which the cosignature command calls once it has recorded one.
  */
 export class SequencedLog implements PublishedLog {
+  private witnessed: WitnessedHead | null = null;
+
   constructor(
     private readonly sequencer: LogSequencer,
     private readonly readModels: ReadModels,
   ) {}
+
+  /** Loads the cosignatures already recorded for the latest head; call once before serving. */
+  async start(): Promise<void> {
+    await this.treeHeadAt(this.sequencer.latest().sth.tree_size);
+  }
 
   get verifierKey(): string {
     return this.sequencer.verifierKey;
   }
 
   latest(): PublishedTreeHead {
-    return this.sequencer.latest();
+    const head = this.sequencer.latest();
+    const witnessed = this.witnessed;
+    // A newer head has no cosignatures yet: witnesses cosign a head after it is published.
+    return witnessed?.size === head.sth.tree_size ? witnessed.head : head;
   }
 
   async treeHeadAt(treeSize: number): Promise<PublishedTreeHead | null> {
-    const latest = this.latest();
-    if (latest.sth.tree_size === treeSize) return latest;
     const doc = await this.readModels.get<TreeHeadView>(
       treeHeadsProjection,
       TREE_HEADS,
       treeHeadId(treeSize),
     );
+    const latestSize = this.sequencer.latest().sth.tree_size;
+    if (treeSize === latestSize) {
+      // The read model may not have the newest head yet; the sequencer does.
+      if (doc) this.remember(treeSize, doc.position, doc.data.cosignatures ?? []);
+      return this.latest();
+    }
     if (!doc) return null;
-    return {
-      checkpoint: doc.data.checkpoint,
-      sth: sthFromCheckpointNote(doc.data.checkpoint, this.verifierKey),
-    };
+    return this.withCosignatures(doc.data.checkpoint, doc.data.cosignatures ?? []);
+  }
+
+  /** Keeps the latest head's cosignatures, never replacing them with an older read. */
+  private remember(size: number, position: number, cosignatures: readonly CosignatureView[]): void {
+    const current = this.witnessed;
+    if (current?.size === size && current.position >= position) return;
+    const base = this.sequencer.latest();
+    if (base.sth.tree_size !== size) return;
+    this.witnessed = { size, position, head: this.withCosignatures(base.checkpoint, cosignatures) };
+  }
+
+  /** The head whose note carries the log's signature line, then one line per witness cosignature. */
+  private withCosignatures(logSigned: string, cosignatures: readonly CosignatureView[]): PublishedTreeHead {
+    const checkpoint = addSignatureLines(
+      logSigned,
+      cosignatures.map((c) => c.line),
+    );
+    // Heads signed before a log key rotation name a retired key: the sequencer knows them all.
+    return { checkpoint, sth: this.sequencer.sthOf(checkpoint) };
   }
 
   root(treeSize: number): Uint8Array {

@@ -13,6 +13,7 @@ import type { PublishedLog } from '../read-api/published-log';
 import type { ReadModels } from '../read-api/read-models';
 import type { Config } from './config';
 import type { RequestRateLimiter } from './http/rate-limit';
+import type { PublishedKeys } from './key-history';
 import type { Metrics } from './metrics';
 
 /** What the HTTP routes need, whichever deployment composed it. */
@@ -37,6 +38,8 @@ export interface Services {
   tenants: AggregateWriter<TenantState>;
   /** The public Merkle log (signed sizes only). */
   log: PublishedLog;
+  /** The node's public keys, current and retired, as loaded at start (GET /gov/v1/log/keys). */
+  publishedKeys: PublishedKeys;
   /** Resolves when the admission event `eventId` is a leaf covered by a signed tree head. */
   awaitLeaf(eventId: string): Promise<IntegratedLeaf>;
   /** What admissions are signed with and bound to. */

@@ -93,6 +93,8 @@ export class SqliteEventStore implements EventStore {
   private pending: PendingAppend[] = [];
   private flushScheduled = false;
   private closed = false;
+  /** An `importEvents` transaction is open on the connection: appends must not join it. */
+  private importing = false;
   private readonly statements: ReturnType<typeof prepareStatements>;
 
   constructor(options: SqliteEventStoreOptions) {
@@ -107,6 +109,7 @@ export class SqliteEventStore implements EventStore {
 
   append(stream: string, events: readonly NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
     if (this.closed) return Promise.reject(new EventStoreClosedError());
+    if (this.importing) return Promise.reject(new ImportInProgressError());
     let rows: EventRow[];
     try {
       rows = this.toRows(stream, events);
@@ -186,6 +189,49 @@ export class SqliteEventStore implements EventStore {
     if (!hasFilter(filter)) return (this.statements.head.pluck().get() as number | null) ?? 0;
     const newest = this.filteredPageStatement(filter!, 'DESC').get(Number.MAX_SAFE_INTEGER, 1);
     return newest?.[0] ?? 0;
+  }
+
+  /**
+   * Imports a whole event stream recorded elsewhere (`gov import`) into this store, which must be
+   * empty: every event keeps its id, stream, revision, position (the rowid) and recorded_at exactly.
+   * All or nothing: one IMMEDIATE transaction, committed only once `events` has completed, so an
+   * error thrown by the source at its very end (an export file's checksum) leaves the store empty.
+   * The store's rules are enforced as the events arrive: positions strictly increasing, revisions
+   * contiguous from 0 in each stream, ids unique. Meanwhile appends are refused, other processes
+   * wait for the write lock, and this connection's own reads would see the uncommitted events.
+   */
+  async importEvents(
+    events: AsyncIterable<RecordedEvent>,
+  ): Promise<{ events: number; last_position: number }> {
+    if (this.closed) throw new EventStoreClosedError();
+    if (this.importing) throw new ImportInProgressError();
+    this.flush();
+    this.importing = true;
+    const s = this.statements;
+    let count = 0;
+    let lastPosition = 0;
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+      const head = (s.head.pluck().get() as number | null) ?? 0;
+      if (head !== 0)
+        throw new Error(
+          `import refused: the event store already holds events (head position ${head}); import only into an empty store`,
+        );
+      for await (const event of events) {
+        if (this.closed) throw new EventStoreClosedError();
+        this.importOne(event, lastPosition);
+        count += 1;
+        lastPosition = event.position;
+      }
+      this.db.exec('COMMIT');
+    } catch (error) {
+      if (this.db.open && this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw error;
+    } finally {
+      this.importing = false;
+    }
+    if (count > 0) this.notifier.notify();
+    return { events: count, last_position: lastPosition };
   }
 
   async close(): Promise<void> {
@@ -296,6 +342,41 @@ export class SqliteEventStore implements EventStore {
     return { nextRevision: revision, position };
   }
 
+  private importOne(event: RecordedEvent, previousPosition: number): void {
+    const s = this.statements;
+    const where = `event ${event.id} at position ${event.position}`;
+    if (!Number.isSafeInteger(event.position) || event.position <= previousPosition)
+      throw new Error(
+        `${where}: positions must increase strictly (the previous event is at position ${previousPosition})`,
+      );
+    const current = (s.streamRevision.pluck().get(event.stream) as number | undefined) ?? -1;
+    if (event.revision !== current + 1)
+      throw new Error(
+        `${where}: revision ${event.revision} of stream '${event.stream}' does not follow revision ${current} (revisions are contiguous from 0)`,
+      );
+    const data = JSON.stringify(event.data);
+    if (data === undefined) throw new TypeError(`${where}: data is not JSON`);
+    try {
+      s.importInsert.run(
+        event.position,
+        event.id,
+        event.stream,
+        event.revision,
+        event.type,
+        event.recorded_at,
+        event.tenant_id,
+        event.correlation_id,
+        event.causation_id,
+        event.schema_version,
+        data,
+      );
+    } catch (error) {
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && s.eventById.get(event.id))
+        throw new DuplicateEventIdError(event.id);
+      throw error;
+    }
+  }
+
   /**
    * As EventStoreDB does, re-appending exactly the same event ids, in order, to the same stream is an
    * idempotent retry (a client that lost the acknowledgement): it returns the original result.
@@ -312,6 +393,16 @@ export class SqliteEventStore implements EventStore {
       last = next;
     }
     return { nextRevision: last.revision, position: last.position };
+  }
+}
+
+/** An append or a second import while `importEvents` is running on the same store. */
+export class ImportInProgressError extends Error {
+  override readonly name = 'ImportInProgressError';
+  constructor() {
+    super(
+      'an import into this event store is running: appends and other imports are refused until it has ended',
+    );
   }
 }
 
@@ -343,6 +434,10 @@ function prepareStatements(db: SqliteDatabase) {
   const commitGroup = db.transaction((work: () => void) => work());
   return {
     insert,
+    importInsert: db.prepare(
+      `INSERT INTO events (position, id, stream, revision, type, recorded_at, tenant_id, correlation_id, causation_id, schema_version, data)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
     commitGroup: (work: () => void) => commitGroup.immediate(work),
     streamRevision: db.prepare('SELECT revision FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1'),
     eventById: db.prepare('SELECT stream, revision, position FROM events WHERE id = ?'),

@@ -407,6 +407,20 @@ secret?: string
 }
 
 /**
+ * Body of POST /gov/v1/log/witness-signatures: a witness's cosignature (C2SP tlog-cosignature, cosignature/v1) of the tree head the log signed at tree_size.
+ */
+export interface SubmitWitnessSignatureBody {
+/**
+ * Size of the signed tree head the cosignature covers (the checkpoint's second line).
+ */
+tree_size: number
+/**
+ * The witness's signature line for that checkpoint note, as `gov witness` and other C2SP witnesses produce it: `— <witness key name> base64(4-byte key id ‖ 8-byte big-endian timestamp ‖ 64-byte Ed25519 signature)`, with or without the final newline.
+ */
+cosignature: string
+}
+
+/**
  * A Trial tenant was provisioned by POST /auto-register. The API key is stored only as its hash.
  */
 export interface TenantRegistered {
@@ -606,6 +620,36 @@ webhook_id: string
  */
 delivery_id: string
 requested_at: string
+}
+
+/**
+ * A witness the operator trusts (GOV_WITNESS_KEYS) cosigned the tree head the log signed at tree_size (C2SP tlog-cosignature, cosignature/v1) and the server verified the cosignature over that checkpoint. Appended to the witness key's own stream `witness-<name>+<key id>` with an event id derived from the witness key and the tree size, so a witness key has at most one cosignature per tree size: the first one is kept.
+ */
+export interface WitnessCosigned {
+/**
+ * The log's origin (first line of the checkpoint).
+ */
+origin: string
+/**
+ * Size of the cosigned tree head.
+ */
+tree_size: number
+/**
+ * Root hash of the cosigned tree head, lowercase hex.
+ */
+root_hash: string
+/**
+ * The witness's verifier key in note format, `<name>+<8 hex key id>+<base64 of 0x04 ‖ Ed25519 public key>`.
+ */
+witness_key: string
+/**
+ * The time the witness signed with its cosignature, in seconds since the Unix epoch.
+ */
+timestamp: number
+/**
+ * The signature line appended to the checkpoint note: `— <name> base64(key id ‖ 8-byte timestamp ‖ Ed25519 signature)` and a newline.
+ */
+cosignature: string
 }
 
 /**
@@ -1481,6 +1525,7 @@ export interface CommandBodies {
   'submit-evidence': SubmitEvidenceBody;
   'submit-execution': SubmitExecutionBody;
   'register-webhook': RegisterWebhookBody;
+  'submit-witness-signature': SubmitWitnessSignatureBody;
 }
 
 /** Payload (`data`) type of each domain event. */
@@ -1496,6 +1541,7 @@ export interface EventPayloads {
   'WebhookRegistered': WebhookRegistered;
   'WebhookRemoved': WebhookRemoved;
   'WebhookRedeliveryRequested': WebhookRedeliveryRequested;
+  'WitnessCosigned': WitnessCosigned;
 }
 
 /** Body type of each webhook event (the full payload or its trimmed summary). */

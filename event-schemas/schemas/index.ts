@@ -4,6 +4,7 @@ import registerTenant from './commands/register-tenant.json';
 import registerWebhook from './commands/register-webhook.json';
 import submitEvidence from './commands/submit-evidence.json';
 import submitExecution from './commands/submit-execution.json';
+import submitWitnessSignature from './commands/submit-witness-signature.json';
 import apiKeyRotated from './events/ApiKeyRotated.json';
 import evidenceAdmitted from './events/EvidenceAdmitted.json';
 import executionAdmitted from './events/ExecutionAdmitted.json';
@@ -15,6 +16,7 @@ import varianceRecorded from './events/VarianceRecorded.json';
 import webhookRedeliveryRequested from './events/WebhookRedeliveryRequested.json';
 import webhookRegistered from './events/WebhookRegistered.json';
 import webhookRemoved from './events/WebhookRemoved.json';
+import witnessCosigned from './events/WitnessCosigned.json';
 import recordedEvent from './recorded-event.json';
 import complianceReport from './records/compliance-report.json';
 import executionTrace from './records/execution-trace.json';
@@ -48,6 +50,7 @@ import webhook from './responses/webhook.json';
 import webhookCreated from './responses/webhook-created.json';
 import webhookDeleted from './responses/webhook-deleted.json';
 import webhookList from './responses/webhook-list.json';
+import witnessSignature from './responses/witness-signature.json';
 import chainDepthMilestone from './webhooks/chain_depth_milestone.json';
 import complianceReportReady from './webhooks/compliance_report_ready.json';
 import executionTraceAdmitted from './webhooks/execution_trace_admitted.json';
@@ -63,6 +66,7 @@ export const commandSchemas = {
   'submit-evidence': submitEvidence,
   'submit-execution': submitExecution,
   'register-webhook': registerWebhook,
+  'submit-witness-signature': submitWitnessSignature,
 } as const;
 
 /** Domain event payloads (`data`), by event type. */
@@ -78,6 +82,7 @@ export const eventSchemas = {
   WebhookRegistered: webhookRegistered,
   WebhookRemoved: webhookRemoved,
   WebhookRedeliveryRequested: webhookRedeliveryRequested,
+  WitnessCosigned: witnessCosigned,
 } as const;
 
 /**
@@ -125,6 +130,7 @@ export const responseSchemas = {
   'webhook-deleted': webhookDeleted,
   'delivery-log': deliveryLog,
   redelivery,
+  'witness-signature': witnessSignature,
 } as const satisfies Record<string, { $id: string; title: string }>;
 
 /**

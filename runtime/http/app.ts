@@ -3,11 +3,13 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { governanceCommandRoutes } from '../../command-api/governance-routes';
 import { commandRoutes } from '../../command-api/routes';
 import { webhookCommandRoutes } from '../../command-api/webhook-routes';
+import { witnessCommandRoutes } from '../../command-api/witness-routes';
 import { governanceReadRoutes } from '../../read-api/governance-routes';
 import { logRoutes } from '../../read-api/log-routes';
 import { openApiRoutes } from '../../read-api/openapi';
 import { readRoutes } from '../../read-api/routes';
 import { webhookReadRoutes } from '../../read-api/webhook-routes';
+import { retiredKeysAnswer } from '../key-history';
 import type { Services } from '../services';
 import { correlation } from './correlation';
 import { sendError, sendInvalid } from './errors';
@@ -32,6 +34,7 @@ export function createApp(services: Services): express.Express {
   app.use(governanceReadRoutes(services));
   app.use(webhookCommandRoutes(services));
   app.use(webhookReadRoutes(services));
+  app.use(witnessCommandRoutes(services));
   app.use('/gov/v1/log', logRoutes(services.log, { extraKeys: () => publishedKeys(services) }));
   app.use(openApiRoutes(services));
   app.use((req: Request, res: Response) => {
@@ -56,6 +59,8 @@ function publishedKeys(services: Services) {
       algorithm: 'Ed25519',
       public_key_spki: validator.publicKey ? spki(validator.publicKey) : null,
     })),
+    // Keys retired by `gov keys rotate`: what was signed before a rotation verifies under them.
+    retired: retiredKeysAnswer(services.publishedKeys),
   };
 }
 

@@ -1,0 +1,230 @@
+/**
+ * Everything that can be checked of one stored event on its own: it parses, matches its JSON Schemas,
+ * and its type's own checks pass. These run in parallel (worker threads) over disjoint chunks; what
+ * needs other events comes back as facts for the sequential checks. Pure apart from the CPU it burns.
+ */
+import {
+  type EvidenceAdmitted,
+  type ExecutionAdmitted,
+  isKnownEventType,
+  type TreeHeadSigned,
+  type VarianceRecorded,
+  validateEnvelope,
+  validateEventData,
+} from '../event-schemas';
+import { leafHashOfRecord } from '../merkle-core';
+import { checkExecutionAdmitted, checkVarianceRecorded } from './closed-loop-checks';
+import type { ChunkResult, EventFacts, Hce, LinkFacts, RawEventRow } from './event-facts';
+import { checkEvidenceAdmitted } from './evidence-checks';
+import { discrepancyAt, type Finding } from './report';
+import { checkTreeHeadSigned } from './tree-head-checks';
+import type { PreparedTrust } from './trust';
+
+/** Admission events, and the member of their data that is the leaf record. */
+export const LEAF_RECORD_MEMBER = {
+  EvidenceAdmitted: 'envelope',
+  ExecutionAdmitted: 'trace',
+  VarianceRecorded: 'record',
+} as const;
+
+export function isAdmissionType(type: string): type is keyof typeof LEAF_RECORD_MEMBER {
+  return Object.hasOwn(LEAF_RECORD_MEMBER, type);
+}
+
+export interface EventVerdict {
+  facts: EventFacts;
+  findings: Finding[];
+  /** What the link checks need of a leaf; null for other events and for data that fails its schema. */
+  link: LinkFacts | null;
+}
+
+/** Where the link facts of checked leaves go (the checking thread's part of the link index). */
+export interface LinkSink {
+  add(position: number, eventId: string, hash: Uint8Array | null, link: LinkFacts): void;
+}
+
+export async function checkRows(
+  rows: readonly RawEventRow[],
+  trust: PreparedTrust,
+  links: LinkSink | null = null,
+): Promise<ChunkResult> {
+  const result: ChunkResult = { facts: [], discrepancies: [] };
+  for (const row of rows) {
+    const { facts, findings, link } = await checkEvent(row, trust);
+    result.facts.push(facts);
+    for (const finding of findings) result.discrepancies.push(discrepancyAt(facts, finding));
+    if (link && links) links.add(facts.position, facts.id, facts.leaf?.hash ?? null, link);
+  }
+  return result;
+}
+
+export async function checkEvent(row: RawEventRow, trust: PreparedTrust): Promise<EventVerdict> {
+  const [
+    position,
+    id,
+    stream,
+    revision,
+    type,
+    recorded_at,
+    tenant_id,
+    correlation_id,
+    causation_id,
+    schema_version,
+  ] = row;
+  const facts: EventFacts = { position, id, type, stream, revision };
+  const findings: Finding[] = [];
+  if (isAdmissionType(type)) facts.leaf = { hash: null };
+
+  const parsed = parseData(row[10]);
+  if (!parsed.ok) findings.push({ check: 'json-invalid', message: parsed.message });
+  const data = parsed.ok ? parsed.value : {};
+
+  const metadata = validateEnvelope({
+    position,
+    id,
+    stream,
+    revision,
+    type,
+    recorded_at,
+    tenant_id,
+    correlation_id,
+    causation_id,
+    schema_version,
+    data,
+  });
+  if (!metadata.ok)
+    findings.push({
+      check: 'event-schema',
+      message: `the event's metadata ${describeProblems(metadata.problems)}`,
+    });
+  if (!parsed.ok) return { facts, findings, link: null };
+
+  if (!isKnownEventType(type)) {
+    findings.push({
+      check: 'unknown-event-type',
+      message: `event type '${type}' is not one the service writes (a newer version, or an injected event)`,
+    });
+    return { facts, findings, link: null };
+  }
+  const validation = validateEventData(type, data);
+  if (!validation.ok) {
+    findings.push({
+      check: 'event-schema',
+      message: `the ${type} data ${describeProblems(validation.problems)}`,
+    });
+    // The tree still needs the leaf hash of whatever record was admitted.
+    if (facts.leaf) facts.leaf.hash = leafHashOfLooseRecord(type as keyof typeof LEAF_RECORD_MEMBER, data);
+    return { facts, findings, link: null };
+  }
+  try {
+    return { facts, findings, link: await checkTyped(type, tenant_id, data, facts, findings, trust) };
+  } catch (error) {
+    findings.push({
+      check: 'check-failed',
+      message: `the ${type} could not be checked: ${(error as Error).message}`,
+    });
+    return { facts, findings, link: null };
+  }
+}
+
+/** The checks of the event's own type; fills in its facts and returns its link facts. */
+async function checkTyped(
+  type: string,
+  eventTenant: string,
+  data: unknown,
+  facts: EventFacts,
+  findings: Finding[],
+  trust: PreparedTrust,
+): Promise<LinkFacts | null> {
+  switch (type) {
+    case 'EvidenceAdmitted': {
+      const evidence = data as EvidenceAdmitted;
+      const verdict = checkEvidenceAdmitted(eventTenant, evidence, trust);
+      findings.push(...verdict.findings);
+      facts.leaf = { hash: verdict.leafHash };
+      return {
+        kind: 'authorization',
+        tenant: evidence.tenant_id,
+        subject: evidence.subject_id,
+        observables: hce(evidence.observables),
+      };
+    }
+    case 'ExecutionAdmitted': {
+      const execution = data as ExecutionAdmitted;
+      const verdict = checkExecutionAdmitted(eventTenant, execution);
+      findings.push(...verdict.findings);
+      facts.leaf = { hash: verdict.leafHash };
+      return {
+        kind: 'execution',
+        tenant: execution.tenant_id,
+        subject: execution.subject_id,
+        parentAuth: execution.trace.parent_auth_leaf_hash,
+        execState: hce(execution.trace.exec_state),
+      };
+    }
+    case 'VarianceRecorded': {
+      const variance = data as VarianceRecorded;
+      const verdict = checkVarianceRecorded(eventTenant, variance);
+      findings.push(...verdict.findings);
+      const { record } = variance;
+      facts.leaf = { hash: verdict.leafHash };
+      return {
+        kind: 'variance',
+        tenant: variance.tenant_id,
+        subject: variance.subject_id,
+        parentAuth: record.parent_auth_leaf_hash,
+        parentExec: record.parent_exec_leaf_hash,
+        authState: hce(record.auth_state),
+        execState: hce(record.exec_state),
+      };
+    }
+    case 'TreeHeadSigned': {
+      const head = data as TreeHeadSigned;
+      findings.push(...(await checkTreeHeadSigned(head, trust)));
+      facts.tree_head = {
+        treeSize: head.tree_size,
+        rootHash: head.root_hash,
+        firstLeafIndex: head.first_leaf_index,
+        leafPositions: head.leaf_positions,
+        timestamp: head.timestamp,
+        checkpoint: head.checkpoint,
+      };
+      return null;
+    }
+  }
+  return null;
+}
+
+type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
+
+function parseData(text: unknown): Parsed {
+  const source =
+    typeof text === 'string' ? text : Buffer.isBuffer(text) ? text.toString('utf8') : String(text);
+  try {
+    return { ok: true, value: JSON.parse(source) };
+  } catch (error) {
+    return {
+      ok: false,
+      message: `the stored data is not valid JSON (${(error as Error).message}): the event was altered or truncated`,
+    };
+  }
+}
+
+/** The leaf hash of a record that failed its schema but is still JSON: the tree committed to it as is. */
+function leafHashOfLooseRecord(type: keyof typeof LEAF_RECORD_MEMBER, data: unknown): Uint8Array | null {
+  const record = (data as Record<string, unknown> | null)?.[LEAF_RECORD_MEMBER[type]];
+  if (record === null || typeof record !== 'object') return null;
+  try {
+    return leafHashOfRecord(record);
+  } catch {
+    return null;
+  }
+}
+
+function hce(observables: { H: number; C: number; E: number }): Hce {
+  return [observables.H, observables.C, observables.E];
+}
+
+function describeProblems(problems: readonly { pointer: string; reason: string }[]): string {
+  return `does not match its schema: ${problems.map((p) => `${p.pointer || '/'} ${p.reason}`).join('; ')}`;
+}

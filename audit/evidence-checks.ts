@@ -1,0 +1,119 @@
+/**
+ * The checks of one EvidenceAdmitted, from its own data and the trusted keys: the bundle hash, the
+ * validator certificate, the authority's envelope and the stored leaf hash. Pure.
+ */
+import { artifactHashOf } from '../domain/bundle';
+import { verifyCertificate } from '../domain/certificate';
+import { verifyEnvelope } from '../domain/envelope';
+import { quorumThreshold } from '../domain/validators';
+import type { EvidenceAdmitted } from '../event-schemas';
+import { leafHashOfRecord, toHex } from '../merkle-core';
+import type { Finding } from './report';
+import type { PreparedTrust } from './trust';
+
+export interface EvidenceVerdict {
+  findings: Finding[];
+  /** The recomputed leaf hash of the envelope. */
+  leafHash: Uint8Array;
+}
+
+export function checkEvidenceAdmitted(
+  eventTenant: string,
+  data: EvidenceAdmitted,
+  trust: PreparedTrust,
+): EvidenceVerdict {
+  const findings: Finding[] = [];
+  const { bundle, envelope } = data;
+
+  const tenants = [eventTenant, data.tenant_id, bundle.tenant_id, envelope.tenant_id];
+  if (new Set(tenants).size !== 1)
+    findings.push({
+      check: 'tenant-mismatch',
+      message: `the event, its data, bundle and envelope name different tenants (${tenants.join(', ')})`,
+    });
+  const subjects = [data.subject_id, bundle.subject_id, envelope.subject_id];
+  if (new Set(subjects).size !== 1)
+    findings.push({
+      check: 'subject-mismatch',
+      message: `the data, bundle and envelope name different subjects (${subjects.join(', ')})`,
+    });
+
+  const artifactHash = artifactHashOf(bundle);
+  if (data.artifact_hash !== artifactHash)
+    findings.push({
+      check: 'artifact-hash-mismatch',
+      message: `artifact_hash ${data.artifact_hash} is not the SHA-256 of the bundle's canonical JSON (${artifactHash}): the bundle or its hash was altered`,
+    });
+  if (envelope.artifact_hash !== artifactHash)
+    findings.push({
+      check: 'envelope-mismatch',
+      message: `the envelope binds artifact ${envelope.artifact_hash}, but the admitted bundle hashes to ${artifactHash}`,
+    });
+
+  findings.push(...checkCertificate(data, artifactHash, trust));
+
+  const authorityKey = trust.authorities.get(envelope.authority_node_id);
+  if (!authorityKey)
+    findings.push({
+      check: 'envelope-authority-unknown',
+      message: `the envelope is signed by authority ${envelope.authority_node_id}, which is not among the trusted authority keys (add its key, current or retired, to the trust)`,
+    });
+  else if (!verifyEnvelope(envelope, authorityKey))
+    findings.push({
+      check: 'envelope-signature',
+      message: `the authority signature of ${envelope.authority_node_id} does not verify over the envelope: the envelope or its signature was altered`,
+    });
+  if (!trust.logKeyTexts.has(envelope.log_binding.log_id.trim()))
+    findings.push({
+      check: 'envelope-log-binding',
+      message: `the envelope is bound to log key '${envelope.log_binding.log_id}', which is not a trusted log key`,
+    });
+
+  const leafHash = leafHashOfRecord(envelope);
+  const recomputed = toHex(leafHash);
+  if (data.leaf_hash !== recomputed)
+    findings.push({
+      check: 'leaf-hash-mismatch',
+      message: `leaf_hash ${data.leaf_hash} is not the leaf hash of the envelope (${recomputed}): the envelope or the stored hash was altered`,
+    });
+  return { findings, leafHash };
+}
+
+/** The certificate: its votes and quorum, and that it is the one the bundle and the envelope name. */
+function checkCertificate(data: EvidenceAdmitted, artifactHash: string, trust: PreparedTrust): Finding[] {
+  const { certificate, envelope } = data;
+  const findings: Finding[] = [];
+  if (certificate.body_hash !== artifactHash)
+    findings.push({
+      check: 'certificate-mismatch',
+      message: `the certificate is for bundle ${certificate.body_hash}, not for the admitted bundle ${artifactHash}`,
+    });
+  const bft = quorumThreshold(certificate.quorum);
+  if (certificate.threshold < bft)
+    findings.push({
+      check: 'certificate-threshold',
+      message: `the certificate declares threshold ${certificate.threshold} for a quorum of ${certificate.quorum}; Byzantine fault tolerance needs ${bft}`,
+    });
+  const verdict = verifyCertificate(certificate, trust.validators, Math.max(certificate.threshold, bft));
+  if (!verdict.ok)
+    findings.push({
+      check: 'certificate-invalid',
+      message: `the validator certificate fails: ${verdict.reason}`,
+    });
+  if (envelope.certificate_hash !== certificate.cert_hash)
+    findings.push({
+      check: 'certificate-mismatch',
+      message: `the envelope names certificate ${envelope.certificate_hash}, but the admitted certificate is ${certificate.cert_hash}`,
+    });
+  const signed = envelope.validator_signatures;
+  const voted = certificate.votes;
+  if (
+    signed.length !== voted.length ||
+    signed.some((s, i) => s.validator_id !== voted[i]!.validator_id || s.signature !== voted[i]!.signature)
+  )
+    findings.push({
+      check: 'certificate-mismatch',
+      message: "the envelope's validator signatures are not the certificate's votes, in order",
+    });
+  return findings;
+}

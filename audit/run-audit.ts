@@ -1,0 +1,179 @@
+/**
+ * The audit: per-event checks in parallel over disjoint chunks (worker threads, which also write the
+ * link facts of their leaves to disk), then, in position order on this thread, only the sequential
+ * part — stream ordering, the pending admissions, the replayed Merkle tree and its signed heads — and
+ * at the end the closed-loop links, checked with joins over the on-disk index.
+ */
+import os from 'node:os';
+import type { Progress } from '../runtime/progress-bar';
+import { type ChunkChecker, createChunkChecker } from './checker-pool';
+import type { AuditChunk } from './chunks';
+import type { ChunkResult, EventFacts } from './event-facts';
+import { LinkChecks } from './link-index';
+import { LogReplay, type ReplayHooks } from './log-replay';
+import { type AuditReport, type Discrepancy, discrepancyAt, sortDiscrepancies } from './report';
+import type { AuditSource } from './sources';
+import { AuditSourceError } from './store-file';
+import { StreamOrder } from './stream-order';
+import { type AuditTrust, prepareTrust, trustToWire } from './trust';
+
+export interface AuditOptions extends ReplayHooks {
+  trust: AuditTrust;
+  onProgress?: (progress: Progress) => void;
+  /** Worker threads for parsing/hashing/signature checks; default os.availableParallelism(). 0: inline. */
+  workers?: number;
+}
+
+/** Chunks checked ahead of the sequential part, per worker: enough to keep every worker busy. */
+const CHUNKS_AHEAD_PER_WORKER = 3;
+
+export async function runAudit(source: AuditSource, options: AuditOptions): Promise<AuditReport> {
+  const started = performance.now();
+  prepareTrust(options.trust); // a key that cannot be used fails now, before any work
+  const workers = Math.max(0, Math.floor(options.workers ?? os.availableParallelism()));
+  const opened = await source.open();
+  const links = LinkChecks.create();
+  const audit = new SequentialAudit(options);
+  try {
+    const checker = createChunkChecker(workers, trustToWire(options.trust), links.dir);
+    let sourceFailure: unknown = null;
+    try {
+      const ahead = Math.max(1, workers) * CHUNKS_AHEAD_PER_WORKER;
+      for await (const item of checkInOrder(opened.chunks(), checker, ahead)) {
+        if ('failure' in item) {
+          sourceFailure = item.failure;
+          break;
+        }
+        await audit.apply(item.result);
+        options.onProgress?.(audit.progress(started, opened.target));
+      }
+    } finally {
+      // Closing the checking threads closes their parts of the link index, which are gathered below.
+      await checker.close();
+    }
+    if (sourceFailure !== null && audit.events === 0)
+      throw new AuditSourceError(`${source.description} cannot be read: ${messageOf(sourceFailure)}`);
+    if (sourceFailure !== null)
+      audit.discrepancies.push({
+        position: null,
+        event_id: null,
+        event_type: null,
+        check: 'source-integrity',
+        message: `${source.description} failed after ${audit.events} events: ${messageOf(sourceFailure)}; the rest of it was not audited`,
+      });
+    for (const discrepancy of links.discrepancies()) audit.discrepancies.push(discrepancy);
+  } finally {
+    opened.close();
+    links.close();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return audit.report(seconds);
+}
+
+/** Everything that needs the events in order: ordering, pending admissions, the tree and its heads. */
+class SequentialAudit {
+  events = 0;
+  readonly discrepancies: Discrepancy[] = [];
+  private leaves = 0;
+  private treeHeads = 0;
+  private lastPosition = 0;
+  private readonly order = new StreamOrder();
+  private readonly replay: LogReplay;
+
+  constructor(hooks: ReplayHooks) {
+    this.replay = new LogReplay(hooks);
+  }
+
+  async apply(result: ChunkResult): Promise<void> {
+    // The events' own findings first: for one position they read before the sequential ones.
+    for (const discrepancy of result.discrepancies) this.discrepancies.push(discrepancy);
+    for (const facts of result.facts) await this.next(facts);
+  }
+
+  progress(started: number, target: number | null): Progress {
+    const elapsed = (performance.now() - started) / 1000;
+    const rate = elapsed > 0 ? this.events / elapsed : 0;
+    const end = target ?? this.lastPosition;
+    const perPosition = this.lastPosition > 0 ? elapsed / this.lastPosition : null;
+    return {
+      events: this.events,
+      position: this.lastPosition,
+      target: end,
+      rate,
+      etaSeconds: perPosition === null ? null : Math.max(0, end - this.lastPosition) * perPosition,
+    };
+  }
+
+  report(seconds: number): AuditReport {
+    const outcome = this.replay.finish();
+    return {
+      events: this.events,
+      leaves: this.leaves,
+      tree_heads: this.treeHeads,
+      tree_size: outcome.treeSize,
+      root_hash: outcome.rootHash,
+      discrepancies: sortDiscrepancies(this.discrepancies),
+      notices: outcome.notices,
+      seconds,
+      leaves_per_second: seconds > 0 ? this.leaves / seconds : 0,
+    };
+  }
+
+  private async next(facts: EventFacts): Promise<void> {
+    this.events++;
+    this.lastPosition = Math.max(this.lastPosition, facts.position);
+    for (const finding of this.order.next(facts.position, facts.stream, facts.revision))
+      this.discrepancies.push(discrepancyAt(facts, finding));
+    if (facts.leaf) {
+      this.leaves++;
+      this.replay.admit(facts.position, facts.leaf.hash);
+    }
+    if (facts.type === 'TreeHeadSigned') {
+      this.treeHeads++;
+      // An unreadable head integrates nothing here; the next head's first_leaf_index says what it lost.
+      if (facts.tree_head)
+        for (const finding of await this.replay.treeHead(facts.position, facts.tree_head))
+          this.discrepancies.push(discrepancyAt(facts, finding));
+    }
+  }
+}
+
+type Checked = { result: ChunkResult } | { failure: unknown };
+
+/**
+ * Keeps up to `ahead` chunks in the checker and yields their results in source order. A source that
+ * fails part way yields the results of the chunks it did produce, then the failure.
+ */
+async function* checkInOrder(
+  chunks: AsyncIterable<AuditChunk>,
+  checker: ChunkChecker,
+  ahead: number,
+): AsyncGenerator<Checked> {
+  const inFlight: Promise<ChunkResult>[] = [];
+  const source = chunks[Symbol.asyncIterator]();
+  let failure: unknown = null;
+  try {
+    for (;;) {
+      let next: IteratorResult<AuditChunk>;
+      try {
+        next = await source.next();
+      } catch (error) {
+        failure = error;
+        break;
+      }
+      if (next.done) break;
+      const checked = checker.check(next.value);
+      checked.catch(() => {}); // awaited in order below; this only keeps an early rejection from being "unhandled"
+      inFlight.push(checked);
+      if (inFlight.length >= ahead) yield { result: await inFlight.shift()! };
+    }
+    while (inFlight.length > 0) yield { result: await inFlight.shift()! };
+    if (failure !== null) yield { failure };
+  } finally {
+    if (failure === null) await source.return?.();
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

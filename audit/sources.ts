@@ -1,0 +1,99 @@
+/**
+ * Where an audit reads events from: the embedded store's SQLite file (read directly, in position
+ * ranges the workers read themselves), or any stream of recorded events (in memory, an NDJSON export).
+ */
+import type { RecordedEvent } from '../ports/event-store';
+import type { AuditChunk } from './chunks';
+import { type RawEventRow, rawRowOf } from './event-facts';
+import { StoreFileReader } from './store-file';
+
+/** A readable event stream: the embedded SQLite store file, an NDJSON export, or events in memory. */
+export interface AuditSource {
+  /** What is audited, for messages: a file name, or "events in memory". */
+  readonly description: string;
+  /** Prepares the reading; throws AuditSourceError when the source cannot be read at all. */
+  open(): Promise<OpenedSource>;
+}
+
+export interface OpenedSource {
+  /** The last position to reach, for progress; null when unknown until the end. */
+  readonly target: number | null;
+  /** The events in position order, cut into chunks of parallel work. */
+  chunks(): AsyncIterable<AuditChunk>;
+  close(): void;
+}
+
+export interface SqliteSourceOptions {
+  /** Positions per chunk of work. Default 1024. */
+  chunkPositions?: number;
+}
+
+/** The embedded event store file (GOV_EVENT_STORE_FILE), opened read-only; a running server may share it. */
+export function sqliteAuditSource(file: string, options: SqliteSourceOptions = {}): AuditSource {
+  const width = options.chunkPositions ?? 1024;
+  return {
+    description: file,
+    async open() {
+      const reader = new StoreFileReader(file);
+      // Positions are committed in order: everything up to `last` is already final, whatever is
+      // appended while the audit runs.
+      const bounds = (() => {
+        try {
+          return reader.bounds();
+        } finally {
+          reader.close();
+        }
+      })();
+      return {
+        target: bounds.last,
+        async *chunks() {
+          if (bounds.count === 0) return;
+          for (let from = bounds.first; from <= bounds.last; from += width)
+            yield { kind: 'range', file, from, to: Math.min(from + width, bounds.last + 1) };
+        },
+        close() {},
+      };
+    },
+  };
+}
+
+export interface EventsSourceOptions {
+  /** Events per chunk of work. Default 256. */
+  chunkEvents?: number;
+  description?: string;
+}
+
+/** Recorded events from memory or any (async) iterable: an NDJSON export, a test's hand-built list. */
+export function eventsAuditSource(
+  events: AsyncIterable<RecordedEvent> | Iterable<RecordedEvent>,
+  options: EventsSourceOptions = {},
+): AuditSource {
+  return {
+    description: options.description ?? 'events in memory',
+    async open() {
+      return { target: null, chunks: () => chunksOf(events, options.chunkEvents ?? 256), close() {} };
+    },
+  };
+}
+
+/** Cuts a stream of recorded events into chunks of `size` raw rows. */
+export async function* chunksOf(
+  events: AsyncIterable<RecordedEvent> | Iterable<RecordedEvent>,
+  size: number,
+): AsyncGenerator<AuditChunk> {
+  let rows: RawEventRow[] = [];
+  try {
+    for await (const event of events) {
+      rows.push(rawRowOf(event));
+      if (rows.length === size) {
+        yield { kind: 'rows', rows };
+        rows = [];
+      }
+    }
+  } catch (error) {
+    // What was read before the failure is still audited; the failure itself is reported after it.
+    if (rows.length > 0) yield { kind: 'rows', rows };
+    throw error;
+  }
+  if (rows.length > 0) yield { kind: 'rows', rows };
+}

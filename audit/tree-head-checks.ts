@@ -1,0 +1,63 @@
+/**
+ * The checks of one TreeHeadSigned on its own: its sizes add up, its checkpoint note verifies under a
+ * trusted log key, and the signed checkpoint says what the event's fields say. Whether its root is the
+ * root of the admitted leaves is the sequential replay's job (log-replay.ts).
+ */
+import type { TreeHeadSigned } from '../event-schemas';
+import { type Checkpoint, parseCheckpoint, parseNote, toHex, verifyCheckpoint } from '../merkle-core';
+import type { Finding } from './report';
+import type { PreparedTrust } from './trust';
+
+export async function checkTreeHeadSigned(data: TreeHeadSigned, trust: PreparedTrust): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  const at = { tree_size: data.tree_size };
+  const integrated = data.first_leaf_index + data.leaf_positions.length;
+  if (data.tree_size !== integrated)
+    findings.push({
+      check: 'sth-size',
+      ...at,
+      message: `tree_size ${data.tree_size} is not first_leaf_index ${data.first_leaf_index} plus its ${data.leaf_positions.length} leaf positions (${integrated})`,
+    });
+  const signature = await checkSignature(data.checkpoint, trust);
+  if (signature) findings.push({ ...signature, ...at });
+  const mismatch = checkpointMismatch(data);
+  if (mismatch) findings.push({ check: 'sth-checkpoint-mismatch', ...at, message: mismatch });
+  return findings;
+}
+
+/** A failed signature check, or null when one trusted log key verifies the note. */
+async function checkSignature(note: string, trust: PreparedTrust): Promise<Finding | null> {
+  if (trust.logKeys.length === 0)
+    return { check: 'sth-signature', message: 'no trusted log key: the checkpoint cannot be verified' };
+  const reasons: string[] = [];
+  for (const key of trust.logKeys) {
+    const verdict = await verifyCheckpoint(note, key);
+    if (verdict.ok) return null;
+    reasons.push(`${key.name}: ${verdict.reason}`);
+  }
+  return {
+    check: 'sth-signature',
+    message: `the checkpoint does not verify under any trusted log key (${reasons.join('; ')}): it was forged, altered, or signed by a key the trust lacks`,
+  };
+}
+
+/** How the signed checkpoint contradicts the event's own fields, or null when it does not. */
+function checkpointMismatch(data: TreeHeadSigned): string | null {
+  let checkpoint: Checkpoint;
+  try {
+    checkpoint = parseCheckpoint(parseNote(data.checkpoint).text);
+  } catch (error) {
+    return `the checkpoint is not a well-formed signed note: ${(error as Error).message}`;
+  }
+  const differences: string[] = [];
+  if (checkpoint.origin !== data.origin)
+    differences.push(`origin ${checkpoint.origin} (event: ${data.origin})`);
+  if (checkpoint.size !== data.tree_size)
+    differences.push(`tree size ${checkpoint.size} (event: ${data.tree_size})`);
+  const root = toHex(checkpoint.rootHash);
+  if (root !== data.root_hash) differences.push(`root ${root} (event: ${data.root_hash})`);
+  const timestamp = `timestamp ${data.timestamp}`;
+  if (checkpoint.extensions.length !== 1 || checkpoint.extensions[0] !== timestamp)
+    differences.push(`extensions ${JSON.stringify(checkpoint.extensions)} (event: "${timestamp}")`);
+  return differences.length === 0 ? null : `the signed checkpoint says ${differences.join(', ')}`;
+}

@@ -1,0 +1,164 @@
+import { once } from 'node:events';
+import fs from 'node:fs';
+import type { Writable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import type { ExportableEventStore, ImportableEventStore } from '../adapters/ndjson/event-stores';
+import { type ExportSummary, writeExport } from '../adapters/ndjson/export-writer';
+import { SqliteEventStore } from '../adapters/sqlite/event-store';
+import { type Config, loadConfig } from '../runtime/config';
+import { type Progress, ProgressBar } from '../runtime/progress-bar';
+import { type CliCommand, EXIT, UsageError } from './command';
+import { STORE_LOCATION_HELP } from './stores';
+
+const USAGE = 'gov export [--out FILE|-] [--json]';
+
+export const SUPPORTED_STORES_HELP = `Supported stores: the embedded SQLite event store only. EventStoreDB is not supported yet (this
+release has no EventStoreDB adapter).`;
+
+/** The configured event store, as export and import see it. */
+export interface TransferStore {
+  store: ExportableEventStore & ImportableEventStore & { close(): Promise<void> };
+  /** Names the store in messages and in an export's header, e.g. `sqlite:/data/events.db`. */
+  name: string;
+}
+
+/**
+ * Opens the event store the server is configured with (created empty if missing). The one place a
+ * second kind of store (EventStoreDB) would be chosen: it needs only the two small interfaces of
+ * adapters/ndjson/event-stores.ts.
+ */
+export function openTransferStore(config: Config): TransferStore {
+  return {
+    store: new SqliteEventStore({ file: config.eventStoreFile }),
+    name: `sqlite:${config.eventStoreFile}`,
+  };
+}
+
+export const exportCommand: CliCommand = {
+  name: 'export',
+  synopsis: USAGE,
+  summary: 'write the whole event stream as a checksummed NDJSON file',
+  help: `Usage: ${USAGE}
+
+Writes every event of the event store as a gov-events NDJSON file: a header line
+({"format":"gov-events","version":1,"exported_at","source","head_position"}), then one line per event
+in position order with every member kept (id, type, stream, revision, position, recorded_at,
+tenant_id, correlation_id, causation_id, schema_version, data), then a trailer line
+({"trailer":true,"events","last_position","sha256"}) whose sha256 covers every byte before it.
+The export is a consistent snapshot up to the head position read when it starts: a running server
+may keep appending meanwhile. \`gov import\` loads the file into an empty store.
+
+Options:
+  --out FILE   write to FILE (built as FILE.partial, renamed when complete); \`-\` (the default)
+               writes to standard output, which must then not be a terminal
+  --json       print a JSON summary instead of the progress bar and summary line (on standard error
+               when the export itself goes to standard output)
+
+${SUPPORTED_STORES_HELP}
+${STORE_LOCATION_HELP}
+
+Exit codes: 0 done, 1 failed (no event store, unwritable file…), 2 usage error.`,
+  async run(args) {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { out: { type: 'string' }, json: { type: 'boolean' } },
+    });
+    if (positionals.length > 0)
+      throw new UsageError(`unexpected argument '${positionals[0]}'; usage: ${USAGE}`);
+    const out = values.out ?? '-';
+    if (out === '') throw new UsageError('--out needs a file name, or - for standard output');
+    if (out === '-' && process.stdout.isTTY)
+      throw new UsageError(
+        'refusing to write the export to a terminal: give --out FILE or redirect standard output',
+      );
+    const json = Boolean(values.json);
+    const config = loadConfig();
+    if (!fs.existsSync(config.eventStoreFile)) {
+      console.error(
+        `gov export: there is no event store at ${config.eventStoreFile}; set GOV_DATA_DIR (or GOV_EVENT_STORE_FILE) to the server's`,
+      );
+      return EXIT.failure;
+    }
+
+    const { store, name } = openTransferStore(config);
+    const bar = json ? null : new ProgressBar('export');
+    let summary: ExportSummary;
+    let lastProgress = null as Progress | null;
+    try {
+      const write = (output: Writable) =>
+        writeExport({
+          store,
+          source: name,
+          output,
+          onProgress: (p: Progress) => {
+            lastProgress = p;
+            bar?.update(p);
+          },
+        });
+      summary = out === '-' ? await write(process.stdout) : await writeFileAtomically(out, write);
+    } catch (error) {
+      if (lastProgress) bar?.finish(lastProgress);
+      console.error(`gov export: ${(error as Error).message}; no export was written`);
+      return EXIT.failure;
+    } finally {
+      await store.close();
+    }
+    bar?.finish(summary.progress);
+
+    const report = out === '-' ? console.error : console.log;
+    if (json)
+      report(
+        JSON.stringify(
+          {
+            file: out === '-' ? null : out,
+            source: name,
+            exported_at: summary.exported_at,
+            events: summary.events,
+            head_position: summary.head_position,
+            last_position: summary.last_position,
+            bytes: summary.bytes,
+            sha256: summary.sha256,
+            seconds: summary.seconds,
+            events_per_second: Math.round(summary.progress.rate),
+          },
+          null,
+          2,
+        ),
+      );
+    else
+      report(
+        `exported ${summary.events} events (up to position ${summary.head_position}) to ${out === '-' ? 'standard output' : out}: ` +
+          `${summary.bytes} bytes, sha256 ${summary.sha256}` +
+          `, ${summary.seconds.toFixed(2)} s (${Math.round(summary.progress.rate)} events/s)`,
+      );
+    return EXIT.ok;
+  },
+};
+
+/**
+ * Writes `file` through `FILE.partial`, synced and renamed into place only once complete: a failed or
+ * interrupted export never leaves a file under the final name.
+ */
+async function writeFileAtomically<T>(file: string, write: (output: Writable) => Promise<T>): Promise<T> {
+  const partial = `${file}.partial`;
+  const stream = fs.createWriteStream(partial, { highWaterMark: 1024 * 1024 });
+  try {
+    await once(stream, 'open');
+    const result = await write(stream);
+    await new Promise<void>((resolve, reject) => {
+      stream.once('error', reject);
+      stream.end(() => resolve());
+    });
+    await once(stream, 'close');
+    // On disk before it gets its final name (Linux: fsync through any descriptor syncs the file).
+    const handle = await fs.promises.open(partial, 'r');
+    await handle.sync().finally(() => handle.close());
+    await fs.promises.rename(partial, file);
+    return result;
+  } catch (error) {
+    stream.destroy();
+    await fs.promises.rm(partial, { force: true });
+    throw error;
+  }
+}

@@ -1,0 +1,163 @@
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { ImportableEventStore } from '../adapters/ndjson/event-stores';
+import {
+  type ExportHeader,
+  ExportIntegrityError,
+  type ExportTrailer,
+  readExportFile,
+  readExportStream,
+} from '../adapters/ndjson/export-file';
+import { TransferProgress } from '../adapters/ndjson/transfer-progress';
+import type { RecordedEvent } from '../ports/event-store';
+import { loadConfig } from '../runtime/config';
+import { ProgressBar } from '../runtime/progress-bar';
+import { type CliCommand, EXIT, UsageError } from './command';
+import { openTransferStore, SUPPORTED_STORES_HELP } from './export-command';
+import { STORE_LOCATION_HELP } from './stores';
+
+const USAGE = 'gov import FILE|- [--json]';
+
+export const importCommand: CliCommand = {
+  name: 'import',
+  synopsis: USAGE,
+  summary: 'load a gov export file into an empty event store, verified before anything is committed',
+  help: `Usage: ${USAGE}
+
+Loads a gov-events NDJSON file written by \`gov export\` (\`-\`: standard input) into an EMPTY event
+store. Every event keeps its id, stream, revision, position and recorded_at exactly (TreeHeadSigned
+events name admission events by position). The whole file is verified (format, position order, event
+count, SHA-256 checksum) inside one transaction that is committed only after the trailer has been
+checked: a truncated, altered or malformed file imports nothing and leaves the store empty. A store
+that already holds events is refused, and nothing is written.
+
+Keys are not part of the event stream: copy the source's <data>/keys folder into the new data folder,
+then run \`gov rebuild\` to build the read models before starting the server.
+
+Options:
+  --json   print the result as JSON instead of the progress bar and summary line
+
+${SUPPORTED_STORES_HELP}
+${STORE_LOCATION_HELP}
+
+Exit codes: 0 imported, 1 failed (store not empty, damaged file…: nothing imported), 2 usage error.`,
+  async run(args) {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { json: { type: 'boolean' } },
+    });
+    if (positionals.length !== 1)
+      throw new UsageError(`give one export file (or - for standard input); usage: ${USAGE}`);
+    const file = positionals[0]!;
+    const json = Boolean(values.json);
+    if (file !== '-' && !isReadableFile(file)) {
+      console.error(`gov import: cannot read ${file}: no such file, or not a readable file`);
+      return EXIT.failure;
+    }
+    const { store, name } = openTransferStore(loadConfig());
+    try {
+      return await importInto(store, name, file, json);
+    } finally {
+      await store.close();
+    }
+  },
+};
+
+async function importInto(
+  store: ImportableEventStore,
+  storeName: string,
+  file: string,
+  json: boolean,
+): Promise<number> {
+  const head = await store.headPosition();
+  if (head !== 0) {
+    console.error(
+      `gov import: the event store at ${storeName} already holds events (head position ${head}); ` +
+        'import only into an empty store (a fresh GOV_DATA_DIR). Nothing was written.',
+    );
+    return EXIT.failure;
+  }
+
+  const bar = json ? null : new ProgressBar('import');
+  const progress = new TransferProgress(0);
+  // Set by the reader's callbacks (the assertion keeps TypeScript from narrowing them to null).
+  let header = null as ExportHeader | null;
+  let trailer = null as ExportTrailer | null;
+  const options = {
+    onHeader: (h: ExportHeader) => {
+      header = h;
+      progress.setTarget(h.head_position);
+    },
+    onTrailer: (t: ExportTrailer) => {
+      trailer = t;
+    },
+  };
+  const source = file === '-' ? readExportStream(process.stdin, options) : readExportFile(file, options);
+  async function* reported(): AsyncGenerator<RecordedEvent> {
+    for await (const event of source) {
+      if (progress.record(event.position)) bar?.update(progress.snapshot());
+      yield event;
+    }
+  }
+
+  const started = performance.now();
+  try {
+    await store.importEvents(reported());
+  } catch (error) {
+    bar?.finish(progress.snapshot());
+    console.error(
+      `gov import: ${failureMessage(error, file)} Nothing was imported: the event store is still empty.`,
+    );
+    return EXIT.failure;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const final = progress.snapshot();
+  bar?.finish(final);
+  // The reader yields nothing past a missing header and ends only after a verified trailer.
+  if (!header || !trailer) throw new Error('the import ended without a verified header and trailer');
+  if (json)
+    console.log(
+      JSON.stringify(
+        {
+          file: file === '-' ? null : file,
+          store: storeName,
+          source: header.source,
+          exported_at: header.exported_at,
+          events: trailer.events,
+          last_position: trailer.last_position,
+          sha256: trailer.sha256,
+          seconds,
+          events_per_second: Math.round(final.rate),
+        },
+        null,
+        2,
+      ),
+    );
+  else
+    console.log(
+      `imported ${trailer.events} events (up to position ${trailer.last_position}, exported ${header.exported_at} from ${header.source}) ` +
+        `into ${storeName} in ${seconds.toFixed(2)} s; checksum verified. ` +
+        'Copy the keys folder of the source, then run `gov rebuild`.',
+    );
+  return EXIT.ok;
+}
+
+function failureMessage(error: unknown, file: string): string {
+  const name = file === '-' ? 'standard input' : file;
+  if (error instanceof ExportIntegrityError)
+    return `${name} is not an intact gov-events export: line ${error.line}: ${error.reason}.`;
+  const code = (error as { code?: string }).code;
+  if (code === 'SQLITE_BUSY')
+    return 'the event store is locked by another process: stop the server using it, then retry.';
+  return `${(error as Error).message}.`;
+}
+
+function isReadableFile(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.R_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}

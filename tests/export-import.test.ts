@@ -1,0 +1,337 @@
+/**
+ * Acceptance: `gov export` then `gov import` through the real CLI moves the whole event stream of a
+ * stopped server to a fresh data folder. After `gov rebuild`, every read model is identical to the
+ * original's and a server started there serves the same signed log: the same latest tree head and the
+ * same root at every size ever signed. A damaged export (truncated, a flipped byte, a wrong count)
+ * imports nothing, and a store that already holds events is refused.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { readExportFile, readExportStream } from '../adapters/ndjson/export-file';
+import { SqliteEventStore } from '../adapters/sqlite/event-store';
+import { SqliteReadStore } from '../adapters/sqlite/read-store';
+import type { JsonSth } from '../merkle-core';
+import type { RecordedEvent } from '../ports/event-store';
+import type { Page, StoredDocument } from '../ports/read-store';
+import { projections } from '../projectors';
+import { ProjectionCatalog } from '../projectors/catalog';
+import { LOG_STREAM } from '../projectors/log-sequencer';
+import { type RunningServer, startEmbedded } from '../runtime/embedded';
+import { createLogger } from '../runtime/logger';
+import { REPO_ROOT } from './support/children';
+import {
+  failingEvidence,
+  GovClient,
+  MINUTE_MS,
+  type Registration,
+  setTier,
+  startTestServer,
+  type TestServer,
+  testConfig,
+} from './support/governance-client';
+import { tempDir } from './support/temp-dir';
+import { WebhookReceiver } from './support/webhook-receiver';
+
+interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `gov` as an operator would, on the stores of `dataDir`. */
+function gov(dataDir: string, ...args: string[]): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'cli/gov.ts'), ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, GOV_DATA_DIR: dataDir, GOV_EVENT_STORE_FILE: '', GOV_READ_STORE_FILE: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function collect<T>(source: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of source) out.push(item);
+  return out;
+}
+
+/** Every event of the embedded store of `dataDir` (an absent store reads as empty). */
+async function storedEvents(dataDir: string): Promise<RecordedEvent[]> {
+  const file = path.join(dataDir, 'events.db');
+  if (!fs.existsSync(file)) return [];
+  const store = new SqliteEventStore({ file });
+  try {
+    return await collect(store.readAll());
+  } finally {
+    await store.close();
+  }
+}
+
+/** Every document of every collection of the serving generation of every projection, by logical name. */
+async function readModels(dataDir: string): Promise<Record<string, StoredDocument<unknown>[]>> {
+  const readStore = new SqliteReadStore(path.join(dataDir, 'read-models.db'));
+  try {
+    const catalog = new ProjectionCatalog(readStore);
+    const models: Record<string, StoredDocument<unknown>[]> = {};
+    for (const projection of projections)
+      for (const collection of projection.collections) {
+        const physical = await catalog.servingCollection(projection.name, collection);
+        const documents: StoredDocument<unknown>[] = [];
+        let cursor: string | null = null;
+        do {
+          const page: Page<unknown> = await readStore.find<unknown>(physical, {
+            limit: 1000,
+            ...(cursor ? { cursor } : {}),
+          });
+          documents.push(...page.items);
+          cursor = page.nextCursor;
+        } while (cursor);
+        models[`${projection.name}/${collection}`] = documents;
+      }
+    return models;
+  } finally {
+    await readStore.close();
+  }
+}
+
+/** What the public log endpoints say: its keys, the latest tree head and the root at each signed size. */
+async function publishedLog(client: GovClient, sizes: readonly number[]) {
+  const keys = await client.get('/gov/v1/log/keys');
+  expect(keys.status).toBe(200);
+  const latest = await client.get<JsonSth>('/gov/v1/log/sth');
+  expect(latest.status).toBe(200);
+  const roots: Record<number, string> = {};
+  for (const size of sizes) {
+    const pinned = await client.get<JsonSth>(`/gov/v1/log/sth?tree_size=${size}`);
+    expect({ size, status: pinned.status }).toEqual({ size, status: 200 });
+    roots[size] = pinned.body.root_hash;
+  }
+  return { keys: keys.body, latest: latest.body, roots };
+}
+
+describe('gov export and gov import move the whole event stream to a fresh store', () => {
+  let original: TestServer;
+  let receiver: WebhookReceiver;
+  let work: ReturnType<typeof tempDir>;
+  let exportFile: string;
+  let originalEvents: RecordedEvent[];
+  let originalModels: Record<string, StoredDocument<unknown>[]>;
+  let originalLog: Awaited<ReturnType<typeof publishedLog>>;
+  let signedSizes: number[];
+
+  /** A fresh data folder holding only the original's keys (they are not part of the event stream). */
+  const freshDataDir = (name: string): string => {
+    const dataDir = path.join(work.dir, name);
+    fs.cpSync(path.join(original.dataDir, 'keys'), path.join(dataDir, 'keys'), { recursive: true });
+    return dataDir;
+  };
+
+  beforeAll(async () => {
+    work = tempDir('gov-export-import');
+    receiver = await WebhookReceiver.start();
+    original = await startTestServer('gov-export-source', { env: { GOV_WEBHOOK_ALLOW: '127.0.0.1' } });
+    const client = () => original.client;
+    const step = () => original.clock.advance(MINUTE_MS);
+
+    const tenants: Registration[] = [];
+    for (let i = 0; i < 3; i++) {
+      tenants.push(await client().register());
+      step();
+    }
+    for (const tenant of tenants) {
+      await client().admit(tenant.api_key);
+      step();
+      await client().admit(tenant.api_key);
+      step();
+    }
+    const failed = await client().submitEvidence(tenants[0]!.api_key, failingEvidence());
+    expect(failed.status).toBe(422);
+    step();
+
+    const l4 = await client().register({ email: 'l4@example.com' });
+    await setTier(original.server, l4.tenant_id, 'L4');
+    step();
+    const authorization = await client().admit(l4.api_key);
+    step();
+    const execution = await client().post(
+      '/governance/execution',
+      { parent_auth_leaf_hash: authorization.leaf_hash, outcome: 'FAILED' },
+      l4.api_key,
+    );
+    expect(execution.status).toBe(201);
+    step();
+
+    const rotated = await client().post<{ api_key: string }>(
+      '/api-key/rotate',
+      undefined,
+      tenants[1]!.api_key,
+    );
+    expect(rotated.status).toBe(200);
+    step();
+    // A log key rotation: later tree heads are signed with a new key, earlier ones keep the retired one.
+    await original.stop();
+    const rotatedLogKey = await gov(original.dataDir, 'keys', 'rotate', 'log');
+    expect({ code: rotatedLogKey.code, stderr: rotatedLogKey.stderr }).toEqual({ code: 0, stderr: '' });
+    await original.start();
+    await client().admit(tenants[0]!.api_key);
+    step();
+    const webhook = await client().post(
+      '/webhooks',
+      { url: receiver.url, events: ['leaf_admitted'], secret: 'an-export-test-secret-0123' },
+      tenants[2]!.api_key,
+    );
+    expect(webhook.status).toBe(201);
+    step();
+    await client().admit(tenants[2]!.api_key);
+
+    const store = original.server.services.eventStore;
+    await original.server.supervisor.catchUp();
+    signedSizes = (await collect(store.readStream(LOG_STREAM))).map(
+      (e) => (e.data as { tree_size: number }).tree_size,
+    );
+    originalLog = await publishedLog(client(), signedSizes);
+    await original.stop();
+
+    originalEvents = await storedEvents(original.dataDir);
+    originalModels = await readModels(original.dataDir);
+    exportFile = path.join(work.dir, 'events.ndjson');
+    const exported = await gov(original.dataDir, 'export', '--out', exportFile, '--json');
+    expect({ code: exported.code, stderr: exported.stderr }).toEqual({ code: 0, stderr: '' });
+  }, 120_000);
+
+  afterAll(async () => {
+    await original?.dispose();
+    await receiver?.close();
+    work?.remove();
+  });
+
+  it('given the seeded server, then its stream holds every kind of event the scenario produced', () => {
+    const types = new Set(originalEvents.map((e) => e.type));
+    for (const type of [
+      'EvidenceAdmitted',
+      'ExecutionAdmitted',
+      'VarianceRecorded',
+      'TenantTierChanged',
+      'TreeHeadSigned',
+    ])
+      expect(types).toContain(type);
+    expect(signedSizes.length).toBeGreaterThan(3);
+    // Tree heads before the log key rotation verify under the retired key only.
+    expect((originalLog.keys as { retired?: { log?: unknown[] } }).retired?.log).toHaveLength(1);
+    expect(Object.values(originalModels).flat().length).toBeGreaterThan(20);
+  });
+
+  it('when exported through the CLI, then the file reads back (checksum verified) as exactly the stored events', async () => {
+    expect(await collect(readExportFile(exportFile))).toEqual(originalEvents);
+  });
+
+  it('when exported to standard output (--out -), then the same events stream out, the summary going to stderr', async () => {
+    const run = await gov(original.dataDir, 'export', '--out', '-');
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/exported \d+ events .* to standard output/);
+    expect(await collect(readExportStream([Buffer.from(run.stdout)]))).toEqual(originalEvents);
+  });
+
+  describe('imported through the CLI into a fresh data folder, then rebuilt', () => {
+    let dataDir: string;
+    let imported: RunningServer | null = null;
+
+    beforeAll(async () => {
+      dataDir = freshDataDir('imported');
+      const run = await gov(dataDir, 'import', exportFile);
+      expect({ code: run.code, stdout: run.stdout }).toEqual({
+        code: 0,
+        stdout: expect.stringMatching(/imported \d+ events/),
+      });
+      const rebuilt = await gov(dataDir, 'rebuild');
+      expect(rebuilt.code).toBe(0);
+    });
+    afterAll(async () => {
+      await imported?.close();
+    });
+
+    it('then every event is kept exactly: ids, streams, revisions, positions, recorded_at and data', async () => {
+      expect(await storedEvents(dataDir)).toEqual(originalEvents);
+    });
+
+    it('then every document of every collection of tenants, governance and tree-heads equals the original', async () => {
+      const models = await readModels(dataDir);
+      expect(Object.keys(models).sort()).toEqual(Object.keys(originalModels).sort());
+      for (const [collection, documents] of Object.entries(originalModels))
+        expect({ collection, documents: models[collection] }).toEqual({ collection, documents });
+    });
+
+    it('then a server started on it serves the same latest STH and the same root at every size ever signed', async () => {
+      imported = await startEmbedded(testConfig(dataDir), createLogger('silent'), {
+        clock: original.clock.fn,
+      });
+      const log = await publishedLog(new GovClient(imported.url), signedSizes);
+      expect(log.keys).toEqual(originalLog.keys);
+      expect(log.latest).toEqual(originalLog.latest);
+      expect(log.roots).toEqual(originalLog.roots);
+      await imported.close();
+      imported = null;
+    });
+
+    it('when importing again into it (no longer empty), then exit code 1, a clear message, and nothing changes', async () => {
+      const before = await storedEvents(dataDir);
+      const run = await gov(dataDir, 'import', exportFile);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/already holds events .*import only into an empty store/);
+      expect(await storedEvents(dataDir)).toEqual(before);
+    });
+  });
+
+  describe('a damaged export imports nothing', () => {
+    const damaged: [string, (text: Buffer) => Buffer, RegExp][] = [
+      ['truncated in the middle', (bytes) => bytes.subarray(0, Math.floor(bytes.length / 2)), /truncated/],
+      [
+        'one byte flipped in a signed root hash',
+        (bytes) => {
+          const copy = Buffer.from(bytes);
+          const at = copy.indexOf('"root_hash":"') + '"root_hash":"'.length;
+          copy[at] = copy[at] === 0x30 ? 0x31 : 0x30;
+          return copy;
+        },
+        /checksum mismatch/,
+      ],
+      [
+        'a trailer with the wrong event count',
+        (bytes) => {
+          const text = bytes.toString('utf8');
+          const trailerAt = text.lastIndexOf('{"trailer"');
+          const trailer = text
+            .slice(trailerAt)
+            .replace(/"events":(\d+)/, (_, n: string) => `"events":${Number(n) - 1}`);
+          return Buffer.from(text.slice(0, trailerAt) + trailer);
+        },
+        /the trailer counts \d+ events but the file holds \d+/,
+      ],
+    ];
+
+    it.each(damaged)(
+      'given an export %s, then exit code 1 and the target store stays empty',
+      async (name, damage, reason) => {
+        const file = path.join(work.dir, `${name.replaceAll(' ', '-')}.ndjson`);
+        fs.writeFileSync(file, damage(fs.readFileSync(exportFile)));
+        const dataDir = freshDataDir(`damaged-${name.replaceAll(' ', '-')}`);
+        const run = await gov(dataDir, 'import', file);
+        expect(run.code).toBe(1);
+        expect(run.stderr).toMatch(reason);
+        expect(run.stderr).toMatch(/Nothing was imported/);
+        expect(await storedEvents(dataDir)).toEqual([]);
+      },
+    );
+  });
+});
