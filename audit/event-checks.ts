@@ -13,6 +13,7 @@ import {
   validateEventData,
 } from '../event-schemas';
 import { leafHashOfRecord } from '../merkle-core';
+import { LEAF_RECORD_MEMBER } from '../projectors/log-sequencer';
 import { checkExecutionAdmitted, checkVarianceRecorded } from './closed-loop-checks';
 import type { ChunkResult, EventFacts, Hce, LinkFacts, RawEventRow } from './event-facts';
 import { checkEvidenceAdmitted } from './evidence-checks';
@@ -20,14 +21,9 @@ import { discrepancyAt, type Finding } from './report';
 import { checkTreeHeadSigned } from './tree-head-checks';
 import type { PreparedTrust } from './trust';
 
-/** Admission events, and the member of their data that is the leaf record. */
-export const LEAF_RECORD_MEMBER = {
-  EvidenceAdmitted: 'envelope',
-  ExecutionAdmitted: 'trace',
-  VarianceRecorded: 'record',
-} as const;
+type AdmissionType = keyof typeof LEAF_RECORD_MEMBER;
 
-export function isAdmissionType(type: string): type is keyof typeof LEAF_RECORD_MEMBER {
+export function isAdmissionType(type: string): type is AdmissionType {
   return Object.hasOwn(LEAF_RECORD_MEMBER, type);
 }
 
@@ -113,7 +109,7 @@ export async function checkEvent(row: RawEventRow, trust: PreparedTrust): Promis
       message: `the ${type} data ${describeProblems(validation.problems)}`,
     });
     // The tree still needs the leaf hash of whatever record was admitted.
-    if (facts.leaf) facts.leaf.hash = leafHashOfLooseRecord(type as keyof typeof LEAF_RECORD_MEMBER, data);
+    if (facts.leaf) facts.leaf.hash = leafHashOfLooseRecord(type as AdmissionType, data);
     return { facts, findings, link: null };
   }
   try {
@@ -123,6 +119,7 @@ export async function checkEvent(row: RawEventRow, trust: PreparedTrust): Promis
       check: 'check-failed',
       message: `the ${type} could not be checked: ${(error as Error).message}`,
     });
+    if (facts.leaf) facts.leaf.hash = leafHashOfLooseRecord(type as AdmissionType, data);
     return { facts, findings, link: null };
   }
 }
@@ -211,7 +208,7 @@ function parseData(text: unknown): Parsed {
 }
 
 /** The leaf hash of a record that failed its schema but is still JSON: the tree committed to it as is. */
-function leafHashOfLooseRecord(type: keyof typeof LEAF_RECORD_MEMBER, data: unknown): Uint8Array | null {
+function leafHashOfLooseRecord(type: AdmissionType, data: unknown): Uint8Array | null {
   const record = (data as Record<string, unknown> | null)?.[LEAF_RECORD_MEMBER[type]];
   if (record === null || typeof record !== 'object') return null;
   try {

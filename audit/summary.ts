@@ -1,4 +1,5 @@
 /** The human summary of an audit report, as `gov audit` prints it. Pure. */
+import type { LiveCheckReport } from './live-check';
 import type { AuditReport, Discrepancy } from './report';
 
 export function formatAuditSummary(report: AuditReport, source: string): string {
@@ -18,6 +19,29 @@ export function formatAuditSummary(report: AuditReport, source: string): string 
     lines.push('', `by check: ${countsByCheck(report.discrepancies)}`);
   }
   if (report.notices.length > 0) lines.push('', 'notices:', ...report.notices.map((n) => `  ${n}`));
+  return lines.join('\n');
+}
+
+/** The live check's part of the summary: what was compared with the server, and what differed. */
+export function formatLiveSummary(live: LiveCheckReport): string {
+  const lines = [`live check of ${live.log_url}`];
+  if (live.server) {
+    const c = live.compared;
+    lines.push(
+      `  server signed size ${count(live.server.tree_size)}, root ${live.server.root_hash} (verified by ${live.server.verified_by})`,
+      `  compared ${count(c.tiles)} tiles (${count(c.leaves)} leaves), ${count(c.tree_heads)} tree heads, ${count(c.consistency_proofs)} consistency proofs, ${count(c.proofs)} inclusion proofs; latest root ${c.latest_root_matches === null ? 'not compared' : c.latest_root_matches ? 'matches' : 'DIFFERS'}`,
+    );
+  } else lines.push('  the server could not be read and verified: nothing was compared');
+  if (live.discrepancies.length === 0 && live.server)
+    lines.push('', 'clean: the server publishes what the events prove.');
+  else if (live.discrepancies.length > 0) {
+    lines.push(
+      '',
+      `${count(live.discrepancies.length)} live discrepanc${live.discrepancies.length === 1 ? 'y' : 'ies'}:`,
+    );
+    for (const d of live.discrepancies) lines.push(...formatDiscrepancy(d));
+  }
+  if (live.notices.length > 0) lines.push('', 'notices:', ...live.notices.map((n) => `  ${n}`));
   return lines.join('\n');
 }
 

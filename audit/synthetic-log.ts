@@ -34,6 +34,7 @@ import {
   toHex,
 } from '../merkle-core';
 import type { RecordedEvent } from '../ports/event-store';
+import { LOG_STREAM, SYSTEM_TENANT } from '../projectors/log-sequencer';
 import type { AuditTrust } from './trust';
 
 export interface SyntheticLogOptions {
@@ -42,8 +43,6 @@ export interface SyntheticLogOptions {
   /** The first event's time; every event is one second after the previous one. */
   start?: Date;
 }
-
-export const LOG_STREAM = 'merkle-log';
 
 export class SyntheticLog {
   readonly events: RecordedEvent[] = [];
@@ -218,7 +217,7 @@ export class SyntheticLog {
         first_leaf_index: this.tree.size - batch.length,
         leaf_positions: batch.map((e) => e.position),
       },
-      'system',
+      SYSTEM_TENANT,
     );
   }
 

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  type AuditOptions,
   type AuditReport,
   type AuditSource,
   AuditSourceError,
@@ -15,7 +14,9 @@ import {
   TrustError,
   trustFromPublishedKeys,
 } from '../audit';
-import { formatAuditSummary } from '../audit/summary';
+import { LiveLogCheck, logUrlOf } from '../audit/live-check';
+import { LIVE_CHECKS } from '../audit/live-findings';
+import { formatAuditSummary, formatLiveSummary } from '../audit/summary';
 import { prepareTrust } from '../audit/trust';
 import { loadConfig } from '../runtime/config';
 import { readPublishedKeys } from '../runtime/key-history';
@@ -23,9 +24,9 @@ import { type Progress, ProgressBar } from '../runtime/progress-bar';
 import { type CliCommand, EXIT, UsageError } from './command';
 
 const SYNOPSIS =
-  'gov audit [--store FILE | --export FILE] [--keys-dir DIR | --trust FILE] [--log-key VKEY]… [--workers N] [--json]';
+  'gov audit [--store FILE | --export FILE] [--keys-dir DIR | --trust FILE] [--log-key VKEY]… [--server URL] [--workers N] [--json]';
 
-const checkList = Object.entries(CHECKS)
+const checkList = Object.entries({ ...CHECKS, ...LIVE_CHECKS })
   .map(([code, meaning]) => `  ${code.padEnd(27)}${meaning}`)
   .join('\n');
 
@@ -51,6 +52,14 @@ Trust (one of; current and retired keys count):
   --trust FILE      the JSON printed by gov keys show --json (what an outside auditor is given)
   --log-key VKEY    also trust this log verifier key (C2SP note format); repeatable
 
+Live check:
+  --server URL      also compare a running server's public log (https://gov.example) with the
+                    recomputation, through its public endpoints only: every 256-leaf tile, the root
+                    and checkpoint of every recorded tree head at or below its latest signed size, the
+                    consistency proof between consecutive heads, and a sample of inclusion proofs
+                    (every 1000th leaf and the last). Trust comes from the keys above, never from the
+                    server. Leaves the server signed after the local copy was taken are notices.
+
 Options:
   --workers N       worker threads for parsing, hashing and signature checks (default: one per core;
                     0 checks on the main thread)
@@ -62,8 +71,8 @@ ${checkList}
 Truncation at the end of the stream (the newest events dropped) leaves nothing to contradict: admissions
 no tree head integrates are listed as notices. Compare with a server or a witness to rule it out.
 
-Exit codes: 0 the stream audited clean, 1 the source or the keys cannot be read at all, 2 usage
-error, 3 discrepancies found (each one listed).`;
+Exit codes: 0 the stream (and the server, with --server) audited clean, 1 the source, the keys or the
+server cannot be read at all, 2 usage error, 3 discrepancies found (each one listed).`;
 
 export const auditCommand: CliCommand = {
   name: 'audit',
@@ -81,6 +90,7 @@ export const auditCommand: CliCommand = {
         'log-key': { type: 'string', multiple: true },
         workers: { type: 'string' },
         json: { type: 'boolean' },
+        server: { type: 'string' },
       },
     });
     if (values.store !== undefined && values.export !== undefined)
@@ -104,12 +114,9 @@ export const auditCommand: CliCommand = {
         ? exportAuditSource(path.resolve(values.export))
         : sqliteAuditSource(path.resolve(values.store ?? loadConfig().eventStoreFile));
 
-    // ---- Live check: `--server URL` (NOT WIRED YET) ---------------------------------------------
-    // audit/live-check.ts compares what a running server publishes with this recomputation, through
-    // the engine's onLeaf/onTreeHead hooks. To wire it: accept `--server URL` above, create the check
-    // and `await check.begin()` here, pass `check.hooks` below instead of this empty object, then
-    // print `await check.finish()` with the report and return EXIT.discrepancies when either found any.
-    const liveHooks: Pick<AuditOptions, 'onLeaf' | 'onTreeHead'> = {};
+    // --server: compare what a running server publishes with this recomputation, leaf by leaf.
+    const live = values.server === undefined ? null : liveCheckOf(values.server, trust);
+    if (live) await live.begin();
 
     const bar = json ? null : new ProgressBar('audit');
     let last: Progress | null = null;
@@ -118,7 +125,7 @@ export const auditCommand: CliCommand = {
       report = await runAudit(source, {
         trust,
         workers,
-        ...liveHooks,
+        ...live?.hooks,
         onProgress: (progress) => {
           last = progress;
           bar?.update(progress);
@@ -132,10 +139,27 @@ export const auditCommand: CliCommand = {
       throw error;
     }
     if (bar && last) bar.finish(last);
-    console.log(json ? JSON.stringify(report, null, 2) : formatAuditSummary(report, source.description));
-    return report.discrepancies.length > 0 ? EXIT.discrepancies : EXIT.ok;
+    const liveReport = live ? await live.finish() : null;
+    if (json) console.log(JSON.stringify(liveReport ? { ...report, live: liveReport } : report, null, 2));
+    else {
+      console.log(formatAuditSummary(report, source.description));
+      if (liveReport) console.log(`\n${formatLiveSummary(liveReport)}`);
+    }
+    // A server that could not be read or verified at all was not checked: a failure, not a verdict.
+    if (liveReport && liveReport.server === null) return EXIT.failure;
+    const found = report.discrepancies.length + (liveReport?.discrepancies.length ?? 0);
+    return found > 0 ? EXIT.discrepancies : EXIT.ok;
   },
 };
+
+function liveCheckOf(serverUrl: string, trust: AuditTrust): LiveLogCheck {
+  try {
+    logUrlOf(serverUrl);
+  } catch (error) {
+    throw new UsageError(`--server: ${(error as Error).message}`);
+  }
+  return new LiveLogCheck({ serverUrl, trust });
+}
 
 function parseWorkers(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;

@@ -2,37 +2,13 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import type { ExportableEventStore, ImportableEventStore } from '../adapters/ndjson/event-stores';
 import { type ExportSummary, writeExport } from '../adapters/ndjson/export-writer';
-import { SqliteEventStore } from '../adapters/sqlite/event-store';
-import { type Config, loadConfig } from '../runtime/config';
+import { loadConfig } from '../runtime/config';
 import { type Progress, ProgressBar } from '../runtime/progress-bar';
 import { type CliCommand, EXIT, UsageError } from './command';
-import { STORE_LOCATION_HELP } from './stores';
+import { openTransferStore, STORE_LOCATION_HELP, SUPPORTED_STORES_HELP } from './stores';
 
 const USAGE = 'gov export [--out FILE|-] [--json]';
-
-export const SUPPORTED_STORES_HELP = `Supported stores: the embedded SQLite event store only. EventStoreDB is not supported yet (this
-release has no EventStoreDB adapter).`;
-
-/** The configured event store, as export and import see it. */
-export interface TransferStore {
-  store: ExportableEventStore & ImportableEventStore & { close(): Promise<void> };
-  /** Names the store in messages and in an export's header, e.g. `sqlite:/data/events.db`. */
-  name: string;
-}
-
-/**
- * Opens the event store the server is configured with (created empty if missing). The one place a
- * second kind of store (EventStoreDB) would be chosen: it needs only the two small interfaces of
- * adapters/ndjson/event-stores.ts.
- */
-export function openTransferStore(config: Config): TransferStore {
-  return {
-    store: new SqliteEventStore({ file: config.eventStoreFile }),
-    name: `sqlite:${config.eventStoreFile}`,
-  };
-}
 
 export const exportCommand: CliCommand = {
   name: 'export',

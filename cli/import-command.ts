@@ -13,8 +13,7 @@ import type { RecordedEvent } from '../ports/event-store';
 import { loadConfig } from '../runtime/config';
 import { ProgressBar } from '../runtime/progress-bar';
 import { type CliCommand, EXIT, UsageError } from './command';
-import { openTransferStore, SUPPORTED_STORES_HELP } from './export-command';
-import { STORE_LOCATION_HELP } from './stores';
+import { openTransferStore, STORE_LOCATION_HELP, SUPPORTED_STORES_HELP } from './stores';
 
 const USAGE = 'gov import FILE|- [--json]';
 
