@@ -6,12 +6,13 @@
  * trusts only the log keys on disk. The honest server must show no discrepancy.
  */
 import path from 'node:path';
-import { runAudit, sqliteAuditSource, trustFromPublishedKeys } from '../audit';
-import { LiveLogCheck, type LiveLogCheckOptions } from '../audit/live-check';
+import { type AuditReport, runAudit, sqliteAuditSource, trustFromPublishedKeys } from '../audit';
+import { type LiveCheckReport, LiveLogCheck, type LiveLogCheckOptions } from '../audit/live-check';
 import type { TreeHeadSigned } from '../event-schemas';
 import { CompactRange, leafHashOfRecord, toHex } from '../merkle-core';
 import type { EventStore } from '../ports/event-store';
 import { readPublishedKeys } from '../runtime/key-history';
+import { runGov } from './support/children';
 import {
   inParallel,
   setTier,
@@ -184,6 +185,44 @@ describe('gov audit --server: the live log check against a running server', () =
       latest_root_matches: true,
     });
     expect(live.server?.root_hash).toBe(audit.root_hash);
+  });
+
+  /** `gov audit --json` over the server's own store and keys, comparing with the log at `server`. */
+  const auditThroughCli = (server: string) =>
+    runGov([
+      'audit',
+      '--server',
+      server,
+      '--store',
+      t.server.services.config.eventStoreFile,
+      '--keys-dir',
+      path.join(t.dataDir, 'keys'),
+      '--json',
+    ]);
+
+  it('through the CLI, `gov audit --server` on the same store and keys exits 0 with a clean live report', async () => {
+    const run = await auditThroughCli(t.server.url);
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    const report = JSON.parse(run.stdout) as AuditReport & { live: LiveCheckReport };
+    expect(report.discrepancies).toEqual([]);
+    expect(report.leaves).toBe(ADMISSIONS);
+    expect(report.live.discrepancies).toEqual([]);
+    expect(report.live.compared).toMatchObject({ leaves: ADMISSIONS, latest_root_matches: true });
+    expect(report.live.server?.root_hash).toBe(report.root_hash);
+  });
+
+  it('through the CLI, a server that cannot be reached exits 1 and a --server that is not a URL exits 2', async () => {
+    // Port 1 is on fetch's blocked-port list: the request fails at once, retried, as if refused.
+    const unreachable = await auditThroughCli('http://127.0.0.1:1');
+    expect(unreachable.code).toBe(1);
+    const { live } = JSON.parse(unreachable.stdout) as { live: LiveCheckReport };
+    expect(live.server).toBeNull();
+    expect(live.discrepancies).toEqual([expect.objectContaining({ check: 'live-unreachable' })]);
+
+    const notAUrl = await auditThroughCli('not-a-url');
+    expect(notAUrl.code).toBe(2);
+    expect(notAUrl.stderr).toContain('"not-a-url" is not a URL');
+    expect(notAUrl.stdout).toBe('');
   });
 
   it('compares what it can when the server has signed more since the events were read', async () => {

@@ -3,7 +3,6 @@
  * copies of it tampered with directly in SQLite — each fault reported at its position with the right
  * check code — and the `gov audit` command's exit codes.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -26,7 +25,7 @@ import {
   timestampExtension,
 } from '../merkle-core';
 import { readPublishedKeys } from '../runtime/key-history';
-import { REPO_ROOT } from './support/children';
+import { runGov } from './support/children';
 import {
   type AdmittedEvidence,
   digest,
@@ -211,22 +210,8 @@ describe('gov audit over a store written by a real server', () => {
     };
   };
 
-  const gov = (args: string[]) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(
-        process.execPath,
-        ['--import', 'tsx', path.join(REPO_ROOT, 'cli/gov.ts'), ...args],
-        {
-          cwd: REPO_ROOT,
-          env: { ...process.env, GOV_DATA_DIR: path.join(work.dir, 'no-data') },
-        },
-      );
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => (stdout += chunk));
-      child.stderr.on('data', (chunk) => (stderr += chunk));
-      child.on('exit', (code) => resolve({ code, stdout, stderr }));
-    });
+  /** `gov` with a data folder that holds nothing: every store and key it reads is named. */
+  const gov = (args: string[]) => runGov(args, { dataDir: path.join(work.dir, 'no-data') });
 
   // ---- the clean store ------------------------------------------------------------------------------
 
@@ -274,6 +259,13 @@ describe('gov audit over a store written by a real server', () => {
       ...heads.map((h) => [h.position, 'root-mismatch']),
     ]);
     expect(report.discrepancies[0]).toMatchObject({ event_id: evidence.id, event_type: 'EvidenceAdmitted' });
+  });
+
+  it("when one byte of a tree head's checkpoint signature is flipped, then that head's signature is reported, and nothing else", async () => {
+    const head = ofType('TreeHeadSigned')[2]!;
+    const report = await audit(copyOfStore(flipCharacter(head, `${logSigner.name} `, 12)));
+    expect(found(report)).toEqual([[head.position, 'sth-signature']]);
+    expect(report.discrepancies[0]!.message).toMatch(/invalid signature by/);
   });
 
   it('when one hex digit of a stored artifact_hash is flipped, then that hash alone is reported (the leaf, the envelope, is intact)', async () => {

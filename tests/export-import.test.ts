@@ -5,7 +5,6 @@
  * same root at every size ever signed. A damaged export (truncated, a flipped byte, a wrong count)
  * imports nothing, and a store that already holds events is refused.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { readExportFile, readExportStream } from '../adapters/ndjson/export-file';
@@ -19,7 +18,7 @@ import { ProjectionCatalog } from '../projectors/catalog';
 import { LOG_STREAM } from '../projectors/log-sequencer';
 import { type RunningServer, startEmbedded } from '../runtime/embedded';
 import { createLogger } from '../runtime/logger';
-import { REPO_ROOT } from './support/children';
+import { type GovRun, runGov } from './support/children';
 import {
   failingEvidence,
   GovClient,
@@ -33,31 +32,9 @@ import {
 import { tempDir } from './support/temp-dir';
 import { WebhookReceiver } from './support/webhook-receiver';
 
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs `gov` as an operator would, on the stores of `dataDir`. */
-function gov(dataDir: string, ...args: string[]): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'cli/gov.ts'), ...args], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, GOV_DATA_DIR: dataDir, GOV_EVENT_STORE_FILE: '', GOV_READ_STORE_FILE: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function gov(dataDir: string, ...args: string[]): Promise<GovRun> {
+  return runGov(args, { dataDir });
 }
 
 async function collect<T>(source: AsyncIterable<T>): Promise<T[]> {

@@ -2,10 +2,9 @@
  * Acceptance: API key rotation (24-hour grace on an injected clock, keys never at rest) and tier gating
  * after an operator tier change, both through the library call and through the real `gov` CLI.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from './support/children';
+import { runGov } from './support/children';
 import {
   type AdmittedEvidence,
   type ErrorAnswer,
@@ -202,28 +201,7 @@ describe('the gov CLI changing a tier on a stopped server', () => {
     await t?.dispose();
   });
 
-  const gov = (...args: string[]) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(
-        process.execPath,
-        ['--import', 'tsx', path.join(REPO_ROOT, 'cli/gov.ts'), ...args],
-        {
-          cwd: REPO_ROOT,
-          env: { ...process.env, GOV_DATA_DIR: t.dataDir, GOV_EVENT_STORE_FILE: '', GOV_READ_STORE_FILE: '' },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-        stdout += chunk;
-      });
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-        stderr += chunk;
-      });
-      child.once('error', reject);
-      child.once('close', (code) => resolve({ code, stdout, stderr }));
-    });
+  const gov = (...args: string[]) => runGov(args, { dataDir: t.dataDir });
 
   it('given a bad tier, when `gov tenant tier` runs, then it exits 2 and changes nothing', async () => {
     const result = await gov('tenant', 'tier', tenant.tenant_id, 'L9');

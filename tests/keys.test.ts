@@ -4,9 +4,7 @@
  * envelopes, certificates) still verifies under the retired keys that `gov keys show --json` and
  * GET /gov/v1/log/keys publish.
  */
-import { spawn } from 'node:child_process';
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import path from 'node:path';
 import { verifyEnvelope } from '../domain/envelope';
 import { verifyCertificate } from '../domain/validators';
 import type { GovernanceEnvelope, TreeHeadSigned, ValidatorCertificate } from '../event-schemas';
@@ -22,7 +20,7 @@ import {
 import { collect } from '../ports/contract/event-store.contract';
 import { LOG_STREAM } from '../projectors/log-sequencer';
 import type { PublishedKeys } from '../runtime/key-history';
-import { REPO_ROOT } from './support/children';
+import { runGov } from './support/children';
 import {
   type AdmittedEvidence,
   MINUTE_MS,
@@ -31,12 +29,6 @@ import {
   startTestServer,
   type TestServer,
 } from './support/governance-client';
-
-interface GovRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 interface KeysAnswer {
   log: string;
@@ -62,28 +54,7 @@ describe('gov keys rotate between two runs of a server', () => {
   let tenant: Registration;
   const admitted: AdmittedEvidence[] = [];
 
-  const gov = (...args: string[]) =>
-    new Promise<GovRun>((resolve, reject) => {
-      const child = spawn(
-        process.execPath,
-        ['--import', 'tsx', path.join(REPO_ROOT, 'cli/gov.ts'), ...args],
-        {
-          cwd: REPO_ROOT,
-          env: { ...process.env, GOV_DATA_DIR: t.dataDir, GOV_EVENT_STORE_FILE: '', GOV_READ_STORE_FILE: '' },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-        stdout += chunk;
-      });
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-        stderr += chunk;
-      });
-      child.once('error', reject);
-      child.once('close', (code) => resolve({ code, stdout, stderr }));
-    });
+  const gov = (...args: string[]) => runGov(args, { dataDir: t.dataDir });
 
   const publishedKeys = async (): Promise<PublishedKeys> => {
     const run = await gov('keys', 'show', '--json');

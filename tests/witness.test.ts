@@ -4,7 +4,6 @@
  * serves them in its STH and checkpoint. Against a stand-in log that forks or signs badly, the witness
  * refuses: exit 3, a report, no signature, no state change.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { validateResponse } from '../event-schemas';
@@ -23,7 +22,7 @@ import {
   verifyCosignature,
 } from '../merkle-core';
 import { ConfigError, loadConfig } from '../runtime/config';
-import { exited, lines, REPO_ROOT, waitForLines } from './support/children';
+import { exited, type GovRun, lines, runGov, spawnGov, waitForLines } from './support/children';
 import { checkpointOf, FakeLogKey, FakeLogServer, fakeTree } from './support/fake-log';
 import {
   type ErrorAnswer,
@@ -35,12 +34,6 @@ import {
 } from './support/governance-client';
 import { tempDir } from './support/temp-dir';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 interface WitnessSignatureAnswer {
   tree_size: number;
   witness_key: string;
@@ -51,28 +44,8 @@ interface WitnessSignatureAnswer {
 
 const SIGNATURES = '/gov/v1/log/witness-signatures';
 
-function startGov(args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'cli/gov.ts'), ...args], {
-    cwd: REPO_ROOT,
-    env: process.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-function gov(...args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = startGov(args);
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function gov(...args: string[]): Promise<GovRun> {
+  return runGov(args);
 }
 
 /** The signature line with one byte of its Ed25519 signature changed. */
@@ -85,7 +58,7 @@ function withFlippedSignatureByte(line: string): string {
 }
 
 /** The one JSON object a `--once --json` run prints. */
-function outcomeOf(run: Run): Record<string, unknown> {
+function outcomeOf(run: GovRun): Record<string, unknown> {
   return JSON.parse(run.stdout.trim()) as Record<string, unknown>;
 }
 
@@ -345,7 +318,7 @@ describe('gov witness', () => {
     });
 
     it('follows the log until stopped: it cosigns each new size as the log grows', async () => {
-      const child = startGov([
+      const child = spawnGov([
         'witness',
         '--json',
         '--interval',

@@ -2,20 +2,68 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 
 export const REPO_ROOT = path.resolve(__dirname, '../..');
+const GOV_CLI = path.join(REPO_ROOT, 'cli/gov.ts');
+
 /**
- * Starts a TypeScript script of `tests/children/` as ONE node process with tsx as a loader. (The tsx
- * CLI would fork a second process, and a SIGKILL would then hit only the wrapper, not the worker.)
+ * Starts a TypeScript file as ONE node process with tsx as a loader (the tsx CLI would fork a second
+ * process, and a SIGKILL would then hit only the wrapper, not the worker): cwd the repository, `env`
+ * merged over this process's, stdin closed, stdout and stderr piped.
  */
+function spawnTypeScript(file: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', file, ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** Starts a script of `tests/children/`. */
 export function spawnChild(script: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(REPO_ROOT, 'tests/children', script), ...args],
-    {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  return spawnTypeScript(path.join(REPO_ROOT, 'tests/children', script), args, env);
+}
+
+/** Starts the `gov` CLI (for a long-running command such as `gov witness`; see runGov otherwise). */
+export function spawnGov(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  return spawnTypeScript(GOV_CLI, args, env);
+}
+
+export interface GovRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface GovRunOptions {
+  /**
+   * The data folder whose stores and keys the command uses (GOV_DATA_DIR). GOV_EVENT_STORE_FILE and
+   * GOV_READ_STORE_FILE are cleared, so a store file named in the test's own environment is never used.
+   */
+  dataDir?: string;
+}
+
+/**
+ * Runs `gov <args>` to the end, as an operator would, and resolves with its exit code (null if a
+ * signal ended it) and everything it printed, decoded as UTF-8. It waits for 'close', not 'exit', so no
+ * output still in the pipes is lost. Rejects only if the process cannot be started.
+ */
+export function runGov(args: string[], options: GovRunOptions = {}): Promise<GovRun> {
+  const env =
+    options.dataDir === undefined
+      ? {}
+      : { GOV_DATA_DIR: options.dataDir, GOV_EVENT_STORE_FILE: '', GOV_READ_STORE_FILE: '' };
+  return new Promise((resolve, reject) => {
+    const child = spawnGov(args, env);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 /** Resolves with the exit code or signal once the child has ended. */
