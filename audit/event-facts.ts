@@ -2,29 +2,11 @@
  * What crosses from the parallel per-event checks to the sequential ones: the raw stored row going in,
  * and per event only the facts the ordering, tree and link checks need coming out.
  */
+import type { RawEventRow } from '../adapters/sqlite/event-store';
 import type { RecordedEvent } from '../ports/event-store';
 import type { Discrepancy } from './report';
 
-/**
- * One stored event as the SQLite store keeps it, `data` still as text (the columns of
- * adapters/sqlite/event-store.ts, in order): parsing is part of what the workers do in parallel.
- */
-export type RawEventRow = [
-  position: number,
-  id: string,
-  stream: string,
-  revision: number,
-  type: string,
-  recorded_at: string,
-  tenant_id: string,
-  correlation_id: string,
-  causation_id: string | null,
-  schema_version: number,
-  data: string,
-];
-
-export const RAW_EVENT_COLUMNS =
-  'position, id, stream, revision, type, recorded_at, tenant_id, correlation_id, causation_id, schema_version, data';
+export type { RawEventRow } from '../adapters/sqlite/event-store';
 
 export function rawRowOf(event: RecordedEvent): RawEventRow {
   return [

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { RAW_EVENT_COLUMNS, type RawEventRow } from './event-facts';
+import { EVENT_COLUMNS, type RawEventRow } from '../adapters/sqlite/event-store';
 
 /** The source cannot be read at all (missing file, not an event store…): nothing was audited. */
 export class AuditSourceError extends Error {
@@ -31,7 +31,7 @@ export class StoreFileReader {
       this.db.pragma('mmap_size = 0');
       this.range = this.db
         .prepare<[number, number], RawEventRow>(
-          `SELECT ${RAW_EVENT_COLUMNS} FROM events WHERE position >= ? AND position < ? ORDER BY position`,
+          `SELECT ${EVENT_COLUMNS} FROM events WHERE position >= ? AND position < ? ORDER BY position`,
         )
         .raw(true);
     } catch (error) {

@@ -51,21 +51,25 @@ interface EventRow {
   data: string;
 }
 
-/** Column order of every SELECT of events: read in raw (array) mode, which is markedly faster. */
-const EVENT_COLUMNS =
+/**
+ * Column order of every SELECT of events: read in raw (array) mode, which is markedly faster. The
+ * auditor reads the file with the same layout (audit/store-file.ts).
+ */
+export const EVENT_COLUMNS =
   'position, id, stream, revision, type, recorded_at, tenant_id, correlation_id, causation_id, schema_version, data';
-type RawEventRow = [
-  number,
-  string,
-  string,
-  number,
-  string,
-  string,
-  string,
-  string,
-  string | null,
-  number,
-  string,
+/** One stored event, `data` still as JSON text. */
+export type RawEventRow = [
+  position: number,
+  id: string,
+  stream: string,
+  revision: number,
+  type: string,
+  recorded_at: string,
+  tenant_id: string,
+  correlation_id: string,
+  causation_id: string | null,
+  schema_version: number,
+  data: string,
 ];
 
 type PageStatement = Statement<[number, number], RawEventRow>;
