@@ -10,7 +10,6 @@ import {
   exportAuditSource,
   parsePublishedKeys,
   runAudit,
-  sqliteAuditSource,
   TrustError,
   trustFromPublishedKeys,
 } from '../audit';
@@ -22,9 +21,10 @@ import { loadConfig } from '../runtime/config';
 import { readPublishedKeys } from '../runtime/key-history';
 import { type Progress, ProgressBar } from '../runtime/progress-bar';
 import { type CliCommand, EXIT, UsageError } from './command';
+import { auditSourceOf, chooseEventStore } from './stores';
 
 const SYNOPSIS =
-  'gov audit [--store FILE | --export FILE] [--keys-dir DIR | --trust FILE] [--log-key VKEY]… [--server URL] [--workers N] [--json]';
+  'gov audit [--store FILE|URL | --export FILE] [--keys-dir DIR | --trust FILE] [--log-key VKEY]… [--server URL] [--workers N] [--json]';
 
 const checkList = Object.entries({ ...CHECKS, ...LIVE_CHECKS })
   .map(([code, meaning]) => `  ${code.padEnd(27)}${meaning}`)
@@ -42,9 +42,12 @@ carry the recomputed root (which makes consecutive heads consistent by construct
 Every discrepancy is reported with its position; the audit never stops at the first one.
 
 Source (one of):
-  --store FILE      the embedded event store's SQLite file, read directly and read-only (a running
-                    server may keep writing; the audit covers the events present when it starts).
-                    Default: the server's store (GOV_EVENT_STORE_FILE, or <GOV_DATA_DIR>/events.db)
+  --store FILE|URL  the event store: the embedded store's SQLite file, read directly and read-only,
+                    or EventStoreDB named by a URL (esdb://host:2113?tls=false,
+                    esdb://user:password@host:2113, esdb+discover://cluster-dns:2113), read through
+                    its client. A running server may keep writing: the audit covers the events
+                    present when it starts. Default: GOV_EVENT_STORE_URL if set, else the server's
+                    store (GOV_EVENT_STORE_FILE, or <GOV_DATA_DIR>/events.db)
   --export FILE     an NDJSON export written by gov export; its checksum is verified at its end
 
 Trust (one of; current and retired keys count):
@@ -72,7 +75,8 @@ Truncation at the end of the stream (the newest events dropped) leaves nothing t
 no tree head integrates are listed as notices. Compare with a server or a witness to rule it out.
 
 Exit codes: 0 the stream (and the server, with --server) audited clean, 1 the source, the keys or the
-server cannot be read at all, 2 usage error, 3 discrepancies found (each one listed).`;
+server cannot be read at all (an EventStoreDB that does not answer within 5 s included), 2 usage error,
+3 discrepancies found (each one listed).`;
 
 export const auditCommand: CliCommand = {
   name: 'audit',
@@ -112,7 +116,7 @@ export const auditCommand: CliCommand = {
     const source: AuditSource =
       values.export !== undefined
         ? exportAuditSource(path.resolve(values.export))
-        : sqliteAuditSource(path.resolve(values.store ?? loadConfig().eventStoreFile));
+        : auditSourceOf(chooseEventStore(values.store));
 
     // --server: compare what a running server publishes with this recomputation, leaf by leaf.
     const live = values.server === undefined ? null : liveCheckOf(values.server, trust);

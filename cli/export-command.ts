@@ -3,12 +3,17 @@ import fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { type ExportSummary, writeExport } from '../adapters/ndjson/export-writer';
-import { loadConfig } from '../runtime/config';
 import { type Progress, ProgressBar } from '../runtime/progress-bar';
 import { type CliCommand, EXIT, UsageError } from './command';
-import { openTransferStore, STORE_LOCATION_HELP, SUPPORTED_STORES_HELP } from './stores';
+import {
+  chooseEventStore,
+  openTransferStore,
+  STORE_LOCATION_HELP,
+  SUPPORTED_STORES_HELP,
+  type TransferStore,
+} from './stores';
 
-const USAGE = 'gov export [--out FILE|-] [--json]';
+const USAGE = 'gov export [--store FILE|URL] [--out FILE|-] [--json]';
 
 export const exportCommand: CliCommand = {
   name: 'export',
@@ -25,20 +30,24 @@ The export is a consistent snapshot up to the head position read when it starts:
 may keep appending meanwhile. \`gov import\` loads the file into an empty store.
 
 Options:
-  --out FILE   write to FILE (built as FILE.partial, renamed when complete); \`-\` (the default)
-               writes to standard output, which must then not be a terminal
-  --json       print a JSON summary instead of the progress bar and summary line (on standard error
-               when the export itself goes to standard output)
+  --store FILE|URL  the event store to export: an EventStoreDB URL (esdb://host:2113?tls=false) or an
+                    embedded store's SQLite file. Default: GOV_EVENT_STORE_URL if set, else the
+                    server's store
+  --out FILE        write to FILE (built as FILE.partial, renamed when complete); \`-\` (the default)
+                    writes to standard output, which must then not be a terminal
+  --json            print a JSON summary instead of the progress bar and summary line (on standard
+                    error when the export itself goes to standard output)
 
 ${SUPPORTED_STORES_HELP}
 ${STORE_LOCATION_HELP}
 
-Exit codes: 0 done, 1 failed (no event store, unwritable file…), 2 usage error.`,
+Exit codes: 0 done, 1 failed (no event store, EventStoreDB not answering, unwritable file…), 2 usage
+error.`,
   async run(args) {
     const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,
-      options: { out: { type: 'string' }, json: { type: 'boolean' } },
+      options: { out: { type: 'string' }, json: { type: 'boolean' }, store: { type: 'string' } },
     });
     if (positionals.length > 0)
       throw new UsageError(`unexpected argument '${positionals[0]}'; usage: ${USAGE}`);
@@ -49,15 +58,25 @@ Exit codes: 0 done, 1 failed (no event store, unwritable file…), 2 usage error
         'refusing to write the export to a terminal: give --out FILE or redirect standard output',
       );
     const json = Boolean(values.json);
-    const config = loadConfig();
-    if (!fs.existsSync(config.eventStoreFile)) {
+    const location = chooseEventStore(values.store);
+    if (location.kind === 'sqlite' && !fs.existsSync(location.file)) {
       console.error(
-        `gov export: there is no event store at ${config.eventStoreFile}; set GOV_DATA_DIR (or GOV_EVENT_STORE_FILE) to the server's`,
+        `gov export: there is no event store at ${location.file}; ` +
+          (values.store === undefined
+            ? "set GOV_DATA_DIR (or GOV_EVENT_STORE_FILE) to the server's, or GOV_EVENT_STORE_URL to its EventStoreDB"
+            : 'check --store'),
       );
       return EXIT.failure;
     }
 
-    const { store, name } = openTransferStore(config);
+    let opened: TransferStore;
+    try {
+      opened = await openTransferStore(location);
+    } catch (error) {
+      console.error(`gov export: ${(error as Error).message}; no export was written`);
+      return EXIT.failure;
+    }
+    const { store, name } = opened;
     const bar = json ? null : new ProgressBar('export');
     let summary: ExportSummary;
     let lastProgress = null as Progress | null;

@@ -10,12 +10,17 @@ import {
 } from '../adapters/ndjson/export-file';
 import { TransferProgress } from '../adapters/ndjson/transfer-progress';
 import type { RecordedEvent } from '../ports/event-store';
-import { loadConfig } from '../runtime/config';
 import { ProgressBar } from '../runtime/progress-bar';
 import { type CliCommand, EXIT, UsageError } from './command';
-import { openTransferStore, STORE_LOCATION_HELP, SUPPORTED_STORES_HELP } from './stores';
+import {
+  chooseEventStore,
+  importRefusal,
+  openTransferStore,
+  STORE_LOCATION_HELP,
+  SUPPORTED_STORES_HELP,
+} from './stores';
 
-const USAGE = 'gov import FILE|- [--json]';
+const USAGE = 'gov import FILE|- [--store FILE] [--json]';
 
 export const importCommand: CliCommand = {
   name: 'import',
@@ -34,7 +39,9 @@ Keys are not part of the event stream: copy the source's <data>/keys folder into
 then run \`gov rebuild\` to build the read models before starting the server.
 
 Options:
-  --json   print the result as JSON instead of the progress bar and summary line
+  --store FILE   the embedded store's SQLite file to import into (created if missing). Default: the
+                 server's store
+  --json         print the result as JSON instead of the progress bar and summary line
 
 ${SUPPORTED_STORES_HELP}
 ${STORE_LOCATION_HELP}
@@ -44,7 +51,7 @@ Exit codes: 0 imported, 1 failed (store not empty, damaged file…: nothing impo
     const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,
-      options: { json: { type: 'boolean' } },
+      options: { json: { type: 'boolean' }, store: { type: 'string' } },
     });
     if (positionals.length !== 1)
       throw new UsageError(`give one export file (or - for standard input); usage: ${USAGE}`);
@@ -54,9 +61,16 @@ Exit codes: 0 imported, 1 failed (store not empty, damaged file…: nothing impo
       console.error(`gov import: cannot read ${file}: no such file, or not a readable file`);
       return EXIT.failure;
     }
-    const { store, name } = openTransferStore(loadConfig());
+    const location = chooseEventStore(values.store);
+    const refusal = importRefusal(location);
+    if (refusal !== null) {
+      console.error(`gov import: ${refusal}`);
+      return EXIT.failure;
+    }
+    const { store, importable, name } = await openTransferStore(location);
     try {
-      return await importInto(store, name, file, json);
+      if (!importable) throw new Error(`${name} cannot be imported into`);
+      return await importInto(importable, name, file, json);
     } finally {
       await store.close();
     }

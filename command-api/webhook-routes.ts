@@ -54,7 +54,7 @@ export function webhookCommandRoutes(services: Services): Router {
       ),
     );
     if (outcome.kind === 'refused') return refuse(res, outcome);
-    await settled(services, outcome);
+    await settled(services, tenant.tenant_id, outcome);
     const { event } = outcome;
     res.status(201).json({
       webhook_id: event.webhook_id,
@@ -74,7 +74,7 @@ export function webhookCommandRoutes(services: Services): Router {
       decideRemoveWebhook(state, webhookId, context(res)),
     );
     if (outcome.kind === 'refused') return refuse(res, outcome);
-    await settled(services, outcome);
+    await settled(services, tenant.tenant_id, outcome);
     res.json({ webhook_id: webhookId, deleted: true, removed_at: outcome.event.removed_at });
   });
 
@@ -105,7 +105,7 @@ export function webhookCommandRoutes(services: Services): Router {
         decideRedeliver(state, webhook.webhook_id, deliveryId, context(res)),
       );
       if (outcome.kind === 'refused') return refuse(res, outcome);
-      await settled(services, outcome);
+      await settled(services, tenant.tenant_id, outcome);
       res.status(202).json({
         webhook_id: webhook.webhook_id,
         redelivery_of: deliveryId,
@@ -119,8 +119,8 @@ export function webhookCommandRoutes(services: Services): Router {
 }
 
 /** Read-your-write: the dispatcher has applied the command's event before the answer goes out. */
-async function settled(services: Services, committed: Committed<unknown>): Promise<void> {
-  if (committed.position !== null) await services.webhooks.awaitDispatcher(committed.position);
+async function settled(services: Services, tenantId: string, committed: Committed<unknown>): Promise<void> {
+  if (committed.position !== null) await services.webhooks.awaitDispatcher(committed.position, tenantId);
 }
 
 function refuse(res: Response, refusal: WebhookRefusal): void {

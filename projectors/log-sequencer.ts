@@ -22,6 +22,7 @@ import type { PublishedTreeHead } from '../read-api/published-log';
 import { LogVerifierKeys } from '../runtime/log-verifier-keys';
 import type { Metrics } from '../runtime/metrics';
 import { sleep } from '../runtime/sleep';
+import { LeafWaiters, type LogSource } from './log-source';
 
 /** Events whose record becomes a leaf, and the member holding that record. */
 export const LEAF_RECORD_MEMBER = {
@@ -55,10 +56,7 @@ export interface LogSequencerOptions {
   maxBatch?: number;
 }
 
-/** How many recently integrated admissions are remembered for `waitForEvent` (by event id). */
-const RECENT_LIMIT = 200_000;
-
-export class LogSequencer {
+export class LogSequencer implements LogSource {
   private tree = new TileLog();
   private head: PublishedTreeHead | null = null;
   /** Revision of the log stream we last appended or read (-1: none). */
@@ -68,8 +66,7 @@ export class LogSequencer {
   private loop: Promise<void> | null = null;
   private stopped = false;
   private readonly stopSignal = new AbortController();
-  private readonly recent = new Map<string, IntegratedLeaf>();
-  private readonly waiters = new Map<string, Array<(leaf: IntegratedLeaf) => void>>();
+  private readonly leaves = new LeafWaiters();
   private readyResolve!: () => void;
   /** Resolves once the tree is rebuilt and a tree head is published. */
   readonly ready = new Promise<void>((resolve) => {
@@ -122,13 +119,7 @@ export class LogSequencer {
    * head. Call it after the append: recent integrations are remembered.
    */
   waitForEvent(eventId: string): Promise<IntegratedLeaf> {
-    const done = this.recent.get(eventId);
-    if (done) return Promise.resolve(done);
-    return new Promise((resolve) => {
-      const list = this.waiters.get(eventId);
-      if (list) list.push(resolve);
-      else this.waiters.set(eventId, [resolve]);
-    });
+    return this.leaves.wait(eventId);
   }
 
   private async run(): Promise<void> {
@@ -254,15 +245,7 @@ export class LogSequencer {
     this.head = { sth, checkpoint };
     if (batch.length > 0) this.lastPosition = batch[batch.length - 1]!.position;
     const head = this.head;
-    for (let i = 0; i < batch.length; i++) this.settle(batch[i]!.id, { leafIndex: firstIndex + i, head });
-  }
-
-  private settle(eventId: string, leaf: IntegratedLeaf): void {
-    this.recent.set(eventId, leaf);
-    if (this.recent.size > RECENT_LIMIT) this.recent.delete(this.recent.keys().next().value!);
-    const list = this.waiters.get(eventId);
-    if (!list) return;
-    this.waiters.delete(eventId);
-    for (const resolve of list) resolve(leaf);
+    for (let i = 0; i < batch.length; i++)
+      this.leaves.settle(batch[i]!.id, { leafIndex: firstIndex + i, head });
   }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { EventStore, EventSubscription, RecordedEvent } from '../ports/event-store';
-import { FencedOutError, type LeaseGrant, type LeaseManager } from '../ports/lease';
+import { FencedOutError, type LeaseManager } from '../ports/lease';
 import type { Change, ReadStore } from '../ports/read-store';
 import type { Metrics } from '../runtime/metrics';
 import { sleep } from '../runtime/sleep';
@@ -9,6 +9,7 @@ import { BatchState } from './batch-state';
 import { PositionWaiters } from './position-waiters';
 import { checkpointName, type Projection, physicalCollection } from './projection';
 import { RateMeter } from './rate-meter';
+import { SingleWriterLease } from './single-writer-lease';
 
 export interface ProjectorRunnerOptions {
   projection: Projection;
@@ -39,8 +40,7 @@ export class ProjectorRunner {
   private state: State = 'idle';
   private subscription: EventSubscription | null = null;
   private loop: Promise<void> | null = null;
-  private grant: LeaseGrant | null = null;
-  private renewTimer: NodeJS.Timeout | null = null;
+  private readonly lease: SingleWriterLease | null;
   private lagTimer: NodeJS.Timeout | null = null;
   private position: number | null = null;
   private applied = 0;
@@ -53,6 +53,17 @@ export class ProjectorRunner {
     this.generation = options.generation;
     this.checkpoint = checkpointName(options.projection, this.generation);
     this.owner = options.singleWriter?.owner ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
+    const single = options.singleWriter;
+    this.lease = single
+      ? new SingleWriterLease({
+          leases: single.leases,
+          name: this.checkpoint,
+          owner: this.owner,
+          ttlMs: single.ttlMs ?? 5000,
+          logger: options.logger,
+          signal: this.stopSignal.signal,
+        })
+      : null;
   }
 
   get isWriter(): boolean {
@@ -75,7 +86,7 @@ export class ProjectorRunner {
     this.position = await this.options.readStore.getCheckpoint(this.checkpoint);
     this.lagTimer = setInterval(() => void this.updateLag(), 1000);
     this.lagTimer.unref();
-    this.loop = this.options.singleWriter ? this.runAsSingleWriter() : this.runUntilStopped();
+    this.loop = this.lease ? this.runAsSingleWriter(this.lease) : this.runUntilStopped();
   }
 
   /** Stops reading, lets the batch in flight finish (its checkpoint is stored), and releases the lease. */
@@ -85,10 +96,8 @@ export class ProjectorRunner {
     this.stopSignal.abort();
     await this.subscription?.close();
     await this.loop;
-    if (this.renewTimer) clearInterval(this.renewTimer);
     if (this.lagTimer) clearInterval(this.lagTimer);
-    if (this.grant) await this.options.singleWriter?.leases.release(this.grant);
-    this.grant = null;
+    await this.lease?.release();
     this.options.metrics.projectorIsWriter.set({ projector: this.checkpoint }, 0);
   }
 
@@ -102,56 +111,33 @@ export class ProjectorRunner {
     return this.positionWaiters.wait(position, this.position);
   }
 
-  private async runAsSingleWriter(): Promise<void> {
-    const { leases, ttlMs = 5000 } = this.options.singleWriter!;
+  private async runAsSingleWriter(lease: SingleWriterLease): Promise<void> {
     const name = this.checkpoint;
-    while (this.state !== 'stopped') {
-      this.state = 'standby';
-      this.grant = await leases.acquire(name, this.owner, ttlMs);
-      if (!this.grant) {
-        await sleep(ttlMs / 3, this.stopSignal.signal);
-        continue;
-      }
-      if ((this.state as State) === 'stopped') break;
-      this.options.logger.info(
-        { projector: name, epoch: this.grant.epoch },
-        'acquired the single-writer lease',
-      );
-      this.options.metrics.projectorIsWriter.set({ projector: name }, 1);
-      this.renewTimer = setInterval(() => void this.renewLease(ttlMs), ttlMs / 3);
-      this.renewTimer.unref();
-      // Another instance may have advanced the checkpoint while we stood by.
-      this.position = await this.options.readStore.getCheckpoint(name);
-      await this.runUntilStopped();
-      clearInterval(this.renewTimer);
-      this.renewTimer = null;
-      this.options.metrics.projectorIsWriter.set({ projector: name }, 0);
-    }
-  }
-
-  private async renewLease(ttlMs: number): Promise<void> {
-    if (!this.grant) return;
-    const renewed = await this.options.singleWriter!.leases.renew(this.grant, ttlMs);
-    if (renewed) {
-      this.grant = renewed;
-      return;
-    }
-    this.options.logger.warn({ projector: this.checkpoint }, 'lost the single-writer lease; standing by');
-    this.grant = null;
-    await this.subscription?.close();
+    this.state = 'standby';
+    await lease.run(
+      async () => {
+        this.options.metrics.projectorIsWriter.set({ projector: name }, 1);
+        // Another instance may have advanced the checkpoint while we stood by.
+        this.position = await this.options.readStore.getCheckpoint(name);
+        await this.runUntilStopped();
+        this.options.metrics.projectorIsWriter.set({ projector: name }, 0);
+        if (this.state !== 'stopped') this.state = 'standby';
+      },
+      () => this.subscription?.close(),
+    );
   }
 
   /** Applies batches until stopped (or, in single-writer mode, until the lease is lost). */
   private async runUntilStopped(): Promise<void> {
     if (this.state !== 'stopped') this.state = 'running';
-    while (this.state === 'running' && (!this.options.singleWriter || this.grant)) {
+    while (this.state === 'running' && (!this.lease || this.lease.grant)) {
       try {
         await this.consume();
         return;
       } catch (error) {
         if (error instanceof FencedOutError) {
           this.options.logger.warn({ projector: this.checkpoint, err: error }, 'fenced out; standing by');
-          this.grant = null;
+          this.lease?.lose();
           return;
         }
         this.options.metrics.projectorErrors.inc({ projector: this.checkpoint });
@@ -186,7 +172,7 @@ export class ProjectorRunner {
     await readStore.apply(changes, {
       projector: this.checkpoint,
       position: last,
-      fence: this.grant ?? undefined,
+      fence: this.lease?.grant ?? undefined,
     });
     this.position = last;
     this.applied += batch.length;

@@ -15,7 +15,9 @@ export interface HealthReport {
 }
 
 /** GET /health: the shape of the platform spec, with each store actually asked for something. */
-export async function checkHealth(services: Services): Promise<HealthReport> {
+export async function checkHealth(
+  services: Pick<Services, 'eventStore' | 'readStore' | 'bindings'>,
+): Promise<HealthReport> {
   const upstream: Record<string, UpstreamStatus> = {
     event_store: await probe(() => services.eventStore.headPosition()),
     read_store: await probe(() => services.readStore.getCheckpoint('_health')),

@@ -3,7 +3,9 @@ import { SERVICE_NAME, SERVICE_VERSION, type Services } from '../runtime/service
 import { checkHealth } from './health';
 
 /** The read side: health, metrics, and views served from the read models. */
-export function readRoutes(services: Services): Router {
+export function readRoutes(
+  services: Pick<Services, 'metrics' | 'eventStore' | 'readStore' | 'bindings'>,
+): Router {
   const router = Router();
 
   router.get('/health', async (_req: Request, res: Response) => {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { type KafkaSettings, kafkaSettingsFromEnv } from '../adapters/kafka/topic';
 import {
   KeyFormatError,
   loadVerifierKey,
@@ -20,8 +21,24 @@ export interface Config {
   dataDir: string;
   /** GOV_EVENT_STORE_FILE: SQLite file of the event store. */
   eventStoreFile: string;
-  /** GOV_READ_STORE_FILE: SQLite file of the read models and checkpoints. */
+  /** GOV_READ_STORE_FILE: SQLite file of the read models and checkpoints (when no GOV_READ_STORE_URL). */
   readStoreFile: string;
+  /**
+   * GOV_EVENT_STORE_URL: an EventStoreDB connection string (`esdb://host:2113?tls=false`); when unset,
+   * the embedded SQLite event store in GOV_EVENT_STORE_FILE.
+   */
+  eventStoreUrl: string | null;
+  /** GOV_READ_STORE_URL: a MongoDB connection string (`mongodb://host:27017`); unset: SQLite. */
+  readStoreUrl: string | null;
+  /** GOV_READ_STORE_DATABASE: the MongoDB database of the read models (default `gov`). */
+  readStoreDatabase: string;
+  /**
+   * GOV_LEASE_TTL_MS: how long a single writer (sequencer, projector, forwarder) that stopped renewing
+   * keeps its lease before a standby process takes over.
+   */
+  leaseTtlMs: number;
+  /** GOV_KAFKA_*: the Kafka bus (adapters/kafka/topic.ts); null when GOV_KAFKA_BROKERS is unset. */
+  kafka: KafkaSettings | null;
   /** GOV_LOG_LEVEL: pino level. */
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** GOV_MAX_BODY_BYTES: largest accepted request body. */
@@ -78,6 +95,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     eventStoreFile: path.resolve(env.GOV_EVENT_STORE_FILE || path.join(dataDir, 'events.db')),
     readStoreFile: path.resolve(env.GOV_READ_STORE_FILE || path.join(dataDir, 'read-models.db')),
+    eventStoreUrl: connectionString(env, 'GOV_EVENT_STORE_URL', ['esdb:', 'esdb+discover:'], problems),
+    readStoreUrl: connectionString(env, 'GOV_READ_STORE_URL', ['mongodb:', 'mongodb+srv:'], problems),
+    readStoreDatabase: env.GOV_READ_STORE_DATABASE || 'gov',
+    leaseTtlMs: integer('GOV_LEASE_TTL_MS', 5000, 500, 600_000),
+    kafka: kafkaSettings(env, problems),
     logLevel,
     maxBodyBytes: integer('GOV_MAX_BODY_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
     maxEventBytes: integer('GOV_MAX_EVENT_BYTES', 1024 * 1024, 1024, 16 * 1024 * 1024),
@@ -91,6 +113,34 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
   return config;
+}
+
+function kafkaSettings(env: NodeJS.ProcessEnv, problems: string[]): KafkaSettings | null {
+  const parsed = kafkaSettingsFromEnv(env);
+  problems.push(...parsed.problems);
+  return parsed.settings;
+}
+
+/** A connection string of one of `schemes`, or null when the variable is unset or empty. */
+function connectionString(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  schemes: readonly string[],
+  problems: string[],
+): string | null {
+  const raw = env[name]?.trim();
+  if (!raw) return null;
+  let scheme: string;
+  try {
+    scheme = new URL(raw).protocol;
+  } catch {
+    scheme = '';
+  }
+  if (!schemes.includes(scheme)) {
+    problems.push(`${name} must be a ${schemes.map((s) => `${s}//`).join(' or ')} connection string`);
+    return null;
+  }
+  return raw;
 }
 
 /** GOV_WITNESS_KEYS: each entry a cosignature/v1 verifier key whose key ID matches; repeats count once. */

@@ -1,9 +1,10 @@
 /** The messages between the server's main thread and its delivery thread (runtime/delivery-thread.ts). */
 import type { AttemptRecord, DeliveryStatus } from '../projectors/dispatcher/delivery-worker';
 import type { DeliveryView } from '../projectors/dispatcher/dispatcher-projection';
+import type { ReadStoreLocation } from './stores';
 
 export interface ThreadSettings {
-  readStoreFile: string;
+  readStore: ReadStoreLocation;
   collections: { webhooks: string; deliveries: string };
   allow: string[];
   secretKey: Uint8Array;

@@ -23,10 +23,10 @@ import { webhookLinks } from '../projectors/dispatcher/webhook-events';
 import { renderComplianceReportReady } from '../projectors/dispatcher/webhook-payloads';
 import { BUNDLES, type BundleView, governanceProjection } from '../projectors/governance';
 import { physicalCollection } from '../projectors/projection';
-import type { ProjectionSupervisor } from '../projectors/supervisor';
 import { buildReport } from '../read-api/governance-routes';
 import type { ThreadReport, ThreadRequest, ThreadSettings } from './delivery-thread-protocol';
 import type { Services } from './services';
+import type { ReadStoreLocation } from './stores';
 
 /** The dispatcher's collections are not rebuilt blue/green (its queue must not be re-sent): one generation. */
 export const DISPATCHER_GENERATION = 1;
@@ -54,7 +54,10 @@ export interface RunningDispatcher {
 export interface DispatcherOptions {
   services: Services;
   bus: Bus;
-  supervisor: ProjectionSupervisor;
+  /** Where the delivery thread opens its own connection to the read store. */
+  readStore: ReadStoreLocation;
+  /** Record per-tenant progress for webhook commands answered by other processes (topology). */
+  recordProgress?: boolean;
   /**
    * Run deliveries on their own thread (the default for a real server). Tests that move an injected
    * clock keep them in-process, where that clock is.
@@ -65,12 +68,13 @@ export interface DispatcherOptions {
 export async function startDispatcher({
   services,
   bus,
-  supervisor,
+  readStore,
+  recordProgress,
   thread,
 }: DispatcherOptions): Promise<RunningDispatcher> {
-  const render = (delivery: DeliveryView) => renderComplianceReport(services, supervisor, delivery);
+  const render = (delivery: DeliveryView) => renderComplianceReport(services, delivery);
   const worker = thread
-    ? await startDeliveryThread(services, render)
+    ? await startDeliveryThread(services, readStore, render)
     : await startInProcess(services, render);
   const fanout = new FrameFanout();
   const consumer = new DispatcherConsumer({
@@ -81,6 +85,7 @@ export async function startDispatcher({
     deliveries: WEBHOOK_DELIVERIES,
     onQueued: () => worker.wake(),
     fanout,
+    recordProgress,
   });
   await consumer.start();
   return {
@@ -127,10 +132,14 @@ async function startInProcess(services: Services, render: Render): Promise<Deliv
   return worker;
 }
 
-async function startDeliveryThread(services: Services, render: Render): Promise<DeliveryRunner> {
+async function startDeliveryThread(
+  services: Services,
+  readStore: ReadStoreLocation,
+  render: Render,
+): Promise<DeliveryRunner> {
   const { config } = services;
   const settings: ThreadSettings = {
-    readStoreFile: config.readStoreFile,
+    readStore,
     collections: DISPATCHER_COLLECTIONS,
     allow: config.webhookAllow,
     secretKey: new Uint8Array(services.webhooks.secretKey as Uint8Array),
@@ -204,17 +213,13 @@ async function startDeliveryThread(services: Services, render: Render): Promise<
  * compliance_report_ready carries the whole GOV_COMPLIANCE_REPORT_V1, whose inclusion proof only the
  * log can give: rendered once, when the delivery is taken in, against the tree head that covered it.
  */
-async function renderComplianceReport(
-  services: Services,
-  supervisor: ProjectionSupervisor,
-  delivery: DeliveryView,
-): Promise<string> {
+async function renderComplianceReport(services: Services, delivery: DeliveryView): Promise<string> {
   const render = delivery.render;
   if (!render) throw new Error(`delivery ${delivery.delivery_id} has neither a body nor a renderer`);
   let bundle = await services.readModels.get<BundleView>(governanceProjection, BUNDLES, render.artifact_hash);
   if (!bundle) {
     // The governance read model may trail the dispatcher: let it catch up with what is committed.
-    await supervisor.waitForPosition(await services.eventStore.headPosition(), ['EvidenceAdmitted']);
+    await services.awaitProjections(await services.eventStore.headPosition(), ['EvidenceAdmitted']);
     bundle = await services.readModels.get<BundleView>(governanceProjection, BUNDLES, render.artifact_hash);
   }
   if (!bundle)

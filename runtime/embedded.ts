@@ -1,29 +1,19 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { EventStoreBus } from '../adapters/embedded/event-store-bus';
-import { SqliteEventStore } from '../adapters/sqlite/event-store';
-import { SqliteReadStore } from '../adapters/sqlite/read-store';
-import { AggregateWriter } from '../command-api/aggregate-writer';
-import { tenantAggregate } from '../command-api/tenant-state';
-import { authorityNodeIdOf } from '../domain/envelope';
-import { createLocalValidators } from '../domain/validators';
-import { ValidatingEventStore } from '../event-schemas';
 import { projections } from '../projectors';
-import { ProjectionCatalog } from '../projectors/catalog';
-import { TargetGuard } from '../projectors/dispatcher/target-guard';
+import { BusForwarder } from '../projectors/bus-forwarder';
 import { LogSequencer } from '../projectors/log-sequencer';
 import { ProjectionSupervisor } from '../projectors/supervisor';
-import { ReadModels } from '../read-api/read-models';
+import { composeServices } from './compose-services';
 import type { Config } from './config';
-import { DISPATCHER_COLLECTIONS, type RunningDispatcher, startDispatcher } from './dispatcher';
+import { type RunningDispatcher, startDispatcher } from './dispatcher';
 import { createApp } from './http/app';
-import { RequestRateLimiter } from './http/rate-limit';
+import { listen } from './http/listen';
 import { openServerKeyring } from './keyring';
 import { createLogger } from './logger';
 import { createMetrics } from './metrics';
-import { SequencedLog } from './sequenced-log';
+import { remoteWaitsOn } from './remote-waits';
 import type { Services } from './services';
+import { openBus, openEventStore, openReadStore, readStoreLocation } from './stores';
 
 export interface EmbeddedOptions {
   /** The clock of every decision, expiry and tree head (tests move it). */
@@ -40,7 +30,11 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** The embedded all-in-one server: SQLite stores, in-process projectors, one HTTP port. */
+/**
+ * The all-in-one server: every role in one process on one HTTP port. By default on the embedded
+ * SQLite stores and the in-process bus; the same composition runs on EventStoreDB, MongoDB or Kafka
+ * when they are configured (runtime/stores.ts).
+ */
 export async function startEmbedded(
   config: Config,
   logger: Logger = createLogger(config.logLevel),
@@ -49,10 +43,11 @@ export async function startEmbedded(
   const clock = options.clock ?? (() => new Date());
   const metrics = createMetrics();
   const keyring = await openServerKeyring(config.dataDir, config.logOrigin);
-  const eventStore = new ValidatingEventStore(
-    new SqliteEventStore({ file: config.eventStoreFile, maxEventBytes: config.maxEventBytes }),
-  );
-  const readStore = new SqliteReadStore(config.readStoreFile);
+  const events = await openEventStore(config);
+  const eventStore = events.store;
+  const location = readStoreLocation(config);
+  const read = await openReadStore(location);
+  const readStore = read.store;
   const supervisor = new ProjectionSupervisor({ projections, eventStore, readStore, metrics, logger });
   await supervisor.start();
   // Serve nothing older than the store: read models first catch up with events written while stopped.
@@ -66,77 +61,60 @@ export async function startEmbedded(
     clock,
   });
   await sequencer.start();
-  const catalog = new ProjectionCatalog(readStore, 1000);
-  const readModels = new ReadModels({ readStore, catalog });
-  const log = new SequencedLog(sequencer, readModels);
-  await log.start();
+  const bus = await openBus(config, eventStore, readStore, { logger, metrics });
+  // With Kafka as the bus, committed events reach it through the forwarder.
+  const forwarder = bus.needsForwarder
+    ? new BusForwarder({ eventStore, readStore, bus: bus.bus, logger, metrics })
+    : null;
+  await forwarder?.start();
   // Requests may arrive between listen and the dispatcher's start; webhook commands wait for it.
   let resolveDispatcher!: (started: Promise<RunningDispatcher>) => void;
   const dispatcherStarted = new Promise<RunningDispatcher>((resolve) => {
     resolveDispatcher = (started) => void started.then(resolve, () => undefined);
   });
-  const services: Services = {
+  const { services, log } = composeServices({
     config,
     logger,
     metrics,
+    clock,
+    keyring,
     eventStore,
     readStore,
-    catalog,
-    readModels,
-    clock,
+    logSource: sequencer,
     awaitProjections: (position, eventTypes) => supervisor.waitForPosition(position, eventTypes),
-    tenants: new AggregateWriter(eventStore, tenantAggregate),
-    log,
-    publishedKeys: keyring.published,
-    awaitLeaf: (eventId) => sequencer.waitForEvent(eventId),
-    admission: {
-      validators: createLocalValidators(keyring.validators),
-      validatorKeys: keyring.validators,
-      authority: { ...keyring.authority, nodeId: authorityNodeIdOf(keyring.authority.publicKey) },
-      logBinding: { log_id: keyring.logSigner.verifierKey, log_url: `${config.publicUrl}/gov/v1/log` },
-    },
-    requestLimiter: new RequestRateLimiter(clock),
-    webhooks: {
-      guard: new TargetGuard({ allow: config.webhookAllow }),
-      secretKey: keyring.webhookSecretKey,
-      collections: DISPATCHER_COLLECTIONS,
-      awaitDispatcher: (position) =>
-        dispatcherStarted.then((started) => started.consumer.waitForPosition(position)),
-    },
-    bindings: { event_store: 'sqlite', read_store: 'sqlite', bus: 'in-process' },
-  };
-  const server = http.createServer(createApp(services));
-  // Slow clients must not hold connections forever.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, resolve);
+    // In process, events reach the dispatcher in global order; from Kafka's partitions only each
+    // tenant's are in order, so then the dispatcher's stored progress of the tenant is awaited.
+    awaitDispatcher: bus.needsForwarder
+      ? (position, tenantId) => remoteWaitsOn(readStore).awaitDispatcher(position, tenantId)
+      : (position) => dispatcherStarted.then((started) => started.consumer.waitForPosition(position)),
+    bindings: { event_store: events.binding, read_store: read.binding, bus: bus.binding },
   });
-  const { port } = server.address() as AddressInfo;
-  const url = config.port === 0 ? `http://127.0.0.1:${port}` : config.publicUrl;
+  await log.start();
+  const http = await listen(createApp(services), config);
   if (config.port === 0) {
-    services.config = { ...config, port, publicUrl: url };
-    services.admission.logBinding = { ...services.admission.logBinding, log_url: `${url}/gov/v1/log` };
+    // With port 0 the public URL in links and payloads is only known now.
+    services.config = { ...config, port: http.port, publicUrl: http.url };
+    services.admission.logBinding = { ...services.admission.logBinding, log_url: `${http.url}/gov/v1/log` };
   }
 
-  // After listening: with port 0 the public URL in payload links is only known now.
-  const bus = new EventStoreBus({ eventStore, readStore });
   // Deliveries get their own thread, except where a test moves an injected clock.
-  const starting = startDispatcher({ services, bus, supervisor, thread: options.clock === undefined });
+  const starting = startDispatcher({
+    services,
+    bus: bus.bus,
+    readStore: location,
+    recordProgress: bus.needsForwarder,
+    thread: options.clock === undefined,
+  });
   resolveDispatcher(starting);
   const dispatcher = await starting;
 
   let closing: Promise<void> | null = null;
   const close = () => {
     closing ??= (async () => {
-      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
-      await drained;
-      clearTimeout(grace);
+      await http.close();
       await dispatcher.stop();
-      await bus.close();
+      await forwarder?.stop();
+      await bus.bus.close();
       await sequencer.stop();
       await supervisor.stop();
       await eventStore.close();
@@ -145,5 +123,5 @@ export async function startEmbedded(
     })();
     return closing;
   };
-  return { url, services, supervisor, sequencer, dispatcher, close };
+  return { url: http.url, services, supervisor, sequencer, dispatcher, close };
 }

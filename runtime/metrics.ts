@@ -54,6 +54,11 @@ export function createMetrics(registry: Registry = new Registry(), { defaults = 
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
       registers: [registry],
     }),
+    sequencerIsWriter: new Gauge({
+      name: 'gov_sequencer_is_writer',
+      help: '1 while this process holds the merkle-log lease and sequences; 0 while it stands by',
+      registers: [registry],
+    }),
     sequencerLeaves: new Counter({
       name: 'gov_sequencer_leaves_total',
       help: 'Leaves integrated into the Merkle log',
@@ -81,6 +86,12 @@ export function createMetrics(registry: Registry = new Registry(), { defaults = 
       name: 'gov_webhook_first_attempt_delay_seconds',
       help: 'From the event that caused a delivery to its first attempt',
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10],
+      registers: [registry],
+    }),
+    busMalformedMessages: new Counter({
+      name: 'gov_bus_malformed_messages_total',
+      help: 'Bus messages a consumer group could not decode as events (logged with their offset and skipped)',
+      labelNames: ['group'] as const,
       registers: [registry],
     }),
   };

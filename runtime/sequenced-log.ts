@@ -1,6 +1,6 @@
 import { addSignatureLines, toHex } from '../merkle-core';
 import { governanceProjection, LEAVES } from '../projectors/governance';
-import type { LogSequencer } from '../projectors/log-sequencer';
+import type { LogSource } from '../projectors/log-source';
 import {
   type CosignatureView,
   TREE_HEADS,
@@ -19,17 +19,18 @@ interface WitnessedHead {
 }
 
 /**
- * The public log as served by a process that runs the sequencer: hashes and proofs from its in-memory
- * tree, leaf records, historical heads and witness cosignatures from the read models. Only signed
- * sizes are visible. The latest head's cosignatures are kept in memory, so the hot routes (sth,
- * checkpoint, proof) read no store: they are loaded by `start` and refreshed by every `treeHeadAt` of
- * the latest size, which the cosignature command calls once it has recorded one.
+ * The public log as a process serves it: hashes and proofs from the in-memory tree of its log source
+ * (the sequencer, or a follower of the sequencer's events), leaf records, historical heads and witness
+ * cosignatures from the read models. Only signed sizes are visible. The latest head's cosignatures are
+ * kept in memory, so the hot routes (sth, checkpoint, proof) read no store: they are loaded by `start`
+ * and refreshed by every `treeHeadAt` of the latest size, which the cosignature command calls once it
+ * has recorded one (and, in other processes, the log follower when it reads a `WitnessCosigned`).
  */
 export class SequencedLog implements PublishedLog {
   private witnessed: WitnessedHead | null = null;
 
   constructor(
-    private readonly sequencer: LogSequencer,
+    private readonly sequencer: LogSource,
     private readonly readModels: ReadModels,
   ) {}
 

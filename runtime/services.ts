@@ -55,8 +55,11 @@ export interface Services {
     secretKey: SecretBoxKey;
     /** Physical names of the dispatcher projection's collections. */
     collections: { webhooks: string; deliveries: string };
-    /** Resolves once the dispatcher has applied every event up to `position` (webhook commands). */
-    awaitDispatcher(position: number): Promise<void>;
+    /**
+     * Resolves once the dispatcher has applied every event of tenant `tenantId` up to `position`
+     * (read-your-write for webhook commands).
+     */
+    awaitDispatcher(position: number, tenantId: string): Promise<void>;
   };
   /** Names of the ports' adapters, for /health. */
   bindings: Record<string, string>;

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Apache Kafka as a single KRaft node on 127.0.0.1, from Maven Central jars (no Docker here).
-#   kafka.sh start | stop      (state under $GOV_CI_STATE, jars cached under $GOV_CI_CACHE)
+#   kafka.sh start | stop | resume | fetch
+# start formats a new single-node cluster under $GOV_CI_STATE/kafka; resume restarts a stopped one on
+# its data; jars are cached under $GOV_CI_CACHE. Ports: GOV_KAFKA_PORT, GOV_KAFKA_CONTROLLER_PORT.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cache="${GOV_CI_CACHE:-$HOME/.cache/gov-ci}"
@@ -22,6 +24,21 @@ fetch() {
 start() {
   fetch
   rm -rf "$state" && mkdir -p "$state/data"
+  configure
+  local cluster
+  cluster="$("${java[@]}" kafka.tools.StorageTool random-uuid)"
+  "${java[@]}" kafka.tools.StorageTool format -t "$cluster" -c "$state/server.properties" >/dev/null
+  launch
+}
+
+# A stopped broker started again on the data it had (a broker restart, not a new cluster).
+resume() {
+  [ -f "$state/server.properties" ] || { echo "kafka: nothing to resume under $state" >&2; exit 1; }
+  java=(java -Xms256m -Xmx768m -Dlog4j.configuration="file:$state/log4j.properties" -cp "$libs/*")
+  launch
+}
+
+configure() {
   cat >"$state/server.properties" <<PROPS
 process.roles=broker,controller
 node.id=1
@@ -48,10 +65,10 @@ log4j.appender.file.File=$state/server.log
 log4j.appender.file.layout=org.apache.log4j.PatternLayout
 log4j.appender.file.layout.ConversionPattern=[%d] %p %m (%c)%n
 PROPS
-  local java=(java -Xms256m -Xmx768m -Dlog4j.configuration="file:$state/log4j.properties" -cp "$libs/*")
-  local cluster
-  cluster="$("${java[@]}" kafka.tools.StorageTool random-uuid)"
-  "${java[@]}" kafka.tools.StorageTool format -t "$cluster" -c "$state/server.properties" >/dev/null
+  java=(java -Xms256m -Xmx768m -Dlog4j.configuration="file:$state/log4j.properties" -cp "$libs/*")
+}
+
+launch() {
   nohup "${java[@]}" kafka.Kafka "$state/server.properties" >"$state/stdout.log" 2>&1 &
   echo $! >"$state/pid"
   for _ in $(seq 1 120); do
@@ -83,6 +100,7 @@ stop() {
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
+  resume) resume ;;
   fetch) fetch ;;
-  *) echo "usage: $0 start|stop|fetch" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|resume|fetch" >&2; exit 2 ;;
 esac

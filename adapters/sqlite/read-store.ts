@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { FencedOutError } from '../../ports/lease';
+import { FencedOutError, type LeaseManager } from '../../ports/lease';
 import type {
   Change,
   Checkpoint,
@@ -9,10 +8,23 @@ import type {
   Page,
   ReadStore,
   Scalar,
-  SortKey,
   StoredDocument,
 } from '../../ports/read-store';
-import { prepareFenceCheck } from './lease';
+import { type CursorState, type CursorValue, decodeCursor, encodeCursor, queryShape } from '../shared/read-cursor';
+import {
+  assertFinite,
+  assertValidBatch,
+  collectionName,
+  incrementTargetName,
+  memberPath,
+  nonEmpty,
+  type Ordering,
+  offsetOf,
+  orderingOf,
+  pageSize,
+  sortLabel,
+} from '../shared/read-store-validation';
+import { prepareFenceCheck, SqliteLeaseManager } from './lease';
 import { openSqlite, type SqliteDatabase } from './open';
 
 /**
@@ -79,11 +91,8 @@ const SQL = {
   dropCollection: 'DELETE FROM documents WHERE collection = ?',
 } as const;
 
-const MAX_PAGE_SIZE = 1000;
 /** Distinct find/count shapes kept prepared; a read API has a few dozen. */
 const QUERY_CACHE_SIZE = 256;
-const NAME_PATTERN = /^[A-Za-z0-9_.]+$/;
-const MEMBER_PATH_PATTERN = /^[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*$/;
 const RANGE_OPERATORS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
 type BindValue = string | number | bigint | null;
@@ -109,19 +118,6 @@ interface IncrementTargetRow {
 interface Condition {
   sql: string;
   params: BindValue[];
-}
-
-interface Ordering {
-  /** Null: order by id only (the default). */
-  field: string | null;
-  direction: 'asc' | 'desc';
-}
-
-interface CursorState {
-  shape: string;
-  sort: string;
-  value: string | number | null;
-  id: string;
 }
 
 export class SqliteReadStore implements ReadStore {
@@ -218,6 +214,11 @@ export class SqliteReadStore implements ReadStore {
 
   async deleteCheckpoint(projector: string): Promise<void> {
     this.statements.deleteCheckpoint.run(projector);
+  }
+
+  /** Leases kept in this store's file, the ones its fenced `apply` checks. */
+  leases(): LeaseManager {
+    return new SqliteLeaseManager(this.db);
   }
 
   async close(): Promise<void> {
@@ -323,81 +324,7 @@ function toDocument<T>(row: DocumentRow): StoredDocument<T> {
   return { id: row.id, position: row.position, data: JSON.parse(row.data) as T };
 }
 
-// ---- validation -------------------------------------------------------------------------------
-
-function collectionName(name: string): string {
-  if (!NAME_PATTERN.test(name)) {
-    throw new Error(`Invalid collection name ${JSON.stringify(name)}: use letters, digits, _ and .`);
-  }
-  return name;
-}
-
-function memberPath(field: string): string {
-  if (!MEMBER_PATH_PATTERN.test(field)) {
-    throw new Error(`Invalid member path ${JSON.stringify(field)}: use letters, digits and _, joined by .`);
-  }
-  return field;
-}
-
-function nonEmpty(value: string, what: string): string {
-  if (typeof value !== 'string' || value.length === 0) throw new Error(`${what} must be a non-empty string`);
-  return value;
-}
-
-function assertPosition(position: number, what: string): void {
-  if (!Number.isSafeInteger(position) || position < 0) {
-    throw new Error(`${what} must be a non-negative integer, got ${position}`);
-  }
-}
-
-function assertFinite(value: number, what: string): void {
-  if (typeof value !== 'number' || !Number.isFinite(value)) {
-    throw new Error(`${what} must be a finite number, got ${value}`);
-  }
-}
-
-/** Validates before the transaction starts, so a malformed batch fails without touching the file. */
-function assertValidBatch(changes: readonly Change[], checkpoint: Checkpoint | undefined): void {
-  const seen = new Set<string>();
-  for (const change of changes) {
-    assertValidChange(change);
-    // A second change to one document at one position would be dropped as a replay: refuse it.
-    const key = `${change.collection}\u0000${change.id}\u0000${change.position}`;
-    if (seen.has(key)) {
-      throw new Error(`Two changes to ${change.collection}/${change.id} at position ${change.position}`);
-    }
-    seen.add(key);
-  }
-  if (checkpoint) {
-    nonEmpty(checkpoint.projector, 'A checkpoint projector');
-    assertPosition(checkpoint.position, 'A checkpoint position');
-  }
-}
-
-function assertValidChange(change: Change): void {
-  collectionName(change.collection);
-  nonEmpty(change.id, 'A document id');
-  assertPosition(change.position, `The position of ${change.collection}/${change.id}`);
-  switch (change.kind) {
-    case 'upsert':
-      if (typeof change.data !== 'object' || change.data === null || Array.isArray(change.data)) {
-        throw new Error(`The data of ${change.collection}/${change.id} must be a JSON object`);
-      }
-      return;
-    case 'delete':
-      return;
-    case 'increment':
-      memberPath(change.field);
-      assertFinite(change.by, `The increment of ${incrementTargetName(change)}`);
-      return;
-    default:
-      throw new Error(`Unknown change kind ${JSON.stringify((change as { kind: unknown }).kind)}`);
-  }
-}
-
-function incrementTargetName(change: Extract<Change, { kind: 'increment' }>): string {
-  return `${change.collection}/${change.id}.${change.field}`;
-}
+// ---- SQLite typing -------------------------------------------------------------------------------
 
 function isNumeric(type: string | null): boolean {
   return type === 'integer' || type === 'real';
@@ -410,19 +337,6 @@ function isNumericOrMissing(type: string | null): boolean {
 /** better-sqlite3 binds every JS number as REAL, which would turn a count of 3 into `3.0`. */
 function sqlNumber(value: number): number | bigint {
   return Number.isSafeInteger(value) ? BigInt(value) : value;
-}
-
-function pageSize(limit: number): number {
-  if (!Number.isInteger(limit) || limit < 1)
-    throw new Error(`A page limit must be a positive integer, got ${limit}`);
-  return Math.min(limit, MAX_PAGE_SIZE);
-}
-
-function offsetOf(skip: number | undefined): number {
-  if (skip === undefined) return 0;
-  if (!Number.isInteger(skip) || skip < 0)
-    throw new Error(`skip must be a non-negative integer, got ${skip}`);
-  return skip;
 }
 
 // ---- SQL building -----------------------------------------------------------------------------
@@ -489,14 +403,6 @@ function rangeConditions(range: FindQuery['range']): Condition[] {
   return conditions;
 }
 
-function orderingOf(sort: SortKey | undefined): Ordering {
-  if (!sort) return { field: null, direction: 'asc' };
-  if (sort.direction !== 'asc' && sort.direction !== 'desc') {
-    throw new Error(`Sort direction must be asc or desc, got ${JSON.stringify(sort.direction)}`);
-  }
-  return { field: memberPath(sort.field), direction: sort.direction };
-}
-
 function sortValue(ordering: Ordering): string {
   return ordering.field === null ? 'NULL' : memberValue(ordering.field);
 }
@@ -504,10 +410,6 @@ function sortValue(ordering: Ordering): string {
 function orderBy({ field, direction }: Ordering): string {
   const dir = direction.toUpperCase();
   return field === null ? `id ${dir}` : `${memberValue(field)} ${dir}, id ${dir}`;
-}
-
-function sortLabel({ field, direction }: Ordering): string {
-  return `${field ?? 'id'} ${direction}`;
 }
 
 /**
@@ -527,52 +429,12 @@ function keysetArms(ordering: Ordering, after: CursorState | null): (Condition |
   const [outer, inner] = asc ? ['>=', '>'] : ['<=', '<'];
   const pastCursor: Condition = {
     sql: `${value} ${outer} ? AND (${value} ${inner} ? OR id ${inner} ?)`,
-    params: [after.value, after.value, after.id],
+    params: [cursorBinding(after.value), cursorBinding(after.value), after.id],
   };
   return asc ? [pastCursor] : [pastCursor, { sql: `${value} IS NULL`, params: [] }];
 }
 
-// ---- cursors ----------------------------------------------------------------------------------
-
-/** Identifies collection and filters, so a cursor cannot silently continue a different query. */
-function queryShape(collection: string, query: FindQuery): string {
-  const filters = stableJson({ collection, where: query.where ?? {}, range: query.range ?? {} });
-  return createHash('sha256').update(filters).digest('base64url').slice(0, 16);
-}
-
-function stableJson(value: unknown): string {
-  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
-  const entries = Object.entries(value)
-    .filter(([, member]) => member !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([key, member]) => `${JSON.stringify(key)}:${stableJson(member)}`).join(',')}}`;
-}
-
-function encodeCursor(state: CursorState): string {
-  return Buffer.from(JSON.stringify([state.shape, state.sort, state.value, state.id])).toString('base64url');
-}
-
-function decodeCursor(cursor: string, shape: string, sort: string): CursorState {
-  const state = parseCursor(cursor);
-  if (state.sort !== sort) {
-    throw new Error(`This cursor was issued for sort "${state.sort}" and cannot continue sort "${sort}"`);
-  }
-  if (state.shape !== shape) throw new Error('This cursor was issued for a different collection or filter');
-  return state;
-}
-
-function parseCursor(cursor: string): CursorState {
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw new Error('Malformed cursor');
-  }
-  if (!Array.isArray(decoded) || decoded.length !== 4) throw new Error('Malformed cursor');
-  const [shape, sort, value, id] = decoded as unknown[];
-  const valueOk = value === null || typeof value === 'string' || typeof value === 'number';
-  if (typeof shape !== 'string' || typeof sort !== 'string' || typeof id !== 'string' || !valueOk) {
-    throw new Error('Malformed cursor');
-  }
-  return { shape, sort, value, id };
+/** json_extract reads booleans as 1/0, so a boolean sort value binds as one. */
+function cursorBinding(value: CursorValue): BindValue {
+  return typeof value === 'boolean' ? Number(value) : value;
 }

@@ -6,7 +6,7 @@
  */
 import type { Bus, BusConsumer } from '../../ports/bus';
 import type { RecordedEvent } from '../../ports/event-store';
-import type { ReadStore } from '../../ports/read-store';
+import type { Change, ReadStore } from '../../ports/read-store';
 import { PositionWaiters } from '../position-waiters';
 import { type Projection, physicalCollection } from '../projection';
 import { projectEvents } from '../runner';
@@ -25,7 +25,15 @@ export interface DispatcherConsumerOptions {
   deliveries: string;
   onQueued(): void;
   fanout?: FrameFanout;
+  /**
+   * Record in the read store, per tenant, the position of the newest event handled (collection
+   * DISPATCHER_PROGRESS), so that processes other than the dispatcher's can wait for it.
+   */
+  recordProgress?: boolean;
 }
+
+/** Per tenant: the position of the newest of its events the dispatcher has handled (logical name). */
+export const DISPATCHER_PROGRESS = 'dispatcher_progress';
 
 export class DispatcherConsumer {
   private consumer: BusConsumer | null = null;
@@ -62,7 +70,8 @@ export class DispatcherConsumer {
     const relevant = events.filter((event) => this.eventTypes.has(event.type));
     const changes =
       relevant.length > 0 ? await projectEvents(projection, readStore, generation, relevant) : [];
-    if (changes.length > 0) await readStore.apply(changes);
+    const progress = this.options.recordProgress ? progressChanges(events, generation) : [];
+    if (changes.length + progress.length > 0) await readStore.apply([...changes, ...progress]);
     this.position = Math.max(this.position, events[events.length - 1]?.position ?? 0);
     this.waiters.release(this.position);
     const queued = physicalCollection(this.options.deliveries, generation);
@@ -84,4 +93,19 @@ export class DispatcherConsumer {
       fanout.publish(delivery.tenant_id, delivery.body);
     }
   }
+}
+
+/** One position-guarded upsert per tenant of the batch: the newest of its events now handled. */
+function progressChanges(events: readonly RecordedEvent[], generation: number): Change[] {
+  const newest = new Map<string, number>();
+  for (const event of events)
+    newest.set(event.tenant_id, Math.max(newest.get(event.tenant_id) ?? 0, event.position));
+  const collection = physicalCollection(DISPATCHER_PROGRESS, generation);
+  return [...newest].map(([tenant, position]) => ({
+    kind: 'upsert',
+    collection,
+    id: tenant,
+    position,
+    data: { position },
+  }));
 }

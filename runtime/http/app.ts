@@ -14,8 +14,42 @@ import type { Services } from '../services';
 import { correlation } from './correlation';
 import { sendError, sendInvalid } from './errors';
 
-/** The HTTP application of the all-in-one server: command and read routes behind shared middleware. */
-export function createApp(services: Services): express.Express {
+/**
+ * Which routes a process serves: `all` in the embedded server; in the production topology the
+ * command API serves the commands (every non-GET route) and the read API the reads (every GET route),
+ * so a gateway routes by method. Both serve /health, /v1/metrics and /v1/version.
+ */
+export type ServedSide = 'all' | 'commands' | 'reads';
+
+/** The HTTP application: command and read routes behind shared middleware. */
+export function createApp(services: Services, side: ServedSide = 'all'): express.Express {
+  const app = baseApp(services);
+  app.use(readRoutes(services));
+  if (side !== 'reads') {
+    app.use(commandRoutes(services));
+    app.use(governanceCommandRoutes(services));
+    app.use(webhookCommandRoutes(services));
+    app.use(witnessCommandRoutes(services));
+  }
+  if (side !== 'commands') {
+    app.use(governanceReadRoutes(services));
+    app.use(webhookReadRoutes(services));
+    app.use('/gov/v1/log', logRoutes(services.log, { extraKeys: () => publishedKeys(services) }));
+    app.use(openApiRoutes(services));
+  }
+  return finish(app, services, side);
+}
+
+type OpsServices = Pick<Services, 'logger' | 'metrics' | 'eventStore' | 'readStore' | 'bindings' | 'config'>;
+
+/** A process that serves no API (projectors, dispatcher): /health, /v1/metrics and /v1/version only. */
+export function createOpsApp(services: OpsServices): express.Express {
+  const app = baseApp(services);
+  app.use(readRoutes(services));
+  return finish(app, services, 'ops');
+}
+
+function baseApp(services: OpsServices): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -28,17 +62,19 @@ export function createApp(services: Services): express.Express {
       type: ['application/json', 'application/*+json'],
     }),
   );
-  app.use(commandRoutes(services));
-  app.use(governanceCommandRoutes(services));
-  app.use(readRoutes(services));
-  app.use(governanceReadRoutes(services));
-  app.use(webhookCommandRoutes(services));
-  app.use(webhookReadRoutes(services));
-  app.use(witnessCommandRoutes(services));
-  app.use('/gov/v1/log', logRoutes(services.log, { extraKeys: () => publishedKeys(services) }));
-  app.use(openApiRoutes(services));
+  return app;
+}
+
+const NOT_SERVED_HERE: Record<ServedSide | 'ops', string> = {
+  all: '',
+  commands: ' here: this is the command API, which serves every non-GET route; reads go to the read API',
+  reads: ' here: this is the read API, which serves every GET route; commands go to the command API',
+  ops: ' here: this process serves only /health, /v1/metrics and /v1/version',
+};
+
+function finish(app: express.Express, services: OpsServices, side: ServedSide | 'ops'): express.Express {
   app.use((req: Request, res: Response) => {
-    sendError(res, 404, 'NOT_FOUND', `no route for ${req.method} ${req.path}`);
+    sendError(res, 404, 'NOT_FOUND', `no route for ${req.method} ${req.path}${NOT_SERVED_HERE[side]}`);
   });
   app.use(errorHandler(services));
   return app;
@@ -64,7 +100,7 @@ function publishedKeys(services: Services) {
   };
 }
 
-function recordDuration(services: Services) {
+function recordDuration(services: Pick<Services, 'metrics'>) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const stop = services.metrics.httpRequests.startTimer();
     res.on('finish', () => {
@@ -83,7 +119,7 @@ interface HttpError extends Error {
 }
 
 /** Maps body-parser failures to the API's error shape; anything else is a logged 500. */
-function errorHandler(services: Services) {
+function errorHandler(services: Pick<Services, 'logger'>) {
   return (error: HttpError, _req: Request, res: Response, _next: NextFunction): void => {
     switch (error.type) {
       case 'entity.too.large':

@@ -1,0 +1,141 @@
+import type { Change } from '../../ports/read-store';
+import { incrementTargetName } from '../shared/read-store-validation';
+
+/**
+ * Turns a batch of changes into one write per document: the document's state after the batch,
+ * computed here from its stored state, so an increment is stored as the resulting value rather than
+ * sent as `$inc`. Every write is then the same idempotent, position-guarded replacement ("become this
+ * state unless you already hold position ≥ p"), so replaying it, or two instances applying the same
+ * batch, leave one state. Computing the batch first is also how an invalid increment is found before
+ * anything is written.
+ */
+
+export interface DocumentState {
+  position: number;
+  deleted: boolean;
+  data: Record<string, unknown>;
+}
+
+export interface PlannedWrite {
+  collection: string;
+  id: string;
+  state: DocumentState;
+}
+
+/** Stored states by collection and id; a document read but absent maps to null. */
+export type StoredStates = ReadonlyMap<string, ReadonlyMap<string, DocumentState | null>>;
+
+type IncrementChange = Extract<Change, { kind: 'increment' }>;
+
+/** The documents whose stored state the plan needs: those the batch increments. */
+export function incrementTargets(changes: readonly Change[]): Map<string, Set<string>> {
+  const targets = new Map<string, Set<string>>();
+  for (const change of changes) {
+    if (change.kind !== 'increment') continue;
+    const ids = targets.get(change.collection) ?? new Set<string>();
+    ids.add(change.id);
+    targets.set(change.collection, ids);
+  }
+  return targets;
+}
+
+/**
+ * The writes of a validated batch, one per document it changes, in the order documents first appear.
+ * Throws, before anything is written, when an increment meets a non-numeric member.
+ */
+export function planWrites(changes: readonly Change[], stored: StoredStates): PlannedWrite[] {
+  const byDocument = new Map<string, Change[]>();
+  for (const change of changes) {
+    const key = `${change.collection}\u0000${change.id}`;
+    const list = byDocument.get(key) ?? [];
+    list.push(change);
+    byDocument.set(key, list);
+  }
+  const writes: PlannedWrite[] = [];
+  for (const documentChanges of byDocument.values()) {
+    const { collection, id } = documentChanges[0]!;
+    // Undefined: not read (no increment); only replacements follow, which do not depend on it.
+    let state = stored.get(collection)?.get(id);
+    let changed = false;
+    for (const change of documentChanges) {
+      if (state && state.position >= change.position) continue; // a replay: already in effect
+      state = nextState(state ?? null, change);
+      changed = true;
+    }
+    if (changed && state) writes.push({ collection, id, state });
+  }
+  return writes;
+}
+
+function nextState(prior: DocumentState | null, change: Change): DocumentState {
+  switch (change.kind) {
+    case 'upsert':
+      return { position: change.position, deleted: false, data: storableData(change) };
+    case 'delete':
+      return { position: change.position, deleted: true, data: {} };
+    case 'increment': {
+      // A deleted document starts again from nothing; the state's data is the plan's own copy.
+      const data = prior && !prior.deleted ? prior.data : {};
+      return { position: change.position, deleted: false, data: incremented(data, change) };
+    }
+  }
+}
+
+/**
+ * A JSON copy of the upserted data (what the embedded adapter stores too: dates become strings,
+ * undefined members vanish), refusing member names MongoDB servers disagree on or reject.
+ */
+function storableData(change: Extract<Change, { kind: 'upsert' }>): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(change.data), (name: string, value: unknown) => {
+    if (name.startsWith('$') || name.includes('.')) {
+      throw new Error(
+        `The data of ${change.collection}/${change.id} has a member named ${JSON.stringify(name)}: ` +
+          'the MongoDB read store cannot store names that start with $ or contain a dot',
+      );
+    }
+    return value;
+  }) as Record<string, unknown>;
+}
+
+function incremented(data: Record<string, unknown>, change: IncrementChange): Record<string, unknown> {
+  const segments = change.field.split('.');
+  const last = segments.pop()!;
+  let parent = data;
+  for (const segment of segments) {
+    const member = ownMember(parent, segment);
+    if (member === undefined) {
+      const created: Record<string, unknown> = {};
+      setOwnMember(parent, segment, created);
+      parent = created;
+    } else if (isPlainObject(member)) {
+      parent = member;
+    } else {
+      throw new Error(`Cannot increment ${incrementTargetName(change)}: a parent member is not an object`);
+    }
+  }
+  const current = ownMember(parent, last);
+  if (current !== undefined && typeof current !== 'number') {
+    throw new Error(`Cannot increment ${incrementTargetName(change)}: it holds ${describe(current)}, not a number`);
+  }
+  setOwnMember(parent, last, (current ?? 0) + change.by);
+  return data;
+}
+
+/** Own members only: a member path like `__proto__.x` must never reach the prototype. */
+function ownMember(object: Record<string, unknown>, name: string): unknown {
+  return Object.hasOwn(object, name) ? object[name] : undefined;
+}
+
+function setOwnMember(object: Record<string, unknown>, name: string, value: unknown): void {
+  Object.defineProperty(object, name, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}

@@ -1,0 +1,361 @@
+import { type Collection, type Db, type Document, MongoClient } from 'mongodb';
+import { FencedOutError, type LeaseGrant } from '../../ports/lease';
+import type {
+  Change,
+  Checkpoint,
+  FindQuery,
+  IndexSpec,
+  Page,
+  ReadStore,
+  Scalar,
+  StoredDocument,
+} from '../../ports/read-store';
+import { decodeCursor, encodeCursor, queryShape } from '../shared/read-cursor';
+import {
+  assertFinite,
+  assertValidBatch,
+  collectionName,
+  memberPath,
+  nonEmpty,
+  offsetOf,
+  orderingOf,
+  pageSize,
+  sortLabel,
+} from '../shared/read-store-validation';
+import { type DocumentState, incrementTargets, type PlannedWrite, planWrites, type StoredStates } from './batch-plan';
+import {
+  afterCursor,
+  cursorValueOf,
+  dataPath,
+  equalityConditions,
+  liveDocuments,
+  rangeConditions,
+  sortOf,
+} from './find-query';
+import { KeyedSerializer } from './keyed-serializer';
+import {
+  ensureLeaseIndexes,
+  isCurrentGrant,
+  type LeaseRecord,
+  leaseRecords,
+  MongoLeaseManager,
+} from './lease';
+import { duplicateKeyWrites, isDuplicateKey, isNamespaceNotFound } from './mongo-errors';
+
+/**
+ * The read store on MongoDB, without multi-document transactions or change streams (FerretDB v1 has
+ * neither). Each read-store collection is the MongoDB collection `read.<name>`, holding
+ * `{ _id: id, position, deleted, data }`; a delete leaves a tombstone (`deleted: true`) so the
+ * position guard still holds for a deleted document. Checkpoints live in `checkpoints`, leases in
+ * `leases` (see `lease.ts`).
+ *
+ * `apply` computes each changed document's state after the batch (`batch-plan.ts`), which is how a
+ * batch is validated in full, increment targets included, before the first write; then it writes
+ * each state as a replacement guarded by `position < p` (an upsert), and stores the checkpoint last.
+ * Only the order of changes to one document matters to the position guard, and it is kept by
+ * computing the state; without transactions, no reader could rely on the order across documents.
+ *
+ * FerretDB v1 (SQLite backend) runs an update as a query followed by a separate write (FerretDB
+ * issue #3040), so a single-document update is not atomic against a concurrent writer of the same
+ * document. Hence the design: inserts (atomic everywhere) arbitrate leases; writes are whole,
+ * idempotent states, so concurrent appliers of the same batch converge; a projector has one writer.
+ */
+
+export interface MongoReadStoreOptions {
+  /** The database of the read models, checkpoints and leases. Default `gov`. */
+  database?: string;
+  /** Clock for lease expiry (tests); default `Date.now`. */
+  now?: () => number;
+}
+
+interface DocumentRecord extends DocumentState {
+  _id: string;
+}
+
+interface CheckpointRecord {
+  _id: string;
+  position: number;
+  /** The lease grant the checkpoint was last stored under (single-writer mode). */
+  fence?: { lease: string; epoch: number };
+}
+
+const COLLECTION_PREFIX = 'read.';
+const CHECKPOINTS_COLLECTION = 'checkpoints';
+const DEFAULT_DATABASE = 'gov';
+const DOCUMENT_FIELDS = { position: 1, data: 1 } as const;
+/** A counter update that keeps meeting a concurrent change (creation, reset) gives up eventually. */
+const COUNTER_ATTEMPTS = 10;
+
+export class MongoReadStore implements ReadStore {
+  private readonly checkpoints: Collection<CheckpointRecord>;
+  private readonly leaseRecords: Collection<LeaseRecord>;
+  private readonly now: () => number;
+  /** Counters are updated one at a time per document (see `incrementCounter`). */
+  private readonly counters = new KeyedSerializer();
+  /** Only a client this store connected is closed by it; a shared one belongs to its opener. */
+  private ownedClient: MongoClient | null = null;
+
+  private constructor(
+    private readonly db: Db,
+    options: MongoReadStoreOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.checkpoints = db.collection<CheckpointRecord>(CHECKPOINTS_COLLECTION);
+    this.leaseRecords = leaseRecords(db);
+  }
+
+  /** Connects to `url` (a `mongodb://` connection string); closing the store closes the connection. */
+  static async connect(url: string, options: MongoReadStoreOptions = {}): Promise<MongoReadStore> {
+    // ignoreUndefined: an undefined member is left out, as JSON leaves it out in the embedded adapter.
+    const client = new MongoClient(url, { ignoreUndefined: true });
+    await client.connect();
+    try {
+      const store = await MongoReadStore.open(client.db(options.database ?? DEFAULT_DATABASE), options);
+      store.ownedClient = client;
+      return store;
+    } catch (error) {
+      await client.close();
+      throw error;
+    }
+  }
+
+  /** A store on a database whose client the caller owns (and closes). */
+  static async open(db: Db, options: Omit<MongoReadStoreOptions, 'database'> = {}): Promise<MongoReadStore> {
+    const store = new MongoReadStore(db, options);
+    await ensureLeaseIndexes(db);
+    return store;
+  }
+
+  /** The leases `apply` checks its fence against: hand it to the projectors' single-writer mode. */
+  leases(): MongoLeaseManager {
+    return new MongoLeaseManager(this.db, this.now);
+  }
+
+  async ensureIndex(spec: IndexSpec): Promise<void> {
+    if (spec.fields.length === 0) throw new Error('An index needs at least one field');
+    const fields = spec.fields.map(memberPath);
+    const key: Record<string, 1> = {};
+    for (const field of fields) key[dataPath(field)] = 1;
+    key._id = 1; // the tie-break of every sort, so a sorted page is read in index order
+    // No partialFilterExpression (tombstones left out): FerretDB v1 does not implement it.
+    await this.documents(spec.collection).createIndex(key, { name: `read:${fields.join(',')}` });
+  }
+
+  async get<T>(collection: string, id: string): Promise<StoredDocument<T> | null> {
+    const record = await this.documents(collection).findOne(
+      { _id: id, deleted: false },
+      { projection: DOCUMENT_FIELDS },
+    );
+    return record ? toDocument<T>(record) : null;
+  }
+
+  async find<T>(collection: string, query: FindQuery): Promise<Page<T>> {
+    collectionName(collection);
+    const limit = pageSize(query.limit);
+    const skip = offsetOf(query.skip);
+    const ordering = orderingOf(query.sort);
+    const filters = [...equalityConditions(query.where), ...rangeConditions(query.range)];
+    const shape = queryShape(collection, query);
+    const after = query.cursor ? decodeCursor(query.cursor, shape, sortLabel(ordering)) : null;
+    const records = await this.documents(collection)
+      .find(liveDocuments([...filters, ...afterCursor(ordering, after)]), { projection: DOCUMENT_FIELDS })
+      .sort(sortOf(ordering))
+      .skip(skip)
+      .limit(limit + 1)
+      .toArray();
+    const items = records.slice(0, limit);
+    const last = items.at(-1);
+    const nextCursor =
+      records.length > limit && last
+        ? encodeCursor({
+            shape,
+            sort: sortLabel(ordering),
+            value: cursorValueOf(last.data, ordering.field, last._id),
+            id: last._id,
+          })
+        : null;
+    return { items: items.map((record) => toDocument<T>(record)), nextCursor };
+  }
+
+  async count(collection: string, where?: Record<string, Scalar>): Promise<number> {
+    return this.documents(collection).countDocuments(liveDocuments(equalityConditions(where)));
+  }
+
+  async apply(changes: readonly Change[], checkpoint?: Checkpoint): Promise<void> {
+    assertValidBatch(changes, checkpoint);
+    const writes = planWrites(changes, await this.readStates(incrementTargets(changes)));
+    const fence = checkpoint?.fence;
+    if (fence && !(await isCurrentGrant(this.leaseRecords, fence, this.now()))) {
+      throw new FencedOutError(fence.name, fence.epoch);
+    }
+    /*
+     * Without transactions the fence is checked before the first write, not with it: an instance
+     * paused right after the check, past its lease, could still write once another has taken over.
+     * That is safe here: every write is the idempotent, position-guarded state the new owner computes
+     * from the same events, so it either is a replay or is replayed; the checkpoint write is refused
+     * once the new owner has stored one under its newer epoch (below); and the event-store side of
+     * the single writer (the Merkle sequencer) is fenced by expected revision, not by this lease.
+     */
+    await this.writeStates(writes);
+    if (checkpoint) await this.saveCheckpoint(checkpoint);
+  }
+
+  async getCheckpoint(projector: string): Promise<number | null> {
+    const record = await this.checkpoints.findOne({ _id: projector });
+    return record ? record.position : null;
+  }
+
+  /**
+   * `$inc` on a live numeric `value`; creation, the reset of a tombstone and a missing member are
+   * handled apart, each conditional on what was read, and retried when a concurrent call changed it.
+   * FerretDB v1 loses concurrent `$inc`s to one document (its update is a read then a write), so calls
+   * are serialized per document within this process; on MongoDB `$inc` is atomic across processes.
+   */
+  async incrementCounter(collection: string, id: string, by: number): Promise<number> {
+    assertFinite(by, 'A counter increment');
+    nonEmpty(id, 'A counter id');
+    const documents = this.documents(collection);
+    return this.counters.run(`${collection}\u0000${id}`, async () => {
+      for (let attempt = 0; attempt < COUNTER_ATTEMPTS; attempt++) {
+        const value = await addToCounter(documents, id, by);
+        if (value !== null) return value;
+      }
+      throw new Error(`Counter ${collection}/${id} kept changing concurrently; try again`);
+    });
+  }
+
+  async dropCollections(collections: readonly string[]): Promise<void> {
+    const names = collections.map(collectionName);
+    for (const name of names) {
+      try {
+        await this.documents(name).drop();
+      } catch (error) {
+        if (!isNamespaceNotFound(error)) throw error;
+      }
+    }
+  }
+
+  async deleteCheckpoint(projector: string): Promise<void> {
+    await this.checkpoints.deleteOne({ _id: projector });
+  }
+
+  async close(): Promise<void> {
+    await this.ownedClient?.close();
+    this.ownedClient = null;
+  }
+
+  private documents(collection: string): Collection<DocumentRecord> {
+    return this.db.collection<DocumentRecord>(`${COLLECTION_PREFIX}${collectionName(collection)}`);
+  }
+
+  /** The stored states (tombstones included) of the documents a plan needs, one query per collection. */
+  private async readStates(targets: Map<string, Set<string>>): Promise<StoredStates> {
+    const states = new Map<string, Map<string, DocumentState | null>>();
+    for (const [collection, ids] of targets) {
+      const found = new Map<string, DocumentState | null>([...ids].map((id) => [id, null]));
+      const records = await this.documents(collection)
+        .find({ _id: { $in: [...ids] } })
+        .toArray();
+      for (const { _id, position, deleted, data } of records) found.set(_id, { position, deleted, data });
+      states.set(collection, found);
+    }
+    return states;
+  }
+
+  private async writeStates(writes: readonly PlannedWrite[]): Promise<void> {
+    const byCollection = new Map<string, PlannedWrite[]>();
+    for (const write of writes) {
+      const list = byCollection.get(write.collection) ?? [];
+      list.push(write);
+      byCollection.set(write.collection, list);
+    }
+    for (const [collection, list] of byCollection) await this.replaceOlder(collection, list);
+  }
+
+  /**
+   * An upsert guarded by `position < p` meets E11000 when the document exists at ≥ p (a replay: skip)
+   * or when another writer inserted it between our query and our insert (an upsert race). Those are
+   * tried once more: the document now exists, so a second E11000 can only mean it is at ≥ p.
+   */
+  private async replaceOlder(collection: string, writes: readonly PlannedWrite[]): Promise<void> {
+    const documents = this.documents(collection);
+    let pending = writes;
+    for (let attempt = 0; attempt < 2 && pending.length > 0; attempt++) {
+      const operations = pending.map(({ id, state }) => ({
+        replaceOne: { filter: { _id: id, position: { $lt: state.position } }, replacement: state, upsert: true },
+      }));
+      try {
+        await documents.bulkWrite(operations, { ordered: false });
+        return;
+      } catch (error) {
+        const sent = pending;
+        pending = duplicateKeyWrites(error).map((index) => sent[index]!);
+      }
+    }
+  }
+
+  /** `$max`: a checkpoint never moves backwards; under a fence, never over a newer epoch's. */
+  private async saveCheckpoint({ projector, position, fence }: Checkpoint): Promise<void> {
+    const filter: Document = { _id: projector };
+    const update: Document = { $max: { position } };
+    if (fence) {
+      filter.$nor = [{ 'fence.lease': fence.name, 'fence.epoch': { $gt: fence.epoch } }];
+      update.$set = { fence: { lease: fence.name, epoch: fence.epoch } };
+    }
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        await this.checkpoints.updateOne(filter, update, { upsert: true });
+        return;
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+        // Created concurrently (try again: the update now matches), or kept by a newer epoch.
+        if (fence && (await this.checkpointHasNewerFence(projector, fence))) {
+          throw new FencedOutError(fence.name, fence.epoch);
+        }
+      }
+    }
+    throw new Error(`The checkpoint of ${projector} kept changing concurrently; the batch will be replayed`);
+  }
+
+  private async checkpointHasNewerFence(projector: string, fence: LeaseGrant): Promise<boolean> {
+    const stored = await this.checkpoints.findOne({ _id: projector });
+    return stored?.fence?.lease === fence.name && stored.fence.epoch > fence.epoch;
+  }
+}
+
+/** The counter's new value, or null when its document changed under us (the caller tries again). */
+async function addToCounter(documents: Collection<DocumentRecord>, id: string, by: number): Promise<number | null> {
+  // No projection: FerretDB v1 does not implement findAndModify's `fields`.
+  const updated = await documents.findOneAndUpdate(
+    { _id: id, deleted: false, 'data.value': { $type: 'number' } },
+    { $inc: { 'data.value': by } },
+    { returnDocument: 'after' },
+  );
+  if (updated) return updated.data.value as number;
+  const stored = await documents.findOne({ _id: id });
+  if (!stored) {
+    try {
+      await documents.insertOne({ _id: id, position: 0, deleted: false, data: { value: by } });
+      return by;
+    } catch (error) {
+      if (isDuplicateKey(error)) return null;
+      throw error;
+    }
+  }
+  const value = stored.deleted ? undefined : stored.data.value;
+  if (value !== undefined && typeof value !== 'number') {
+    throw new Error(`Counter ${documents.collectionName}/${id} holds a non-numeric value; cannot increment it`);
+  }
+  // A tombstone starts again from nothing (its position stays); a live document gains the member.
+  const replaced = stored.deleted
+    ? await documents.updateOne({ _id: id, deleted: true }, { $set: { deleted: false, data: { value: by } } })
+    : await documents.updateOne(
+        { _id: id, deleted: false, 'data.value': { $exists: false } },
+        { $set: { 'data.value': by } },
+      );
+  return replaced.matchedCount === 1 ? by : null;
+}
+
+function toDocument<T>(record: Pick<DocumentRecord, '_id' | 'position' | 'data'>): StoredDocument<T> {
+  return { id: record._id, position: record.position, data: record.data as T };
+}

@@ -1,0 +1,190 @@
+/**
+ * How the operator commands choose their event store (an embedded SQLite file, or EventStoreDB by URL),
+ * and that an EventStoreDB which cannot be reached fails a command quickly (exit 1) with a message that
+ * names it, never its password, and never hangs. No EventStoreDB server is needed.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../runtime/config';
+import { spawnGov } from '../tests/support/children';
+import { tempDir } from '../tests/support/temp-dir';
+import { UsageError } from './command';
+import { auditSourceOf, chooseEventStore, importRefusal, storeName } from './stores';
+
+const noConfig = () => {
+  throw new Error('the configuration must not be read');
+};
+const configured = (eventStoreUrl: string | null) => () => ({
+  eventStoreFile: '/data/events.db',
+  eventStoreUrl,
+});
+
+describe('choosing the event store', () => {
+  it('given --store with an esdb:// or esdb+discover:// URL, then EventStoreDB', () => {
+    expect(chooseEventStore('esdb://127.0.0.1:2113?tls=false', noConfig)).toEqual({
+      kind: 'eventstoredb',
+      url: 'esdb://127.0.0.1:2113?tls=false',
+    });
+    expect(chooseEventStore('esdb+discover://cluster.internal:2113', noConfig)).toMatchObject({
+      kind: 'eventstoredb',
+    });
+  });
+
+  it('given --store with a path, then that SQLite file, resolved', () => {
+    expect(chooseEventStore('data/events.db', noConfig)).toEqual({
+      kind: 'sqlite',
+      file: path.resolve('data/events.db'),
+    });
+  });
+
+  it('given --store with a URL of another kind, or empty, then a usage error', () => {
+    expect(() => chooseEventStore('mongodb://127.0.0.1:27017', noConfig)).toThrow(UsageError);
+    expect(() => chooseEventStore('mongodb://127.0.0.1:27017', noConfig)).toThrow(/neither a file nor/);
+    expect(() => chooseEventStore(' ', noConfig)).toThrow(UsageError);
+  });
+
+  it('given no --store and GOV_EVENT_STORE_URL configured, then that EventStoreDB', () => {
+    expect(chooseEventStore(undefined, configured('esdb://es:2113'))).toEqual({
+      kind: 'eventstoredb',
+      url: 'esdb://es:2113',
+    });
+  });
+
+  it('given --store and GOV_EVENT_STORE_URL, then --store wins', () => {
+    expect(chooseEventStore('x.db', configured('esdb://es:2113'))).toMatchObject({ kind: 'sqlite' });
+  });
+
+  it('given neither, then the server’s embedded store file', () => {
+    expect(chooseEventStore(undefined, configured(null))).toEqual({
+      kind: 'sqlite',
+      file: '/data/events.db',
+    });
+  });
+
+  it('given GOV_EVENT_STORE_URL that is not an EventStoreDB URL, then a configuration error that does not repeat it', () => {
+    const choose = () =>
+      chooseEventStore(undefined, () => loadConfig({ GOV_EVENT_STORE_URL: 'http://admin:secret@host:2113' }));
+    expect(choose).toThrow(ConfigError);
+    expect(choose).toThrow(/GOV_EVENT_STORE_URL must be/);
+    expect(choose).not.toThrow(/secret/);
+  });
+
+  it('names EventStoreDB without its password, in messages, export headers and audit reports', () => {
+    const location = chooseEventStore('esdb://admin:changeit@es:2113', noConfig);
+    expect(storeName(location)).toBe('esdb://admin:***@es:2113');
+    expect(auditSourceOf(location).description).toBe('esdb://admin:***@es:2113');
+    expect(storeName({ kind: 'sqlite', file: '/d/events.db' })).toBe('sqlite:/d/events.db');
+  });
+
+  it('refuses to import into EventStoreDB, saying why; the embedded store takes imports', () => {
+    expect(importRefusal({ kind: 'eventstoredb', url: 'esdb://es:2113' })).toMatch(
+      /cannot be imported into: it assigns every event's position and recorded_at itself/,
+    );
+    expect(importRefusal({ kind: 'sqlite', file: '/d/events.db' })).toBeNull();
+  });
+});
+
+describe('an EventStoreDB that cannot be reached, through the gov CLI', () => {
+  let folder: ReturnType<typeof tempDir>;
+  let trust: string;
+  beforeEach(() => {
+    folder = tempDir('gov-esdb-cli');
+    trust = path.join(folder.dir, 'trust.json');
+    fs.writeFileSync(trust, JSON.stringify({ log: [], authority: [], validators: [] }));
+  });
+  afterEach(() => folder.remove());
+
+  it('when nothing listens at its address, then gov audit --store URL exits 1 at once, naming it without the password', async () => {
+    const started = Date.now();
+    const run = await gov([
+      'audit',
+      '--trust',
+      trust,
+      '--store',
+      'esdb://admin:secret@127.0.0.1:1?tls=false',
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /EventStoreDB at esdb:\/\/admin:\*\*\*@127\.0\.0\.1:1\?tls=false cannot be read/,
+    );
+    expect(run.stderr + run.stdout).not.toMatch(/secret/);
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('when the node accepts connections but never answers, then gov export gives up after 5 s with exit 1, and writes no file', async () => {
+    await withSilentServer(async (port) => {
+      const out = path.join(folder.dir, 'events.ndjson');
+      const started = Date.now();
+      const run = await gov(['export', '--store', `esdb://127.0.0.1:${port}?tls=false`, '--out', out]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/cannot be read: no answer within 5 s.*no export was written/);
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(fs.readdirSync(folder.dir)).toEqual(['trust.json']);
+    });
+  });
+
+  it('given GOV_EVENT_STORE_URL, then gov export uses it', async () => {
+    const out = path.join(folder.dir, 'events.ndjson');
+    const run = await gov(['export', '--out', out], {
+      GOV_EVENT_STORE_URL: 'esdb://ops:hunter2@127.0.0.1:1?tls=false',
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/EventStoreDB at esdb:\/\/ops:\*\*\*@127\.0\.0\.1:1/);
+    expect(run.stderr).not.toMatch(/hunter2/);
+  });
+
+  it('given an EventStoreDB URL, then gov import refuses before connecting, exit 1', async () => {
+    const file = path.join(folder.dir, 'events.ndjson');
+    fs.writeFileSync(file, '');
+    const run = await gov(['import', file, '--store', 'esdb://127.0.0.1:1?tls=false']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/is EventStoreDB, which cannot be imported into/);
+    expect(run.stderr).toMatch(/Nothing was written/);
+  });
+
+  it('given --store with a URL of another kind, then exit 2 (usage)', async () => {
+    const run = await gov(['audit', '--trust', trust, '--store', 'mongodb://127.0.0.1:27017']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/neither a file nor an EventStoreDB URL/);
+  });
+
+  /** Runs gov with the folder as its data folder, no configured store of the test's own environment. */
+  function gov(args: string[], env: NodeJS.ProcessEnv = {}) {
+    return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawnGov(args, {
+        GOV_DATA_DIR: folder.dir,
+        GOV_EVENT_STORE_FILE: '',
+        GOV_READ_STORE_FILE: '',
+        GOV_EVENT_STORE_URL: '',
+        ...env,
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+      });
+      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+      });
+      child.once('error', reject);
+      child.once('close', (code) => resolve({ code, stdout, stderr }));
+    });
+  }
+});
+
+/** A TCP server that accepts connections and never says a word: a node that hangs. */
+async function withSilentServer(work: (port: number) => Promise<void>): Promise<void> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    await work((server.address() as net.AddressInfo).port);
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}

@@ -1,0 +1,78 @@
+import type { Logger } from 'pino';
+import { AggregateWriter } from '../command-api/aggregate-writer';
+import { tenantAggregate } from '../command-api/tenant-state';
+import { authorityNodeIdOf } from '../domain/envelope';
+import { createLocalValidators } from '../domain/validators';
+import type { EventStore } from '../ports/event-store';
+import type { ReadStore } from '../ports/read-store';
+import { ProjectionCatalog } from '../projectors/catalog';
+import { TargetGuard } from '../projectors/dispatcher/target-guard';
+import type { LogSource } from '../projectors/log-source';
+import { ReadModels } from '../read-api/read-models';
+import type { Config } from './config';
+import { DISPATCHER_COLLECTIONS } from './dispatcher';
+import { RequestRateLimiter } from './http/rate-limit';
+import type { Keyring } from './keyring';
+import type { Metrics } from './metrics';
+import { SequencedLog } from './sequenced-log';
+import type { Services } from './services';
+
+export interface ServiceParts {
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  clock: () => Date;
+  keyring: Keyring;
+  /** Validating (every event checked against its schema before it is appended). */
+  eventStore: EventStore;
+  readStore: ReadStore;
+  /** The sequencer itself, or a follower of its events. */
+  logSource: LogSource;
+  awaitProjections: Services['awaitProjections'];
+  awaitDispatcher: Services['webhooks']['awaitDispatcher'];
+  bindings: Services['bindings'];
+}
+
+export interface ComposedServices {
+  services: Services;
+  /** The served log; `start` it before serving (loads the latest head's cosignatures). */
+  log: SequencedLog;
+}
+
+/** What the HTTP routes need, from the parts a deployment chose (embedded or one topology role). */
+export function composeServices(parts: ServiceParts): ComposedServices {
+  const { config, keyring, readStore, eventStore, logSource } = parts;
+  const catalog = new ProjectionCatalog(readStore, 1000);
+  const readModels = new ReadModels({ readStore, catalog });
+  const log = new SequencedLog(logSource, readModels);
+  const services: Services = {
+    config,
+    logger: parts.logger,
+    metrics: parts.metrics,
+    eventStore,
+    readStore,
+    catalog,
+    readModels,
+    clock: parts.clock,
+    awaitProjections: parts.awaitProjections,
+    tenants: new AggregateWriter(eventStore, tenantAggregate),
+    log,
+    publishedKeys: keyring.published,
+    awaitLeaf: (eventId) => logSource.waitForEvent(eventId),
+    admission: {
+      validators: createLocalValidators(keyring.validators),
+      validatorKeys: keyring.validators,
+      authority: { ...keyring.authority, nodeId: authorityNodeIdOf(keyring.authority.publicKey) },
+      logBinding: { log_id: keyring.logSigner.verifierKey, log_url: `${config.publicUrl}/gov/v1/log` },
+    },
+    requestLimiter: new RequestRateLimiter(parts.clock),
+    webhooks: {
+      guard: new TargetGuard({ allow: config.webhookAllow }),
+      secretKey: keyring.webhookSecretKey,
+      collections: DISPATCHER_COLLECTIONS,
+      awaitDispatcher: parts.awaitDispatcher,
+    },
+    bindings: parts.bindings,
+  };
+  return { services, log };
+}

@@ -1,0 +1,35 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type express from 'express';
+import type { Config } from '../config';
+
+export interface Listening {
+  server: http.Server;
+  /** The base URL: GOV_PUBLIC_URL, or the bound address when the port was chosen by the system. */
+  url: string;
+  port: number;
+  /** Stops accepting, lets in-flight requests finish (at most `graceMs`), then closes what is left. */
+  close(): Promise<void>;
+}
+
+/** Serves `app` on GOV_HOST:GOV_PORT with the timeouts every process of the service uses. */
+export async function listen(app: express.Express, config: Config): Promise<Listening> {
+  const server = http.createServer(app);
+  // Slow clients must not hold connections forever.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = config.port === 0 ? `http://127.0.0.1:${port}` : config.publicUrl;
+  const close = async () => {
+    const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+    await drained;
+    clearTimeout(grace);
+  };
+  return { server, url, port, close };
+}

@@ -1,0 +1,41 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import { startDispatcher } from '../dispatcher';
+import { createOpsApp } from '../http/app';
+import { listen } from '../http/listen';
+import { openBus, readStoreLocation } from '../stores';
+import { startFollowerServices } from './follower-services';
+import { httpBanner, type RunningRole, runRole } from './role-process';
+
+/**
+ * The dispatcher process: consumes committed events from the bus (Kafka in the topology), queues the
+ * deliveries they owe in the read store, and sends them from its delivery thread. Run one.
+ */
+export async function startDispatcherRole(config: Config, logger: Logger): Promise<RunningRole> {
+  const follower = await startFollowerServices(config, logger);
+  const { services } = follower;
+  const bus = await openBus(config, services.eventStore, services.readStore, {
+    logger,
+    metrics: services.metrics,
+  });
+  services.bindings.bus = bus.binding;
+  const dispatcher = await startDispatcher({
+    services,
+    bus: bus.bus,
+    readStore: readStoreLocation(config),
+    recordProgress: true,
+    thread: true,
+  });
+  const http = await listen(createOpsApp(services), config);
+  return {
+    banner: httpBanner(config, http.url, http.port),
+    async close() {
+      await http.close();
+      await dispatcher.stop();
+      await bus.bus.close();
+      await follower.close();
+    },
+  };
+}
+
+if (require.main === module) runRole('dispatcher', startDispatcherRole);

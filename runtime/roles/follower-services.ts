@@ -1,0 +1,73 @@
+import type { Logger } from 'pino';
+import type { WitnessCosigned } from '../../event-schemas';
+import type { RecordedEvent } from '../../ports/event-store';
+import { LogFollower } from '../../projectors/log-follower';
+import { type ComposedServices, composeServices } from '../compose-services';
+import type { Config } from '../config';
+import { openServerKeyring } from '../keyring';
+import { createMetrics } from '../metrics';
+import { remoteWaitsOn } from '../remote-waits';
+import { type OpenedReadStore, openEventStore, openReadStore, readStoreLocation } from '../stores';
+
+export interface FollowerServices extends ComposedServices {
+  read: OpenedReadStore;
+  /** Stops the follower and closes the stores and the keyring. */
+  close(): Promise<void>;
+}
+
+/**
+ * The services of a process that serves the API but does not sequence (command-api, read-api,
+ * dispatcher): the log from a follower of the sequencer's events, read-your-write by polling what the
+ * projectors and the dispatcher store.
+ */
+export async function startFollowerServices(
+  config: Config,
+  logger: Logger,
+  bindings: Record<string, string> = {},
+): Promise<FollowerServices> {
+  const metrics = createMetrics();
+  const keyring = await openServerKeyring(config.dataDir, config.logOrigin);
+  const events = await openEventStore(config);
+  const read = await openReadStore(readStoreLocation(config));
+  const waits = remoteWaitsOn(read.store);
+  let refreshCosignatures: (event: RecordedEvent) => void = () => undefined;
+  const follower = new LogFollower({
+    eventStore: events.store,
+    verifierKeys: [keyring.logSigner.verifierKey, ...keyring.retiredLogVerifierKeys],
+    logger,
+    onCosigned: (event) => refreshCosignatures(event),
+  });
+  const composed = composeServices({
+    config,
+    logger,
+    metrics,
+    clock: () => new Date(),
+    keyring,
+    eventStore: events.store,
+    readStore: read.store,
+    logSource: follower,
+    awaitProjections: (position, eventTypes) => waits.awaitProjections(position, eventTypes),
+    awaitDispatcher: (position, tenantId) => waits.awaitDispatcher(position, tenantId),
+    bindings: { event_store: events.binding, read_store: read.binding, ...bindings },
+  });
+  // A cosignature recorded through another process: reload the latest head's once its read model has it.
+  refreshCosignatures = (event) => {
+    const { tree_size: size } = event.data as WitnessCosigned;
+    waits
+      .awaitProjections(event.position, ['WitnessCosigned'])
+      .then(() => composed.log.treeHeadAt(size))
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not refresh witness cosignatures'));
+  };
+  await follower.start();
+  await composed.log.start();
+  return {
+    ...composed,
+    read,
+    async close() {
+      await follower.stop();
+      await events.store.close();
+      await read.store.close();
+      keyring.release();
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import type { Logger } from 'pino';
+import { projections } from '../../projectors';
+import { BusForwarder } from '../../projectors/bus-forwarder';
+import { LeasedSequencer } from '../../projectors/leased-sequencer';
+import { LogSequencer } from '../../projectors/log-sequencer';
+import { ProjectionSupervisor } from '../../projectors/supervisor';
+import type { Config } from '../config';
+import { createOpsApp } from '../http/app';
+import { listen } from '../http/listen';
+import { openServerKeyring } from '../keyring';
+import { createMetrics } from '../metrics';
+import { openBus, openEventStore, openReadStore, readStoreLocation } from '../stores';
+import { httpBanner, type RunningRole, runRole } from './role-process';
+
+/**
+ * The sequencer and projectors process: the Merkle sequencer, every read-model projector and (with
+ * Kafka) the forwarder that publishes committed events to the bus. Run two or more: each of these is
+ * a single writer under a lease, so one instance writes and the others stand by to take over.
+ */
+export async function startProjectorsRole(config: Config, logger: Logger): Promise<RunningRole> {
+  const metrics = createMetrics();
+
+  const keyring = await openServerKeyring(config.dataDir, config.logOrigin);
+  const events = await openEventStore(config);
+  const read = await openReadStore(readStoreLocation(config));
+  const eventStore = events.store;
+  const readStore = read.store;
+  const leases = read.leases;
+  const ttlMs = config.leaseTtlMs;
+  const sequencer = new LeasedSequencer({
+    leases,
+    ttlMs,
+    logger,
+    onRoleChange: (writer) => metrics.sequencerIsWriter.set(writer ? 1 : 0),
+    createSequencer: () =>
+      new LogSequencer({
+        eventStore,
+        signer: keyring.logSigner,
+        retiredVerifierKeys: keyring.retiredLogVerifierKeys,
+        logger,
+        metrics,
+      }),
+  });
+  sequencer.start();
+  const supervisor = new ProjectionSupervisor({
+    projections,
+    eventStore,
+    readStore,
+    metrics,
+    logger,
+    leases,
+  });
+  await supervisor.start();
+  const bus = await openBus(config, eventStore, readStore, { logger, metrics });
+  const forwarder = bus.needsForwarder
+    ? new BusForwarder({
+        eventStore,
+        readStore,
+        bus: bus.bus,
+        logger,
+        metrics,
+        singleWriter: { leases, ttlMs },
+      })
+    : null;
+  await forwarder?.start();
+  const bindings = { event_store: events.binding, read_store: read.binding, bus: bus.binding };
+  const http = await listen(
+    createOpsApp({ config, logger, metrics, eventStore, readStore, bindings }),
+    config,
+  );
+  return {
+    banner: httpBanner(config, http.url, http.port),
+    async close() {
+      await http.close();
+      await forwarder?.stop();
+      await bus.bus.close();
+      await sequencer.stop();
+      await supervisor.stop();
+      await eventStore.close();
+      await readStore.close();
+      keyring.release();
+    },
+  };
+}
+
+if (require.main === module) runRole('sequencer and projectors', startProjectorsRole);

@@ -1,0 +1,80 @@
+/**
+ * Which adapter serves each port, chosen from the configuration: the embedded SQLite stores and the
+ * in-process bus by default; EventStoreDB, MongoDB and Kafka when their connection settings are given.
+ * The one place a deployment's adapters are picked.
+ */
+import { EventStoreBus } from '../adapters/embedded/event-store-bus';
+import { EsdbEventStore } from '../adapters/eventstoredb/event-store';
+import { KafkaBus, type KafkaBusOptions } from '../adapters/kafka/bus';
+import { MongoReadStore } from '../adapters/mongodb/read-store';
+import { SqliteEventStore } from '../adapters/sqlite/event-store';
+import { SqliteReadStore } from '../adapters/sqlite/read-store';
+import { ValidatingEventStore } from '../event-schemas';
+import type { Bus } from '../ports/bus';
+import type { EventStore } from '../ports/event-store';
+import type { LeaseManager } from '../ports/lease';
+import type { ReadStore } from '../ports/read-store';
+import type { Config } from './config';
+
+/** Where the read store is, in a form a worker thread can be handed. */
+export type ReadStoreLocation =
+  | { kind: 'sqlite'; file: string }
+  | { kind: 'mongodb'; url: string; database: string };
+
+export function readStoreLocation(config: Config): ReadStoreLocation {
+  return config.readStoreUrl
+    ? { kind: 'mongodb', url: config.readStoreUrl, database: config.readStoreDatabase }
+    : { kind: 'sqlite', file: config.readStoreFile };
+}
+
+export interface OpenedReadStore {
+  store: ReadStore;
+  /** The leases its fenced `apply` checks (single writers across processes). */
+  leases: LeaseManager;
+  /** The adapter's name, for /health. */
+  binding: string;
+}
+
+export async function openReadStore(location: ReadStoreLocation): Promise<OpenedReadStore> {
+  if (location.kind === 'mongodb') {
+    const store = await MongoReadStore.connect(location.url, { database: location.database });
+    return { store, leases: store.leases(), binding: 'mongodb' };
+  }
+  const store = new SqliteReadStore(location.file);
+  return { store, leases: store.leases(), binding: 'sqlite' };
+}
+
+export interface OpenedEventStore {
+  /** Validating: every event is checked against its schema before it is appended. */
+  store: EventStore;
+  binding: string;
+}
+
+export async function openEventStore(config: Config): Promise<OpenedEventStore> {
+  if (config.eventStoreUrl) {
+    const store = await EsdbEventStore.connect(config.eventStoreUrl, { maxEventBytes: config.maxEventBytes });
+    return { store: new ValidatingEventStore(store), binding: 'eventstoredb' };
+  }
+  const store = new SqliteEventStore({ file: config.eventStoreFile, maxEventBytes: config.maxEventBytes });
+  return { store: new ValidatingEventStore(store), binding: 'sqlite' };
+}
+
+export interface OpenedBus {
+  bus: Bus;
+  /** Kafka needs the forwarder to publish committed events; the in-process bus reads the store. */
+  needsForwarder: boolean;
+  binding: string;
+}
+
+export async function openBus(
+  config: Config,
+  eventStore: EventStore,
+  readStore: ReadStore,
+  observe: Pick<KafkaBusOptions, 'logger' | 'metrics'> = {},
+): Promise<OpenedBus> {
+  if (config.kafka) {
+    const bus = await KafkaBus.connect(config.kafka, observe);
+    return { bus, needsForwarder: true, binding: 'kafka' };
+  }
+  return { bus: new EventStoreBus({ eventStore, readStore }), needsForwarder: false, binding: 'in-process' };
+}

@@ -1,0 +1,282 @@
+/**
+ * Acceptance of the production topology: separate processes on real servers. The event store is the
+ * embedded SQLite file shared by every process (it works across processes on one machine), the read
+ * models are in MongoDB (FerretDB), committed events reach the dispatcher through Kafka.
+ *
+ * Two command-api processes, one read-api, two sequencer/projector processes (one writes, one stands
+ * by) and one dispatcher run under load. Mid-load the writing sequencer is SIGKILLed (the standby
+ * must take over with no leaf index assigned twice) and the Kafka broker is stopped and restarted (no
+ * webhook lost, none without its event id). Then every admitted leaf has its webhook, the read API
+ * serves a verifying proof of each, and `gov audit` of the event stream is clean.
+ *
+ * The test runs its own Kafka broker (same jars as the shared one, other ports), so restarting it
+ * does not disturb suites running in parallel against the shared broker.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { verify as octokitVerify } from '@octokit/webhooks-methods';
+import { MongoClient } from 'mongodb';
+import { exited, REPO_ROOT, runGov } from './support/children';
+import {
+  type AdmittedEvidence,
+  GovClient,
+  inParallel,
+  LogVerifier,
+  validEvidence,
+} from './support/governance-client';
+import { describeWithServers, KAFKA_SERVER, MONGODB_SERVER } from './support/servers';
+import { tempDir } from './support/temp-dir';
+import { WebhookReceiver } from './support/webhook-receiver';
+
+const ADMISSIONS = 240;
+const SECRET = 'topology-test-secret-0123456789abcdef';
+const KAFKA_SCRIPT = path.join(REPO_ROOT, '.ci/servers/kafka.sh');
+
+async function freePort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A role process of the topology, started from its TypeScript entry point. */
+interface RoleProcess {
+  name: string;
+  url: string;
+  child: ChildProcess;
+  output: string[];
+}
+
+function startRole(name: string, entry: string, port: number, env: NodeJS.ProcessEnv): RoleProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'runtime/roles', entry)], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env, GOV_PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const keep = (chunk: Buffer) => {
+    output.push(chunk.toString('utf8'));
+    if (output.length > 400) output.shift();
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  return { name, url: `http://127.0.0.1:${port}`, child, output };
+}
+
+async function waitHealthy(role: RoleProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (role.child.exitCode !== null) break;
+    try {
+      if ((await fetch(`${role.url}/health`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${role.name} did not become healthy:\n${role.output.join('').slice(-4000)}`);
+}
+
+/** The value of an unlabelled metric in a Prometheus text exposition. */
+async function metric(role: RoleProcess, name: string): Promise<number | null> {
+  try {
+    const text = await (await fetch(`${role.url}/v1/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+    return line === undefined ? null : Number(line.split(' ')[1]);
+  } catch {
+    return null;
+  }
+}
+
+function kafka(command: 'start' | 'stop' | 'resume', env: NodeJS.ProcessEnv): void {
+  const result = spawnSync('bash', [KAFKA_SCRIPT, command], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`kafka.sh ${command} failed:\n${result.stderr}`);
+}
+
+async function until(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describeWithServers(
+  [MONGODB_SERVER, KAFKA_SERVER],
+  'production topology on Kafka and FerretDB',
+  ([mongoUrl]) => {
+    const temp = tempDir('gov-topology');
+    const dataDir = path.join(temp.dir, 'data');
+    const database = `topology_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+    const roles: RoleProcess[] = [];
+    let kafkaEnv: NodeJS.ProcessEnv = {};
+
+    afterAll(async () => {
+      for (const role of roles) role.child.kill('SIGKILL');
+      await Promise.all(roles.map((role) => exited(role.child)));
+      try {
+        kafka('stop', kafkaEnv);
+      } catch {
+        // already stopped
+      }
+      const client = await MongoClient.connect(mongoUrl!);
+      await client.db(database).dropDatabase();
+      await client.close();
+      temp.remove();
+    });
+
+    it('keeps every promise while the writing sequencer is killed and the broker restarts', async () => {
+      const [kafkaPort, controllerPort] = [await freePort(), await freePort()];
+      kafkaEnv = {
+        GOV_CI_STATE: path.join(temp.dir, 'servers'),
+        GOV_KAFKA_PORT: String(kafkaPort),
+        GOV_KAFKA_CONTROLLER_PORT: String(controllerPort),
+      };
+      kafka('start', kafkaEnv);
+
+      const receiver = await WebhookReceiver.start();
+      const readPort = await freePort();
+      const env: NodeJS.ProcessEnv = {
+        GOV_HOST: '127.0.0.1',
+        GOV_DATA_DIR: dataDir,
+        GOV_EVENT_STORE_FILE: '',
+        GOV_READ_STORE_FILE: '',
+        GOV_READ_STORE_URL: mongoUrl,
+        GOV_READ_STORE_DATABASE: database,
+        GOV_KAFKA_BROKERS: `127.0.0.1:${kafkaPort}`,
+        GOV_KAFKA_TOPIC: 'gov.events',
+        GOV_KAFKA_PARTITIONS: '3',
+        GOV_PUBLIC_URL: `http://127.0.0.1:${readPort}`,
+        GOV_WEBHOOK_ALLOW: '127.0.0.1',
+        GOV_LEASE_TTL_MS: '2000',
+        GOV_LOG_LEVEL: 'warn',
+      };
+      const start = async (name: string, entry: string, port?: number) => {
+        const role = startRole(name, entry, port ?? (await freePort()), env);
+        roles.push(role);
+        return role;
+      };
+      // The sequencers first: the others follow a log that has a signed head.
+      const sequencers = [
+        await start('projectors-a', 'projectors.ts'),
+        await start('projectors-b', 'projectors.ts'),
+      ];
+      await Promise.all(sequencers.map((role) => waitHealthy(role)));
+      const [dispatcher, reader, commandA, commandB] = [
+        await start('dispatcher', 'dispatcher.ts'),
+        await start('read-api', 'read-api.ts', readPort),
+        await start('command-api-a', 'command-api.ts'),
+        await start('command-api-b', 'command-api.ts'),
+      ];
+      await Promise.all([dispatcher, reader, commandA, commandB].map((role) => waitHealthy(role)));
+      await until(
+        async () =>
+          (await metric(sequencers[0]!, 'gov_sequencer_is_writer')) === 1 ||
+          (await metric(sequencers[1]!, 'gov_sequencer_is_writer')) === 1,
+        'a sequencer to take the merkle-log lease',
+        15_000,
+      );
+
+      const commands = [new GovClient(commandA.url), new GovClient(commandB.url)];
+      const reads = new GovClient(reader.url);
+      const tenant = await commands[0]!.register();
+      const tier = await runGov(['tenant', 'tier', tenant.tenant_id, 'L4'], { dataDir });
+      expect(tier.code).toBe(0);
+      await until(
+        async () => (await reads.get<{ tier: string }>('/account', tenant.api_key)).body.tier === 'L4',
+        'the tier change to reach the read API',
+        15_000,
+      );
+      const hook = await commands[1]!.post<{ webhook_id: string }>(
+        '/webhooks',
+        { url: receiver.url, events: ['leaf_admitted'], secret: SECRET },
+        tenant.api_key,
+      );
+      expect(hook.status).toBe(201);
+
+      const admitted: AdmittedEvidence[] = [];
+      const failures: string[] = [];
+      let faults: Promise<void> | null = null;
+      await inParallel(
+        Array.from({ length: ADMISSIONS }, (_, i) => i),
+        12,
+        async (i) => {
+          const res = await commands[i % 2]!.submitEvidence(tenant.api_key, validEvidence(`topology-${i}`));
+          if (res.status === 201) admitted.push(res.body);
+          else failures.push(`#${i}: ${res.status} ${res.text}`);
+          if (admitted.length === ADMISSIONS / 3 && !faults) faults = injectFaults();
+        },
+      );
+      await faults;
+      expect(failures).toEqual([]);
+
+      async function injectFaults(): Promise<void> {
+        // SIGKILL whichever sequencer writes; the standby must take over within a few lease periods.
+        const writer =
+          (await metric(sequencers[0]!, 'gov_sequencer_is_writer')) === 1 ? sequencers[0]! : sequencers[1]!;
+        const standby = writer === sequencers[0] ? sequencers[1]! : sequencers[0]!;
+        writer.child.kill('SIGKILL');
+        await exited(writer.child);
+        await until(
+          async () => (await metric(standby, 'gov_sequencer_is_writer')) === 1,
+          'the standby to take over',
+          20_000,
+        );
+        // The broker goes away for a while under load, then comes back on its data.
+        kafka('stop', kafkaEnv);
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+        kafka('resume', kafkaEnv);
+      }
+
+      // No leaf index assigned twice: the 201s name ADMISSIONS distinct indexes, 0 … ADMISSIONS - 1.
+      const indexes = admitted.map((a) => a.leaf_index).sort((a, b) => a - b);
+      expect(indexes).toEqual(Array.from({ length: ADMISSIONS }, (_, i) => i));
+
+      // Every admitted leaf gets its webhook, signed, carrying its event id (deduplicated by it).
+      const leafHashes = new Set(admitted.map((a) => a.leaf_hash));
+      const delivered = () =>
+        new Set(receiver.ofType('leaf_admitted').map((d) => d.body.leaf_hash as string));
+      await until(
+        () => [...leafHashes].every((hash) => delivered().has(hash)),
+        'a webhook for every leaf',
+        90_000,
+      );
+      const byEventId = new Map(receiver.ofType('leaf_admitted').map((d) => [d.body.event_id as string, d]));
+      expect(byEventId.size).toBe(ADMISSIONS);
+      for (const delivery of receiver.received) {
+        expect(delivery.body.event_id).toMatch(/^evt_[0-9a-f]{32}$/);
+        expect(delivery.headers['x-gov-event-id']).toBe(delivery.body.event_id);
+        expect(
+          await octokitVerify(SECRET, delivery.raw, String(delivery.headers['x-gov-signature-256'])),
+        ).toBe(true);
+      }
+
+      // The read API serves a verifying inclusion proof of every leaf under its latest signed head.
+      const verifier = new LogVerifier(() => reads);
+      const latest = await verifier.latest();
+      expect(latest.tree_size).toBeGreaterThanOrEqual(ADMISSIONS);
+      await inParallel(admitted, 16, async (a) => verifier.checkInclusion(a.leaf_index, a.leaf_hash, latest));
+
+      // Stop everything gracefully, then an auditor recomputes every leaf, root and head: clean.
+      for (const role of roles.filter((r) => r.child.exitCode === null && r.child.signalCode === null))
+        role.child.kill('SIGTERM');
+      await Promise.all(roles.map((role) => exited(role.child)));
+      const audit = await runGov(['audit', '--json'], { dataDir });
+      expect(audit.stderr).toBe('');
+      expect(audit.code).toBe(0);
+      expect(JSON.parse(audit.stdout)).toMatchObject({ leaves: ADMISSIONS });
+      await receiver.close();
+    }, 300_000);
+  },
+);
