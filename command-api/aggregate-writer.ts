@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type EventStore, type NewEvent, WrongExpectedVersionError } from '../ports/event-store';
+import { sleep } from '../runtime/sleep';
 
 /** What a command decided: the events to append (maybe none) and what to tell the caller. */
 export interface Decision<R> {
@@ -106,9 +107,12 @@ export class AggregateWriter<S> {
         // The state may hold decided but unwritten events: forget it and reload from the store.
         entry.state = this.aggregate.initial();
         entry.revision = -1;
-        // Someone else wrote to the stream: decide anew on the reloaded state.
-        if (error instanceof WrongExpectedVersionError && attempt < (this.options.maxConflicts ?? 5))
+        // Someone else (another command-api process) wrote to the stream: decide anew on the reloaded
+        // state, after a short random pause so that two busy writers stop colliding in lockstep.
+        if (error instanceof WrongExpectedVersionError && attempt < (this.options.maxConflicts ?? 10)) {
+          await sleep(Math.random() * Math.min(50, 2 ** attempt));
           continue;
+        }
         for (const pending of round) pending.reject(error);
         return;
       }

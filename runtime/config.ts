@@ -6,6 +6,7 @@ import {
   SIGNATURE_TYPE_COSIGNATURE_V1,
   type VerifierKey,
 } from '../merkle-core';
+import { integerReader } from './env-integer';
 
 /** Everything the process can be configured with, read once from the environment. */
 export interface Config {
@@ -70,16 +71,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 /** Parses the environment; every problem is reported at once, naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
-  const integer = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < min || value > max) {
-      problems.push(`${name} must be an integer from ${min} to ${max} (got '${raw}')`);
-      return fallback;
-    }
-    return value;
-  };
+  const integer = integerReader(env, problems);
   const port = integer('GOV_PORT', 8080, 0, 65535);
   const dataDir = path.resolve(env.GOV_DATA_DIR || 'data');
   const logLevel = (env.GOV_LOG_LEVEL || 'info') as Config['logLevel'];

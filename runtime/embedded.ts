@@ -13,7 +13,7 @@ import { createLogger } from './logger';
 import { createMetrics } from './metrics';
 import { remoteWaitsOn } from './remote-waits';
 import type { Services } from './services';
-import { openBus, openEventStore, openReadStore, readStoreLocation } from './stores';
+import { assertDispatchOrder, openBus, openEventStore, openReadStore, readStoreLocation } from './stores';
 
 export interface EmbeddedOptions {
   /** The clock of every decision, expiry and tree head (tests move it). */
@@ -62,6 +62,7 @@ export async function startEmbedded(
   });
   await sequencer.start();
   const bus = await openBus(config, eventStore, readStore, { logger, metrics });
+  assertDispatchOrder(bus);
   // With Kafka as the bus, committed events reach it through the forwarder.
   const forwarder = bus.needsForwarder
     ? new BusForwarder({ eventStore, readStore, bus: bus.bus, logger, metrics })

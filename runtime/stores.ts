@@ -61,6 +61,8 @@ export async function openEventStore(config: Config): Promise<OpenedEventStore> 
 
 export interface OpenedBus {
   bus: Bus;
+  /** Partitions of the Kafka topic; null for the in-process bus (one global order). */
+  partitions: number | null;
   /** Kafka needs the forwarder to publish committed events; the in-process bus reads the store. */
   needsForwarder: boolean;
   binding: string;
@@ -74,7 +76,22 @@ export async function openBus(
 ): Promise<OpenedBus> {
   if (config.kafka) {
     const bus = await KafkaBus.connect(config.kafka, observe);
-    return { bus, needsForwarder: true, binding: 'kafka' };
+    return { bus, partitions: bus.partitions, needsForwarder: true, binding: 'kafka' };
   }
-  return { bus: new EventStoreBus({ eventStore, readStore }), needsForwarder: false, binding: 'in-process' };
+  const bus = new EventStoreBus({ eventStore, readStore });
+  return { bus, partitions: null, needsForwarder: false, binding: 'in-process' };
+}
+
+/**
+ * The dispatcher projection decides in global commit order: a leaf's webhooks fire when the tree head
+ * (an event of the log, not of the tenant) that integrates it is projected, and replays are told by
+ * position. Kafka keeps order only within a partition, so the dispatcher refuses a topic of several.
+ */
+export function assertDispatchOrder(opened: OpenedBus): void {
+  if (opened.partitions !== null && opened.partitions > 1)
+    throw new Error(
+      `the bus topic has ${opened.partitions} partitions, but the dispatcher needs events in global commit order, ` +
+        'which Kafka keeps only within one partition: use a topic with one partition (GOV_KAFKA_PARTITIONS=1, the default; ' +
+        'an existing topic cannot lose partitions, so name a new one with GOV_KAFKA_TOPIC)',
+    );
 }

@@ -122,6 +122,10 @@ describeWithServers(
     const roles: RoleProcess[] = [];
     let kafkaEnv: NodeJS.ProcessEnv = {};
 
+    /** The last lines each role printed, for a failure's message. */
+    const roleLogs = () =>
+      roles.map((role) => `--- ${role.name}\n${role.output.join('').slice(-3000)}`).join('\n');
+
     afterAll(async () => {
       for (const role of roles) role.child.kill('SIGKILL');
       await Promise.all(roles.map((role) => exited(role.child)));
@@ -156,7 +160,7 @@ describeWithServers(
         GOV_READ_STORE_DATABASE: database,
         GOV_KAFKA_BROKERS: `127.0.0.1:${kafkaPort}`,
         GOV_KAFKA_TOPIC: 'gov.events',
-        GOV_KAFKA_PARTITIONS: '3',
+        GOV_KAFKA_PARTITIONS: '1',
         GOV_PUBLIC_URL: `http://127.0.0.1:${readPort}`,
         GOV_WEBHOOK_ALLOW: '127.0.0.1',
         GOV_LEASE_TTL_MS: '2000',
@@ -219,7 +223,7 @@ describeWithServers(
         },
       );
       await faults;
-      expect(failures).toEqual([]);
+      if (failures.length > 0) throw new Error(`failed admissions:\n${failures.join('\n')}\n${roleLogs()}`);
 
       async function injectFaults(): Promise<void> {
         // SIGKILL whichever sequencer writes; the standby must take over within a few lease periods.
@@ -251,7 +255,24 @@ describeWithServers(
         () => [...leafHashes].every((hash) => delivered().has(hash)),
         'a webhook for every leaf',
         90_000,
-      );
+      ).catch(async (error: Error) => {
+        const missing = [...leafHashes].filter((hash) => !delivered().has(hash)).length;
+        const metrics = await Promise.all(
+          roles.map(async (role) => {
+            const text = await fetch(`${role.url}/v1/metrics`).then(
+              (r) => r.text(),
+              () => '',
+            );
+            return `--- ${role.name}\n${text
+              .split('\n')
+              .filter((l) => /^gov_(projector|webhook|bus|sequencer)/.test(l))
+              .join('\n')}`;
+          }),
+        );
+        throw new Error(
+          `${error.message}: ${missing} of ${ADMISSIONS} leaves have none\n${metrics.join('\n')}\n${roleLogs()}`,
+        );
+      });
       const byEventId = new Map(receiver.ofType('leaf_admitted').map((d) => [d.body.event_id as string, d]));
       expect(byEventId.size).toBe(ADMISSIONS);
       for (const delivery of receiver.received) {

@@ -4,28 +4,18 @@
  * up, every event arrives at least once, and a receiver deduplicating by event id sees each exactly once.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { changeTier } from '../cli/tenant-tier';
 import { ValidatingEventStore } from '../event-schemas';
-import { exited, REPO_ROOT } from './support/children';
+import { exited, freePort, REPO_ROOT } from './support/children';
 import { failingEvidence, GovClient, inParallel } from './support/governance-client';
 import { tempDir } from './support/temp-dir';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 const EVENTS = 1000;
 const SECRET = 'crash-test-secret-0123456789abcdef';
-
-async function freePort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 function startServer(dataDir: string, port: number): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'runtime/main.ts')], {

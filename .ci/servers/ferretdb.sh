@@ -2,6 +2,8 @@
 # FerretDB v1 (MongoDB wire protocol, SQLite backend) on 127.0.0.1, built with Go from the module proxy.
 #   ferretdb.sh start | stop   (state under $GOV_CI_STATE, binary cached under $GOV_CI_CACHE)
 set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 version=v1.24.2
 cache="${GOV_CI_CACHE:-$HOME/.cache/gov-ci}"
 state="${GOV_CI_STATE:-/tmp/gov-ci-servers}/ferretdb"
@@ -32,33 +34,14 @@ start() {
   fetch
   rm -rf "$state" && mkdir -p "$state/data"
   nohup "$binary" --handler=sqlite --sqlite-url="file:$state/data/" --state-dir="$state" \
-    --listen-addr="127.0.0.1:$port" --telemetry=disable --log-level=warn \
+    --listen-addr="127.0.0.1:$port" --debug-addr="127.0.0.1:0" --telemetry=disable --log-level=warn \
     >"$state/server.log" 2>&1 &
   echo $! >"$state/pid"
-  for _ in $(seq 1 60); do
-    if (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-      echo "ferretdb: $version listening on 127.0.0.1:$port (pid $(cat "$state/pid"))" >&2
-      return
-    fi
-    if ! kill -0 "$(cat "$state/pid")" 2>/dev/null; then
-      echo "ferretdb: the server exited; its log follows" >&2
-      tail -50 "$state/server.log" >&2 || true
-      exit 1
-    fi
-    sleep 0.5
-  done
-  echo "ferretdb: not listening on $port after 30 s" >&2
-  exit 1
+  wait_listening "ferretdb $version" "$port" "$state/pid" 30 "$state/server.log"
 }
 
 stop() {
-  [ -f "$state/pid" ] || return 0
-  local pid
-  pid="$(cat "$state/pid")"
-  kill "$pid" 2>/dev/null || true
-  for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
-  kill -9 "$pid" 2>/dev/null || true
-  rm -f "$state/pid"
+  stop_pidfile "$state/pid"
 }
 
 case "${1:-}" in

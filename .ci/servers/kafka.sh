@@ -4,6 +4,8 @@
 # start formats a new single-node cluster under $GOV_CI_STATE/kafka; resume restarts a stopped one on
 # its data; jars are cached under $GOV_CI_CACHE. Ports: GOV_KAFKA_PORT, GOV_KAFKA_CONTROLLER_PORT.
 set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 here="$(cd "$(dirname "$0")" && pwd)"
 cache="${GOV_CI_CACHE:-$HOME/.cache/gov-ci}"
 state="${GOV_CI_STATE:-/tmp/gov-ci-servers}/kafka"
@@ -71,30 +73,11 @@ PROPS
 launch() {
   nohup "${java[@]}" kafka.Kafka "$state/server.properties" >"$state/stdout.log" 2>&1 &
   echo $! >"$state/pid"
-  for _ in $(seq 1 120); do
-    if (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-      echo "kafka: $version listening on 127.0.0.1:$port (pid $(cat "$state/pid"))" >&2
-      return
-    fi
-    if ! kill -0 "$(cat "$state/pid")" 2>/dev/null; then
-      echo "kafka: the broker exited; its log follows" >&2
-      tail -50 "$state/stdout.log" "$state/server.log" >&2 || true
-      exit 1
-    fi
-    sleep 0.5
-  done
-  echo "kafka: not listening on $port after 60 s" >&2
-  exit 1
+  wait_listening "kafka $version" "$port" "$state/pid" 60 "$state/stdout.log" "$state/server.log"
 }
 
 stop() {
-  [ -f "$state/pid" ] || return 0
-  local pid
-  pid="$(cat "$state/pid")"
-  kill "$pid" 2>/dev/null || true
-  for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
-  kill -9 "$pid" 2>/dev/null || true
-  rm -f "$state/pid"
+  stop_pidfile "$state/pid"
 }
 
 case "${1:-}" in

@@ -1,7 +1,8 @@
 /**
  * The EventStoreDB adapter against the event store contract and its own specifications:
  *
- * 1. always, on an in-memory imitation of the client (./fake-client.ts): the adapter's own logic;
+ * 1. always, on an in-memory imitation of the client (tests/support/fake-esdb-client.ts): the
+ *    adapter's own logic;
  * 2. on a real EventStoreDB 24.10: GOV_ESDB_URL (e.g. esdb://127.0.0.1:2113?tls=false), else a container
  *    started with testcontainers when a Docker engine answers; skipped, with the reason in its title,
  *    when there is neither. The choice is made when this file loads (Jest needs describe or
@@ -19,8 +20,8 @@ import {
   type NewEvent,
   WrongExpectedVersionError,
 } from '../../ports/event-store';
+import { FakeEsdbClient } from '../../tests/support/fake-esdb-client';
 import { type EsdbClient, EsdbEventStore } from './event-store';
-import { FakeEsdbClient } from './fake-client';
 import { ForeignEventError } from './mapping';
 
 const maxEventBytes = 64 * 1024;

@@ -166,7 +166,8 @@ export class EsdbEventStore implements EventStore, ExportableEventStore {
       throw appendError(error, stream, expected, prepared.length);
     }
     const nextRevision = revisionToNumber(result.nextExpectedRevision);
-    // The commit position of the append is that of its last event; read it back if the server omits it.
+    // The server answers with the commit position of the append's last event (each event of a gRPC
+    // append is committed on its own); when it gives none, the event is read back.
     const position = result.position
       ? positionToNumber(result.position)
       : await this.positionOfRevision(stream, nextRevision);

@@ -117,7 +117,7 @@ describe('Kafka settings from the environment', () => {
       groupIdPrefix: '',
       topic: {
         name: 'gov.events',
-        partitions: 6,
+        partitions: 1,
         replicationFactor: 1,
         retentionMs: 7 * DAY_MS,
         minInsyncReplicas: 1,

@@ -57,6 +57,8 @@ export class KafkaBus implements Bus {
   private producer: { client: Producer; connected: Promise<void> } | null = null;
   private admin: Promise<Admin> | null = null;
   private readonly consumers = new Set<GroupConsumer>();
+  /** The topic's partition count, once `connect` has created or checked it. */
+  partitions: number | null = null;
   private closed = false;
 
   constructor(private readonly options: KafkaBusOptions) {
@@ -83,7 +85,7 @@ export class KafkaBus implements Bus {
       groupIdPrefix: settings.groupIdPrefix,
     });
     try {
-      await bus.ensureTopic(settings.topic);
+      bus.partitions = await bus.ensureTopic(settings.topic);
     } catch (error) {
       await bus.close();
       if (error instanceof TopicMismatchError) throw error;

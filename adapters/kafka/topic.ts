@@ -4,6 +4,7 @@
  * configuration rather than trusted.
  */
 import { type Admin, ConfigResourceTypes, ConfigSource } from 'kafkajs';
+import { integerReader } from '../../runtime/env-integer';
 
 export interface TopicSettings {
   name: string;
@@ -131,16 +132,7 @@ export function kafkaSettingsFromEnv(env: NodeJS.ProcessEnv): {
   problems: string[];
 } {
   const problems: string[] = [];
-  const integer = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < min || value > max) {
-      problems.push(`${name} must be an integer from ${min} to ${max} (got '${raw}')`);
-      return fallback;
-    }
-    return value;
-  };
+  const integer = integerReader(env, problems);
   const brokers = (env.GOV_KAFKA_BROKERS ?? '')
     .split(',')
     .map((entry) => entry.trim())
@@ -189,7 +181,9 @@ export function kafkaSettingsFromEnv(env: NodeJS.ProcessEnv): {
       groupIdPrefix,
       topic: {
         name,
-        partitions: integer('GOV_KAFKA_PARTITIONS', 6, 1, 10_000),
+        // One: today's dispatcher projects in global commit order, which only a single partition keeps
+        // (runtime/stores.ts refuses more for it). Keys stay per tenant, ready for more partitions.
+        partitions: integer('GOV_KAFKA_PARTITIONS', 1, 1, 10_000),
         replicationFactor,
         retentionMs,
         minInsyncReplicas,

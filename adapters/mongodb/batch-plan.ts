@@ -115,7 +115,9 @@ function incremented(data: Record<string, unknown>, change: IncrementChange): Re
   }
   const current = ownMember(parent, last);
   if (current !== undefined && typeof current !== 'number') {
-    throw new Error(`Cannot increment ${incrementTargetName(change)}: it holds ${describe(current)}, not a number`);
+    throw new Error(
+      `Cannot increment ${incrementTargetName(change)}: it holds ${describe(current)}, not a number`,
+    );
   }
   setOwnMember(parent, last, (current ?? 0) + change.by);
   return data;

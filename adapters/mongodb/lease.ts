@@ -36,7 +36,10 @@ export async function ensureLeaseIndexes(db: Db): Promise<void> {
 }
 
 /** The lease's current (highest-epoch) record, or null when it was never taken. */
-export async function currentLease(records: Collection<LeaseRecord>, name: string): Promise<LeaseRecord | null> {
+export async function currentLease(
+  records: Collection<LeaseRecord>,
+  name: string,
+): Promise<LeaseRecord | null> {
   const [latest] = await records.find({ name }).sort({ epoch: -1 }).limit(1).toArray();
   return latest ?? null;
 }
@@ -94,7 +97,9 @@ export class MongoLeaseManager implements LeaseManager {
   async renew(grant: LeaseGrant, ttlMs: number): Promise<LeaseGrant | null> {
     const expiresAt = this.now() + ttlMs;
     const current = await currentLease(this.records, grant.name);
-    // Same epoch means nobody took it over, so extending even a lapsed grant is safe.
+    // Same epoch means nobody took it over, so extending even a lapsed grant is safe. Should the
+    // lapsed grant be taken between this read and the update, the grant returned is stale, and the
+    // read store's fence check refuses it.
     if (!current || current.epoch !== grant.epoch || current.owner !== grant.owner) return null;
     await this.extend(current, expiresAt);
     return { ...grant, expiresAt };

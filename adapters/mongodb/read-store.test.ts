@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { readStoreContract } from '../../ports/contract/read-store.contract';
 import { FencedOutError, type LeaseGrant } from '../../ports/lease';
-import type { Change, ReadStore } from '../../ports/read-store';
+import type { Change, Page, ReadStore } from '../../ports/read-store';
 import { describeWithServer, MONGODB_SERVER } from '../../tests/support/servers';
 import { LEASES_COLLECTION, type MongoLeaseManager } from './lease';
 import { MongoReadStore } from './read-store';
@@ -58,6 +58,15 @@ describeWithServer(MONGODB_SERVER, 'MongoReadStore', (url) => {
       expect((await store.get('numbers', 'n'))?.data).toEqual(data);
       expect((await store.get('numbers', 'i'))?.data).toEqual({ x: 0.1 + 0.2 });
     });
+
+    it('given a batch replacing 200 stored documents, then apply completes (FerretDB v1 hangs on an update command matching 100)', async () => {
+      const store = await connect();
+      const batch = (first: number) =>
+        Array.from({ length: 200 }, (_, i) => upsert('big', `d${i}`, first + i, { first }));
+      await store.apply(batch(1));
+      await store.apply(batch(1000));
+      expect(await store.count('big', { first: 1000 })).toBe(200);
+    }, 20_000);
 
     it('given a member name MongoDB cannot store (a dot, a leading $), then apply rejects and writes nothing', async () => {
       const store = await connect();
@@ -128,9 +137,11 @@ describeWithServer(MONGODB_SERVER, 'MongoReadStore', (url) => {
     });
 
     it('given a connected store, when it closes, then its own connection is closed', async () => {
-      const store = await MongoReadStore.connect(url, { database: uniqueDatabase() });
+      const database = uniqueDatabase();
+      const store = await MongoReadStore.connect(url, { database });
       await store.close();
       await expect(store.get('cases', 'c')).rejects.toThrow();
+      await admin.db(database).dropDatabase();
     });
   });
 
@@ -184,7 +195,11 @@ describeWithServer(MONGODB_SERVER, 'MongoReadStore', (url) => {
       expect(await paused.get('c', 'x')).toBeNull();
       expect(await paused.getCheckpoint('p@g1')).toBeNull();
 
-      await taking.apply([{ ...write, data: { by: 'b' } }], { projector: 'p@g1', position: 5, fence: newGrant });
+      await taking.apply([{ ...write, data: { by: 'b' } }], {
+        projector: 'p@g1',
+        position: 5,
+        fence: newGrant,
+      });
       expect((await paused.get('c', 'x'))?.data).toEqual({ by: 'b' });
       expect(await paused.getCheckpoint('p@g1')).toBe(5);
     });
@@ -225,10 +240,17 @@ describeWithServer(MONGODB_SERVER, 'MongoReadStore', (url) => {
       const oldGrant = (await stale.leases().acquire('p@g1', 'a', 1000))!;
       now += 5000;
       const newGrant = (await taking.leases().acquire('p@g1', 'b', 1000))!;
-      await taking.apply([upsert('c', 'x', 8, { v: 8 })], { projector: 'p@g1', position: 10, fence: newGrant });
+      await taking.apply([upsert('c', 'x', 8, { v: 8 })], {
+        projector: 'p@g1',
+        position: 10,
+        fence: newGrant,
+      });
 
       // The window: the stale instance's check ran before the takeover, so it sees its own grant.
-      await admin.db(database).collection(LEASES_COLLECTION).deleteOne({ name: 'p@g1', epoch: newGrant.epoch });
+      await admin
+        .db(database)
+        .collection(LEASES_COLLECTION)
+        .deleteOne({ name: 'p@g1', epoch: newGrant.epoch });
       now -= 4500;
       await expect(
         stale.apply([upsert('c', 'x', 5, { v: 5 })], { projector: 'p@g1', position: 12, fence: oldGrant }),
@@ -248,7 +270,12 @@ describeWithServer(MONGODB_SERVER, 'MongoReadStore', (url) => {
     });
 
     it('given a free lease, when acquired, then the grant has epoch 1 and expires after the ttl', async () => {
-      expect(await leases.acquire('p', 'a', 1000)).toEqual({ name: 'p', owner: 'a', epoch: 1, expiresAt: now + 1000 });
+      expect(await leases.acquire('p', 'a', 1000)).toEqual({
+        name: 'p',
+        owner: 'a',
+        epoch: 1,
+        expiresAt: now + 1000,
+      });
     });
 
     it('given a live lease of another owner, when acquiring, then the result is null', async () => {
@@ -306,7 +333,9 @@ describeWithServer(MONGODB_SERVER, 'MongoReadStore', (url) => {
       );
       await managers[0]!.acquire('p', 'holder', 1000);
       now += 1000;
-      const grants = await Promise.all(managers.map((manager, i) => manager.acquire('p', `owner-${i}`, 1000)));
+      const grants = await Promise.all(
+        managers.map((manager, i) => manager.acquire('p', `owner-${i}`, 1000)),
+      );
       const won = grants.filter((grant): grant is LeaseGrant => grant !== null);
       expect(won).toHaveLength(1);
       expect(won[0]!.epoch).toBe(2);
@@ -314,7 +343,12 @@ describeWithServer(MONGODB_SERVER, 'MongoReadStore', (url) => {
   });
 });
 
-function upsert(collection: string, id: string, position: number, data: object): Change {
+function upsert(
+  collection: string,
+  id: string,
+  position: number,
+  data: object,
+): Extract<Change, { kind: 'upsert' }> {
   return { kind: 'upsert', collection, id, position, data };
 }
 
@@ -327,7 +361,7 @@ async function walk(
   const seen: string[] = [];
   let cursor: string | null = null;
   for (let pages = 0; pages < 1000; pages++) {
-    const page = await store.find(collection, { limit, sort, cursor });
+    const page: Page<unknown> = await store.find(collection, { limit, sort, cursor });
     seen.push(...page.items.map((item) => item.id));
     if (page.nextCursor === null) return seen;
     cursor = page.nextCursor;
@@ -354,7 +388,14 @@ function randomBatches(seed: number, count: number, size: number): Change[][] {
       const roll = next(10);
       if (roll < 2) return { kind: 'delete', collection, id, position };
       if (roll < 5) return upsert(collection, id, position, { n: next(100), label: `v${position}` });
-      return { kind: 'increment', collection, id, position, field: next(2) ? 'n' : 'totals.seen', by: next(5) - 1.5 };
+      return {
+        kind: 'increment',
+        collection,
+        id,
+        position,
+        field: next(2) ? 'n' : 'totals.seen',
+        by: next(5) - 1.5,
+      };
     }),
   );
 }
@@ -362,5 +403,9 @@ function randomBatches(seed: number, count: number, size: number): Change[][] {
 /** What a reader sees of the test collections and checkpoint. */
 async function dump(store: ReadStore) {
   const read = async (collection: string) => (await store.find(collection, { limit: 1000 })).items;
-  return { stats: await read('stats'), cases: await read('cases'), checkpoint: await store.getCheckpoint('stats') };
+  return {
+    stats: await read('stats'),
+    cases: await read('cases'),
+    checkpoint: await store.getCheckpoint('stats'),
+  };
 }

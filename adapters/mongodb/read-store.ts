@@ -22,7 +22,13 @@ import {
   pageSize,
   sortLabel,
 } from '../shared/read-store-validation';
-import { type DocumentState, incrementTargets, type PlannedWrite, planWrites, type StoredStates } from './batch-plan';
+import {
+  type DocumentState,
+  incrementTargets,
+  type PlannedWrite,
+  planWrites,
+  type StoredStates,
+} from './batch-plan';
 import {
   afterCursor,
   cursorValueOf,
@@ -51,14 +57,15 @@ import { duplicateKeyWrites, isDuplicateKey, isNamespaceNotFound } from './mongo
  *
  * `apply` computes each changed document's state after the batch (`batch-plan.ts`), which is how a
  * batch is validated in full, increment targets included, before the first write; then it writes
- * each state as a replacement guarded by `position < p` (an upsert), and stores the checkpoint last.
- * Only the order of changes to one document matters to the position guard, and it is kept by
- * computing the state; without transactions, no reader could rely on the order across documents.
+ * each state (an insert, or a replacement guarded by `position < p`) and stores the checkpoint last.
+ * Only the order of changes to one document matters to the position guard, and computing the state
+ * keeps it; without transactions no reader could rely on the order of writes across documents.
  *
  * FerretDB v1 (SQLite backend) runs an update as a query followed by a separate write (FerretDB
  * issue #3040), so a single-document update is not atomic against a concurrent writer of the same
  * document. Hence the design: inserts (atomic everywhere) arbitrate leases; writes are whole,
- * idempotent states, so concurrent appliers of the same batch converge; a projector has one writer.
+ * idempotent states, so concurrent appliers of the same batch converge; in single-writer mode a
+ * projector has one writer. On MongoDB every one of these updates is atomic.
  */
 
 export interface MongoReadStoreOptions {
@@ -83,6 +90,11 @@ const COLLECTION_PREFIX = 'read.';
 const CHECKPOINTS_COLLECTION = 'checkpoints';
 const DEFAULT_DATABASE = 'gov';
 const DOCUMENT_FIELDS = { position: 1, data: 1 } as const;
+/**
+ * FerretDB v1.24 never answers an `update` command whose statements match 100 documents or more
+ * (the connection just hangs), so replacements are sent in smaller commands.
+ */
+const REPLACEMENTS_PER_COMMAND = 50;
 /** A counter update that keeps meeting a concurrent change (creation, reset) gives up eventually. */
 const COUNTER_ATTEMPTS = 10;
 
@@ -217,13 +229,14 @@ export class MongoReadStore implements ReadStore {
     const documents = this.documents(collection);
     return this.counters.run(`${collection}\u0000${id}`, async () => {
       for (let attempt = 0; attempt < COUNTER_ATTEMPTS; attempt++) {
-        const value = await addToCounter(documents, id, by);
+        const value = await addToCounter(documents, collection, id, by);
         if (value !== null) return value;
       }
       throw new Error(`Counter ${collection}/${id} kept changing concurrently; try again`);
     });
   }
 
+  /** Dropping takes the collection's indexes too; projectors declare theirs again when they start. */
   async dropCollections(collections: readonly string[]): Promise<void> {
     const names = collections.map(collectionName);
     for (const name of names) {
@@ -269,28 +282,32 @@ export class MongoReadStore implements ReadStore {
       list.push(write);
       byCollection.set(write.collection, list);
     }
-    for (const [collection, list] of byCollection) await this.replaceOlder(collection, list);
+    for (const [collection, list] of byCollection) await this.writeCollectionStates(collection, list);
   }
 
   /**
-   * An upsert guarded by `position < p` meets E11000 when the document exists at ≥ p (a replay: skip)
-   * or when another writer inserted it between our query and our insert (an upsert race). Those are
-   * tried once more: the document now exists, so a second E11000 can only mean it is at ≥ p.
+   * Inserts first: a document never stored is written by the insert, and one that exists meets
+   * E11000 and then gets the replacement guarded by `position < p`, which matches nothing when the
+   * stored document is at ≥ p (a replay, or another instance's identical write). No upsert race: a
+   * document that met E11000 exists, and documents are never removed but by `dropCollections`.
+   * (FerretDB v1 also runs each update as a scan of the collection, where a batch insert is cheap.)
    */
-  private async replaceOlder(collection: string, writes: readonly PlannedWrite[]): Promise<void> {
+  private async writeCollectionStates(collection: string, writes: readonly PlannedWrite[]): Promise<void> {
     const documents = this.documents(collection);
-    let pending = writes;
-    for (let attempt = 0; attempt < 2 && pending.length > 0; attempt++) {
-      const operations = pending.map(({ id, state }) => ({
-        replaceOne: { filter: { _id: id, position: { $lt: state.position } }, replacement: state, upsert: true },
+    let existing: PlannedWrite[] = [];
+    try {
+      await documents.insertMany(
+        writes.map(({ id, state }) => ({ _id: id, ...state })),
+        { ordered: false },
+      );
+    } catch (error) {
+      existing = duplicateKeyWrites(error).map((index) => writes[index]!);
+    }
+    for (let start = 0; start < existing.length; start += REPLACEMENTS_PER_COMMAND) {
+      const operations = existing.slice(start, start + REPLACEMENTS_PER_COMMAND).map(({ id, state }) => ({
+        replaceOne: { filter: { _id: id, position: { $lt: state.position } }, replacement: state },
       }));
-      try {
-        await documents.bulkWrite(operations, { ordered: false });
-        return;
-      } catch (error) {
-        const sent = pending;
-        pending = duplicateKeyWrites(error).map((index) => sent[index]!);
-      }
+      await documents.bulkWrite(operations, { ordered: false });
     }
   }
 
@@ -308,7 +325,8 @@ export class MongoReadStore implements ReadStore {
         return;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
-        // Created concurrently (try again: the update now matches), or kept by a newer epoch.
+        // Created concurrently (try again: the update now matches), or kept by a newer epoch: then
+        // this instance is fenced out (its writes above were replays the new owner makes too).
         if (fence && (await this.checkpointHasNewerFence(projector, fence))) {
           throw new FencedOutError(fence.name, fence.epoch);
         }
@@ -324,7 +342,12 @@ export class MongoReadStore implements ReadStore {
 }
 
 /** The counter's new value, or null when its document changed under us (the caller tries again). */
-async function addToCounter(documents: Collection<DocumentRecord>, id: string, by: number): Promise<number | null> {
+async function addToCounter(
+  documents: Collection<DocumentRecord>,
+  collection: string,
+  id: string,
+  by: number,
+): Promise<number | null> {
   // No projection: FerretDB v1 does not implement findAndModify's `fields`.
   const updated = await documents.findOneAndUpdate(
     { _id: id, deleted: false, 'data.value': { $type: 'number' } },
@@ -344,7 +367,7 @@ async function addToCounter(documents: Collection<DocumentRecord>, id: string, b
   }
   const value = stored.deleted ? undefined : stored.data.value;
   if (value !== undefined && typeof value !== 'number') {
-    throw new Error(`Counter ${documents.collectionName}/${id} holds a non-numeric value; cannot increment it`);
+    throw new Error(`Counter ${collection}/${id} holds a non-numeric value; cannot increment it`);
   }
   // A tombstone starts again from nothing (its position stays); a live document gains the member.
   const replaced = stored.deleted

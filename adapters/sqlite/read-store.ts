@@ -10,7 +10,13 @@ import type {
   Scalar,
   StoredDocument,
 } from '../../ports/read-store';
-import { type CursorState, type CursorValue, decodeCursor, encodeCursor, queryShape } from '../shared/read-cursor';
+import {
+  type CursorState,
+  type CursorValue,
+  decodeCursor,
+  encodeCursor,
+  queryShape,
+} from '../shared/read-cursor';
 import {
   assertFinite,
   assertValidBatch,

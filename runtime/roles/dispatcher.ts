@@ -3,7 +3,7 @@ import type { Config } from '../config';
 import { startDispatcher } from '../dispatcher';
 import { createOpsApp } from '../http/app';
 import { listen } from '../http/listen';
-import { openBus, readStoreLocation } from '../stores';
+import { assertDispatchOrder, openBus, readStoreLocation } from '../stores';
 import { startFollowerServices } from './follower-services';
 import { httpBanner, type RunningRole, runRole } from './role-process';
 
@@ -19,6 +19,7 @@ export async function startDispatcherRole(config: Config, logger: Logger): Promi
     metrics: services.metrics,
   });
   services.bindings.bus = bus.binding;
+  assertDispatchOrder(bus);
   const dispatcher = await startDispatcher({
     services,
     bus: bus.bus,

@@ -57,12 +57,13 @@ export function runRole(name: string, start: (config: Config, logger: Logger) =>
   );
 }
 
-/** The banner lines every process prints for its HTTP port. */
+/** The banner lines every process prints for its HTTP port (`url`: the public URL used in links). */
 export function httpBanner(config: Config, url: string, port: number): string[] {
+  const local = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
   return [
-    `listening on ${config.host}:${port}`,
-    `health      ${url}/health`,
-    `metrics     ${url}/v1/metrics`,
+    `listening on ${config.host}:${port} (public URL ${url})`,
+    `health      ${local}/health`,
+    `metrics     ${local}/v1/metrics`,
     `data        ${config.dataDir}`,
   ];
 }

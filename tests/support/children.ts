@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 
 export const REPO_ROOT = path.resolve(__dirname, '../..');
@@ -98,4 +100,13 @@ export async function waitForLines(out: string[], count: number, timeoutMs = 15_
       throw new Error(`child printed ${out.length} of ${count} lines in ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+}
+
+/** A TCP port free on 127.0.0.1 right now (for a child process to listen on). */
+export async function freePort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

@@ -5,7 +5,7 @@
  * interleaved in `$all`, reads from a position that include it, catch-up subscriptions that start
  * after it, server-side filters on one field, and the client's own error classes. It lets the
  * adapter's logic (id claims, retries, filters, batching) run here; only a real server (see
- * event-store.test.ts) proves the imitation right.
+ * adapters/eventstoredb/event-store.test.ts) proves the imitation right.
  */
 import { randomUUID } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
@@ -18,7 +18,7 @@ import {
   StreamNotFoundError,
   WrongExpectedVersionError,
 } from '@eventstore/db-client';
-import type { EsdbRecord } from './mapping';
+import type { EsdbRecord } from '../../adapters/eventstoredb/mapping';
 
 interface FakeRecord extends EsdbRecord {
   position: Position;
