@@ -17,7 +17,7 @@ export const TIER_LIMITS: Readonly<Record<Tier, TierLimits>> = {
   // L2's allowance "depends on credit balance": an operator sets it with `gov tenant tier --daily-leaf-limit`.
   L2: { requestsPerMinute: 300, leavesPerDay: 10_000, trial: null, closedLoop: true },
   'L2+': { requestsPerMinute: 1000, leavesPerDay: null, trial: null, closedLoop: true },
-  // "Custom": the default below, raised per deployment with GOV_L4_REQUESTS_PER_MINUTE.
+  // "Custom" in the spec: this default until per-deployment limits exist.
   L4: { requestsPerMinute: 10_000, leavesPerDay: null, trial: null, closedLoop: true },
 };
 
