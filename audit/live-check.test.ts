@@ -124,6 +124,7 @@ function publishedLog(f: Fixture, t: Tampering = {}): PublishedLog {
       return t.tile && level === 0 ? t.tile(index, width, honest) : honest;
     },
     leafByHash: async (hash) => leaves.get(hash) ?? null,
+    leafIndexByHash: (hash) => leaves.get(hash)?.leaf_index ?? null,
     leafByIndex: async (index) => leaves.get(toHex(f.leafHashes[index]!)) ?? null,
   };
 }

@@ -24,6 +24,7 @@ export {
   SIGNATURE_TYPE_ED25519,
 } from './key-format';
 export { exportSignerKey, generateKeyPair, loadSignerKey, loadVerifierKey, NoteSigner } from './keys';
+export { LeafHashIndex } from './leaf-hash-index';
 export { type Note, NoteFormatError, type NoteSignature, parseNote } from './note';
 export { EMPTY_TREE_ROOT, isValidSubtree } from './proof-programs';
 export { consistencyProof, inclusionProof, type NodeSource } from './proofs';

@@ -112,6 +112,7 @@ function laxPublishedLog(f: Fixture): PublishedLog {
     consistencyProof: (from, to) => f.tiles.consistencyProof(from, to),
     tile: (level, index, width) => f.tiles.tile(level, index, width),
     leafByHash: async (hash) => byHash.get(hash) ?? null,
+    leafIndexByHash: (hash) => byHash.get(hash)?.leaf_index ?? null,
     leafByIndex: async (index) => f.leaves[index] ?? null,
   };
 }

@@ -34,7 +34,7 @@ const CACHE_IMMUTABLE = 'public, max-age=31536000, immutable';
 const CACHE_PARTIAL = 'public, max-age=60';
 /** The latest tree head moves: caches must revalidate (tlog-tiles: no caching beyond a few seconds). */
 const CACHE_LATEST = 'no-cache';
-const JSON_TYPE = 'application/json; charset=utf-8';
+export const JSON_TYPE = 'application/json; charset=utf-8';
 /** Entry bundles at or above this size are gzipped when the client accepts it (tlog-tiles SHOULD). */
 const GZIP_MIN_BYTES = 1024;
 
@@ -62,16 +62,16 @@ export function logRoutes(log: PublishedLog, options: LogRoutesOptions = {}): Ro
     res.status(204).end();
   });
 
-  // The hot path, so matched first: one lookup, one proof, and the JSON written by hand (every value
-  // is a number or hex).
+  // The hot path, so matched first: one lookup in memory, one proof, and the JSON written by hand
+  // (every value is a number or hex).
   router.get('/proof', async (req: Request, res: Response) => {
     const query = parseQuery(req, res, PROOF_QUERY);
     if (!query) return;
     const hash = query.leaf_hash;
     const sth = log.latest().sth;
     const latest = sth.tree_size;
-    const leaf = await log.leafByHash(hash);
-    if (!leaf || leaf.leaf_index >= latest) {
+    const index = log.leafIndexByHash(hash);
+    if (index === null || index >= latest) {
       sendError(
         res,
         404,
@@ -80,7 +80,6 @@ export function logRoutes(log: PublishedLog, options: LogRoutesOptions = {}): Ro
       );
       return;
     }
-    const index = leaf.leaf_index;
     const size = query.tree_size ?? latest;
     if (size <= index || size > latest) {
       const range = `between ${index + 1} and ${latest}`;
@@ -93,11 +92,7 @@ export function logRoutes(log: PublishedLog, options: LogRoutesOptions = {}): Ro
       );
       return;
     }
-    const root = size === latest ? sth.root_hash : hex(log.root(size));
-    sendJson(
-      res,
-      `{"leaf_index":${index},"leaf_hash":"${hash}","tree_size":${size},"root_hash":"${root}","audit_path":${hexArray(log.inclusionProof(index, size))}}`,
-    );
+    sendJson(res, inclusionProofJson(log, hash, index, size));
   });
 
   router.get('/sth', async (req: Request, res: Response) => {
@@ -388,6 +383,18 @@ function sizeRange(size: number): string {
 }
 
 // ---- Output ----------------------------------------------------------------------------------------
+
+/** The body of `GET /proof`: leaf `index` (hash `leafHashHex`) in the signed tree of `size`. */
+export function inclusionProofJson(
+  log: PublishedLog,
+  leafHashHex: string,
+  index: number,
+  size: number,
+): string {
+  const sth = log.latest().sth;
+  const root = size === sth.tree_size ? sth.root_hash : hex(log.root(size));
+  return `{"leaf_index":${index},"leaf_hash":"${leafHashHex}","tree_size":${size},"root_hash":"${root}","audit_path":${hexArray(log.inclusionProof(index, size))}}`;
+}
 
 function sendJson(res: Response, json: string): void {
   res.setHeader('Content-Type', JSON_TYPE);

@@ -51,5 +51,10 @@ export interface PublishedLog {
   /** C2SP tile hashes (`width` × 32 bytes) within the latest signed size. */
   tile(level: number, index: number, width: number): Uint8Array;
   leafByHash(leafHashHex: string): Promise<LeafView | null>;
+  /**
+   * The index of the leaf with this hash within the latest signed size, from memory (the proof
+   * route's lookup: no store read, no record parsed), or null.
+   */
+  leafIndexByHash(leafHashHex: string): number | null;
   leafByIndex(index: number): Promise<LeafView | null>;
 }

@@ -6,7 +6,7 @@ import { ProjectionSupervisor } from '../projectors/supervisor';
 import { composeServices } from './compose-services';
 import type { Config } from './config';
 import { type RunningDispatcher, startDispatcher } from './dispatcher';
-import { createApp } from './http/app';
+import { createRequestHandler } from './http/app';
 import { listen } from './http/listen';
 import { openServerKeyring } from './keyring';
 import { createLogger } from './logger';
@@ -91,7 +91,7 @@ export async function startEmbedded(
     bindings: { event_store: events.binding, read_store: read.binding, bus: bus.binding },
   });
   await log.start();
-  const http = await listen(createApp(services), config);
+  const http = await listen(createRequestHandler(services), config);
   if (config.port === 0) {
     // With port 0 the public URL in links and payloads is only known now.
     services.config = { ...config, port: http.port, publicUrl: http.url };

@@ -1,4 +1,4 @@
-import { addSignatureLines, toHex } from '../merkle-core';
+import { addSignatureLines, fromHex, LeafHashIndex, toHex } from '../merkle-core';
 import { governanceProjection, LEAVES } from '../projectors/governance';
 import type { LogSource } from '../projectors/log-source';
 import {
@@ -28,6 +28,7 @@ interface WitnessedHead {
  */
 export class SequencedLog implements PublishedLog {
   private witnessed: WitnessedHead | null = null;
+  private readonly hashIndex = new LeafHashIndex((index) => this.sequencer.log.leafHash(index));
 
   constructor(
     private readonly sequencer: LogSource,
@@ -110,6 +111,14 @@ export class SequencedLog implements PublishedLog {
     const doc = await this.readModels.get<LeafView>(governanceProjection, LEAVES, leafHashHex);
     if (!doc || doc.data.leaf_index >= this.latest().sth.tree_size) return null;
     return doc.data;
+  }
+
+  leafIndexByHash(leafHashHex: string): number | null {
+    const latest = this.latest().sth.tree_size;
+    // Indexed up to the signed size only: a leaf not yet under a head is not in the log.
+    this.hashIndex.extendTo(latest);
+    const index = this.hashIndex.find(fromHex(leafHashHex));
+    return index !== null && index < latest ? index : null;
   }
 
   async leafByIndex(index: number): Promise<LeafView | null> {

@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto';
+import type http from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { governanceCommandRoutes } from '../../command-api/governance-routes';
 import { commandRoutes } from '../../command-api/routes';
@@ -7,6 +8,7 @@ import { witnessCommandRoutes } from '../../command-api/witness-routes';
 import { governanceReadRoutes } from '../../read-api/governance-routes';
 import { logRoutes } from '../../read-api/log-routes';
 import { openApiRoutes } from '../../read-api/openapi';
+import { proofFastPath } from '../../read-api/proof-fast-path';
 import { readRoutes } from '../../read-api/routes';
 import { webhookReadRoutes } from '../../read-api/webhook-routes';
 import { retiredKeysAnswer } from '../key-history';
@@ -21,9 +23,26 @@ import { sendError, sendInvalid } from './errors';
  */
 export type ServedSide = 'all' | 'commands' | 'reads';
 
+/**
+ * What a process's HTTP server runs: the fast path of the public log's hottest route (reads side),
+ * then the Express application.
+ */
+export function createRequestHandler(services: Services, side: ServedSide = 'all'): http.RequestListener {
+  const app = createApp(services, side);
+  if (side === 'commands') return app;
+  const fast = proofFastPath({ log: services.log, metrics: services.metrics, logger: services.logger });
+  return (req, res) => {
+    if (!fast(req, res)) app(req, res);
+  };
+}
+
 /** The HTTP application: command and read routes behind shared middleware. */
 export function createApp(services: Services, side: ServedSide = 'all'): express.Express {
   const app = baseApp(services);
+  // The public log first: its proof and tile routes are the hottest, and a path-mounted router is
+  // skipped at once by every other request.
+  if (side !== 'commands')
+    app.use('/gov/v1/log', logRoutes(services.log, { extraKeys: () => publishedKeys(services) }));
   app.use(readRoutes(services));
   if (side !== 'reads') {
     app.use(commandRoutes(services));
@@ -34,7 +53,6 @@ export function createApp(services: Services, side: ServedSide = 'all'): express
   if (side !== 'commands') {
     app.use(governanceReadRoutes(services));
     app.use(webhookReadRoutes(services));
-    app.use('/gov/v1/log', logRoutes(services.log, { extraKeys: () => publishedKeys(services) }));
     app.use(openApiRoutes(services));
   }
   return finish(app, services, side);

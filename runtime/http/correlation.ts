@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 
-const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** A client's own `X-Correlation-Id`, echoed when well-formed (otherwise a new UUID is given). */
+export const CLIENT_CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Gives every request a correlation id (the client's `X-Correlation-Id` when well-formed, else a new
@@ -11,7 +12,7 @@ const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function correlation(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const offered = req.get('x-correlation-id');
-    const id = offered && CLIENT_ID.test(offered) ? offered : randomUUID();
+    const id = offered && CLIENT_CORRELATION_ID.test(offered) ? offered : randomUUID();
     res.locals.correlationId = id;
     res.locals.logger = logger.child({ correlation_id: id });
     res.setHeader('X-Correlation-Id', id);

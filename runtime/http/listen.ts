@@ -1,6 +1,5 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type express from 'express';
 import type { Config } from '../config';
 
 export interface Listening {
@@ -12,9 +11,9 @@ export interface Listening {
   close(): Promise<void>;
 }
 
-/** Serves `app` on GOV_HOST:GOV_PORT with the timeouts every process of the service uses. */
-export async function listen(app: express.Express, config: Config): Promise<Listening> {
-  const server = http.createServer(app);
+/** Serves `handler` on GOV_HOST:GOV_PORT with the timeouts every process of the service uses. */
+export async function listen(handler: http.RequestListener, config: Config): Promise<Listening> {
+  const server = http.createServer(handler);
   // Slow clients must not hold connections forever.
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import { createApp, type ServedSide } from '../http/app';
+import { createRequestHandler, type ServedSide } from '../http/app';
 import { listen } from '../http/listen';
 import { startFollowerServices } from './follower-services';
 import { httpBanner, type RunningRole } from './role-process';
@@ -17,7 +17,7 @@ export async function startApiRole(
   logger: Logger,
 ): Promise<RunningRole> {
   const follower = await startFollowerServices(config, logger);
-  const http = await listen(createApp(follower.services, side), config);
+  const http = await listen(createRequestHandler(follower.services, side), config);
   return {
     banner: httpBanner(config, http.url, http.port),
     async close() {
