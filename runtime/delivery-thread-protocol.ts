@@ -1,10 +1,17 @@
 /** The messages between the server's main thread and its delivery thread (runtime/delivery-thread.ts). */
 import type { AttemptRecord, DeliveryStatus } from '../projectors/dispatcher/delivery-worker';
 import type { DeliveryView } from '../projectors/dispatcher/dispatcher-projection';
+import type { Config } from './config';
 import type { ReadStoreLocation } from './stores';
 
 export interface ThreadSettings {
   readStore: ReadStoreLocation;
+  /**
+   * When set, the thread also consumes the bus and projects the owed deliveries (the dispatcher
+   * projection), with its own connections to the stores the configuration names: none of that work
+   * runs on the admission path's thread.
+   */
+  consume: { config: Config } | null;
   collections: { webhooks: string; deliveries: string };
   allow: string[];
   secretKey: Uint8Array;

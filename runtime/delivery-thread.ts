@@ -5,18 +5,53 @@
  * turns its attempt reports into metrics.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { ReadStore } from '../ports/read-store';
 import { DeliveryWorker } from '../projectors/dispatcher/delivery-worker';
-import type { DeliveryView } from '../projectors/dispatcher/dispatcher-projection';
+import { DispatcherConsumer } from '../projectors/dispatcher/dispatcher-consumer';
+import {
+  type DeliveryView,
+  dispatcherProjection,
+  WEBHOOK_DELIVERIES,
+} from '../projectors/dispatcher/dispatcher-projection';
 import { TargetGuard } from '../projectors/dispatcher/target-guard';
+import type { Config } from './config';
 import type { ThreadReport, ThreadRequest, ThreadSettings } from './delivery-thread-protocol';
+import { DISPATCHER_GENERATION } from './dispatcher';
 import { createLogger } from './logger';
-import { openReadStore } from './stores';
+import { openBus, openEventStore, openReadStore } from './stores';
 
 const settings = workerData as ThreadSettings;
 const port = parentPort!;
 const renders = new Map<number, { resolve(body: string): void; reject(error: Error): void }>();
 let nextRender = 0;
 const send = (report: ThreadReport) => port.postMessage(report);
+
+let stopConsuming: (() => Promise<void>) | null = null;
+
+/** The dispatcher projection on this thread: bus → owed deliveries in the read store → wake the worker. */
+async function startConsuming(config: Config, readStore: ReadStore, worker: DeliveryWorker) {
+  const logger = createLogger(settings.logLevel);
+  const events = await openEventStore(config);
+  const bus = await openBus(config, events.store, readStore, { logger });
+  const consumer = new DispatcherConsumer({
+    bus: bus.bus,
+    readStore,
+    projection: dispatcherProjection({ publicUrl: config.publicUrl }),
+    generation: DISPATCHER_GENERATION,
+    deliveries: WEBHOOK_DELIVERIES,
+    onQueued: () => worker.wake(),
+    // Webhook commands on the main thread wait for the tenant's progress in the read store.
+    recordProgress: true,
+  });
+  await consumer.start();
+  return {
+    async stop() {
+      await consumer.stop();
+      await bus.bus.close();
+      await events.store.close();
+    },
+  };
+}
 
 async function main(): Promise<void> {
   const { store: readStore } = await openReadStore(settings.readStore);
@@ -55,8 +90,8 @@ async function main(): Promise<void> {
         return;
       }
       case 'stop':
-        void worker
-          .stop()
+        void (stopConsuming ?? (async () => undefined))()
+          .then(() => worker.stop())
           .then(() => readStore.close())
           .then(() => send({ kind: 'stopped' }));
         return;
@@ -64,6 +99,10 @@ async function main(): Promise<void> {
   });
 
   await worker.start();
+  const consuming = settings.consume
+    ? await startConsuming(settings.consume.config, readStore, worker)
+    : null;
+  stopConsuming = consuming?.stop ?? null;
   send({ kind: 'started' });
 }
 

@@ -45,7 +45,12 @@ export interface DeliveryRunner {
 }
 
 export interface RunningDispatcher {
-  consumer: DispatcherConsumer;
+  /**
+   * The bus consumer, when it runs on this thread (in-process deliveries, tests with an injected
+   * clock); null when the delivery thread consumes. Webhook commands then wait for the tenant's
+   * progress in the read store.
+   */
+  consumer: DispatcherConsumer | null;
   worker: DeliveryRunner;
   fanout: FrameFanout;
   stop(): Promise<void>;
@@ -53,6 +58,7 @@ export interface RunningDispatcher {
 
 export interface DispatcherOptions {
   services: Services;
+  /** The bus the consumer reads when it runs on this thread (the delivery thread opens its own). */
   bus: Bus;
   /** Where the delivery thread opens its own connection to the read store. */
   readStore: ReadStoreLocation;
@@ -73,10 +79,13 @@ export async function startDispatcher({
   thread,
 }: DispatcherOptions): Promise<RunningDispatcher> {
   const render = (delivery: DeliveryView) => renderComplianceReport(services, delivery);
-  const worker = thread
-    ? await startDeliveryThread(services, readStore, render)
-    : await startInProcess(services, render);
   const fanout = new FrameFanout();
+  if (thread) {
+    // Consuming, projecting and delivering all run on the delivery thread, off the admission path.
+    const worker = await startDeliveryThread(services, readStore, render, { config: services.config });
+    return { consumer: null, worker, fanout, stop: () => worker.stop() };
+  }
+  const worker = await startInProcess(services, render);
   const consumer = new DispatcherConsumer({
     bus,
     readStore: services.readStore,
@@ -136,10 +145,12 @@ async function startDeliveryThread(
   services: Services,
   readStore: ReadStoreLocation,
   render: Render,
+  consume: ThreadSettings['consume'],
 ): Promise<DeliveryRunner> {
   const { config } = services;
   const settings: ThreadSettings = {
     readStore,
+    consume,
     collections: DISPATCHER_COLLECTIONS,
     allow: config.webhookAllow,
     secretKey: new Uint8Array(services.webhooks.secretKey as Uint8Array),

@@ -83,11 +83,14 @@ export async function startEmbedded(
     readStore,
     logSource: sequencer,
     awaitProjections: (position, eventTypes) => supervisor.waitForPosition(position, eventTypes),
-    // In process, events reach the dispatcher in global order; from Kafka's partitions only each
-    // tenant's are in order, so then the dispatcher's stored progress of the tenant is awaited.
-    awaitDispatcher: bus.needsForwarder
-      ? (position, tenantId) => remoteWaitsOn(readStore).awaitDispatcher(position, tenantId)
-      : (position) => dispatcherStarted.then((started) => started.consumer.waitForPosition(position)),
+    // A consumer on this thread is waited for in memory; the delivery thread's (the default) through
+    // the tenant's progress it stores.
+    awaitDispatcher: (position, tenantId) =>
+      dispatcherStarted.then((started) =>
+        started.consumer
+          ? started.consumer.waitForPosition(position)
+          : remoteWaitsOn(readStore).awaitDispatcher(position, tenantId),
+      ),
     bindings: { event_store: events.binding, read_store: read.binding, bus: bus.binding },
   });
   await log.start();
@@ -103,7 +106,6 @@ export async function startEmbedded(
     services,
     bus: bus.bus,
     readStore: location,
-    recordProgress: bus.needsForwarder,
     thread: options.clock === undefined,
   });
   resolveDispatcher(starting);

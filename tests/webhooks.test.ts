@@ -94,7 +94,7 @@ describe('webhooks over HTTP', () => {
 
   /** The dispatcher has projected everything committed, and the worker has made every due attempt. */
   const settleDispatcher = async () => {
-    await t.server.dispatcher.consumer.waitForPosition(await t.server.services.eventStore.headPosition());
+    await t.server.dispatcher.consumer!.waitForPosition(await t.server.services.eventStore.headPosition());
     await t.server.dispatcher.worker.runOnce();
   };
 
