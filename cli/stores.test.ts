@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../runtime/config';
-import { spawnGov } from '../tests/support/children';
+import { runGov } from '../tests/support/children';
 import { tempDir } from '../tests/support/temp-dir';
 import { UsageError } from './command';
 import { auditSourceOf, chooseEventStore, importRefusal, storeName } from './stores';
@@ -151,25 +151,7 @@ describe('an EventStoreDB that cannot be reached, through the gov CLI', () => {
 
   /** Runs gov with the folder as its data folder, no configured store of the test's own environment. */
   function gov(args: string[], env: NodeJS.ProcessEnv = {}) {
-    return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawnGov(args, {
-        GOV_DATA_DIR: folder.dir,
-        GOV_EVENT_STORE_FILE: '',
-        GOV_READ_STORE_FILE: '',
-        GOV_EVENT_STORE_URL: '',
-        ...env,
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-        stdout += chunk;
-      });
-      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-        stderr += chunk;
-      });
-      child.once('error', reject);
-      child.once('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    return runGov(args, { dataDir: folder.dir, env });
   }
 });
 

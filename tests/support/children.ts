@@ -37,10 +37,12 @@ export interface GovRun {
 
 export interface GovRunOptions {
   /**
-   * The data folder whose stores and keys the command uses (GOV_DATA_DIR). GOV_EVENT_STORE_FILE and
-   * GOV_READ_STORE_FILE are cleared, so a store file named in the test's own environment is never used.
+   * The data folder whose stores and keys the command uses (GOV_DATA_DIR). The other store variables
+   * are cleared, so a store named in the test's own environment is never used.
    */
   dataDir?: string;
+  /** More environment for the command, applied last. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -49,10 +51,18 @@ export interface GovRunOptions {
  * output still in the pipes is lost. Rejects only if the process cannot be started.
  */
 export function runGov(args: string[], options: GovRunOptions = {}): Promise<GovRun> {
-  const env =
-    options.dataDir === undefined
+  const env = {
+    ...(options.dataDir === undefined
       ? {}
-      : { GOV_DATA_DIR: options.dataDir, GOV_EVENT_STORE_FILE: '', GOV_READ_STORE_FILE: '' };
+      : {
+          GOV_DATA_DIR: options.dataDir,
+          GOV_EVENT_STORE_FILE: '',
+          GOV_READ_STORE_FILE: '',
+          GOV_EVENT_STORE_URL: '',
+          GOV_READ_STORE_URL: '',
+        }),
+    ...options.env,
+  };
   return new Promise((resolve, reject) => {
     const child = spawnGov(args, env);
     let stdout = '';
