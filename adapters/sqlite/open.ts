@@ -5,15 +5,26 @@ import Database from 'better-sqlite3';
 export type SqliteDatabase = Database.Database;
 
 /**
- * Opens a SQLite file for one of the embedded adapters: WAL so readers never block the writer,
- * `synchronous=FULL` so a commit is on disk (fsync of the WAL) before it is acknowledged, and a busy
- * timeout so several processes sharing the file (the topology test does) wait instead of failing.
+ * How a commit survives a power loss (a process crash loses nothing either way in WAL mode):
+ *   durable   `synchronous=FULL`: the WAL is fsynced before a commit returns (the event store: an
+ *             acknowledged event is never lost);
+ *   derived   `synchronous=NORMAL`: fsync at checkpoints only; a power loss may roll the newest commits
+ *             back, never corrupt the file (the read store: everything in it is derived from events,
+ *             and each change commits with the checkpoint of the events that caused it, so a rollback
+ *             is replayed; a rolled-back delivery attempt is sent again, which at-least-once allows).
  */
-export function openSqlite(file: string): SqliteDatabase {
+export type Durability = 'durable' | 'derived';
+
+/**
+ * Opens a SQLite file for one of the embedded adapters: WAL so readers never block the writer, the
+ * durability its content needs, and a busy timeout so several processes sharing the file (the topology
+ * test does) wait instead of failing.
+ */
+export function openSqlite(file: string, durability: Durability = 'durable'): SqliteDatabase {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
+  db.pragma(durability === 'durable' ? 'synchronous = FULL' : 'synchronous = NORMAL');
   db.pragma('busy_timeout = 10000');
   db.pragma('foreign_keys = ON');
   // Bigger page cache and memory-mapped reads: read-all and rebuild are read-heavy scans.

@@ -139,7 +139,7 @@ export class SqliteReadStore implements ReadStore {
   /** @param source a file path to open (`:memory:` works), or a database shared with other adapters. */
   constructor(source: string | SqliteDatabase) {
     this.ownsDatabase = typeof source === 'string';
-    this.db = typeof source === 'string' ? openSqlite(source) : source;
+    this.db = typeof source === 'string' ? openSqlite(source, 'derived') : source;
     this.db.exec(SCHEMA);
     this.statements = prepareAll(this.db);
     const isCurrentGrant = prepareFenceCheck(this.db);
