@@ -124,7 +124,12 @@ describeWithServers(
 
     /** The last lines each role printed, for a failure's message. */
     const roleLogs = () =>
-      roles.map((role) => `--- ${role.name}\n${role.output.join('').slice(-3000)}`).join('\n');
+      roles
+        .map((role) => {
+          const ended = role.child.exitCode ?? role.child.signalCode;
+          return `--- ${role.name}${ended === null ? '' : ` (ended: ${ended})`}\n${role.output.join('').slice(-3000)}`;
+        })
+        .join('\n');
 
     afterAll(async () => {
       for (const role of roles) role.child.kill('SIGKILL');
@@ -216,8 +221,15 @@ describeWithServers(
         Array.from({ length: ADMISSIONS }, (_, i) => i),
         12,
         async (i) => {
-          const res = await commands[i % 2]!.submitEvidence(tenant.api_key, validEvidence(`topology-${i}`));
-          if (res.status === 201) admitted.push(res.body);
+          const res = await commands[i % 2]!.submitEvidence(
+            tenant.api_key,
+            validEvidence(`topology-${i}`),
+          ).catch((error: Error) => ({
+            status: 0,
+            text: `${error.message} (${String(error.cause)})`,
+            body: null,
+          }));
+          if (res.status === 201) admitted.push(res.body!);
           else failures.push(`#${i}: ${res.status} ${res.text}`);
           if (admitted.length === ADMISSIONS / 3 && !faults) faults = injectFaults();
         },

@@ -17,6 +17,9 @@ export async function listen(handler: http.RequestListener, config: Config): Pro
   // Slow clients must not hold connections forever.
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
+  // Idle keep-alive connections stay open longer than clients keep idle sockets (undici: 4 s, load
+  // balancers: 60 s), so a client never sends a request on a socket the server is closing.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, resolve);
