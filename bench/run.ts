@@ -4,12 +4,16 @@ import path from 'node:path';
 import { admissionBench } from './admission.bench';
 import { auditBench } from './audit.bench';
 import { eventStoreBench } from './event-store.bench';
+import { type BenchReport, benchmarksMarkdown } from './markdown';
 import { merkleBench } from './merkle.bench';
 import type { BenchRow, BenchSuite } from './report';
 import { printTable } from './table';
 import { webhookBench } from './webhooks.bench';
 
-/** `npm run bench [suite…]`: runs the benchmarks, prints a table, writes bench/results/latest.json. */
+/**
+ * `npm run bench [suite…]`: runs the benchmarks, prints a table, writes bench/results/latest.json and
+ * BENCHMARKS.md.
+ */
 const suites: Record<string, BenchSuite> = {
   'event-store': eventStoreBench,
   merkle: merkleBench,
@@ -29,7 +33,7 @@ async function main(): Promise<void> {
     rows.push(...(await suite()));
   }
   printTable(rows);
-  const report = {
+  const report: BenchReport = {
     date: new Date().toISOString(),
     command: `npm run bench${wanted.length ? ` -- ${wanted.join(' ')}` : ''}`,
     machine: {
@@ -44,6 +48,9 @@ async function main(): Promise<void> {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   process.stderr.write(`wrote ${path.relative(process.cwd(), path.join(dir, 'latest.json'))}\n`);
+  const markdown = path.resolve(__dirname, '../../BENCHMARKS.md');
+  fs.writeFileSync(markdown, benchmarksMarkdown(report));
+  process.stderr.write(`wrote ${path.relative(process.cwd(), markdown)}\n`);
 }
 
 main().catch((error) => {
