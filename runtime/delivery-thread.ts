@@ -18,7 +18,7 @@ import type { Config } from './config';
 import type { ThreadReport, ThreadRequest, ThreadSettings } from './delivery-thread-protocol';
 import { DISPATCHER_GENERATION } from './dispatcher';
 import { createLogger } from './logger';
-import { openBus, openEventStore, openReadStore } from './stores';
+import { assertDispatchOrder, openBus, openEventStore, openReadStore } from './stores';
 
 const settings = workerData as ThreadSettings;
 const port = parentPort!;
@@ -33,6 +33,7 @@ async function startConsuming(config: Config, readStore: ReadStore, worker: Deli
   const logger = createLogger(settings.logLevel);
   const events = await openEventStore(config);
   const bus = await openBus(config, events.store, readStore, { logger });
+  assertDispatchOrder(bus);
   const consumer = new DispatcherConsumer({
     bus: bus.bus,
     readStore,

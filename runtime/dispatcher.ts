@@ -58,8 +58,8 @@ export interface RunningDispatcher {
 
 export interface DispatcherOptions {
   services: Services;
-  /** The bus the consumer reads when it runs on this thread (the delivery thread opens its own). */
-  bus: Bus;
+  /** The bus the consumer reads when it runs on this thread; the delivery thread opens its own. */
+  bus?: Bus;
   /** Where the delivery thread opens its own connection to the read store. */
   readStore: ReadStoreLocation;
   /** Record per-tenant progress for webhook commands answered by other processes (topology). */
@@ -85,6 +85,7 @@ export async function startDispatcher({
     const worker = await startDeliveryThread(services, readStore, render, { config: services.config });
     return { consumer: null, worker, fanout, stop: () => worker.stop() };
   }
+  if (!bus) throw new Error('a dispatcher consuming on this thread needs the bus');
   const worker = await startInProcess(services, render);
   const consumer = new DispatcherConsumer({
     bus,

@@ -3,7 +3,7 @@ import type { Config } from '../config';
 import { startDispatcher } from '../dispatcher';
 import { createOpsApp } from '../http/app';
 import { listen } from '../http/listen';
-import { assertDispatchOrder, openBus, readStoreLocation } from '../stores';
+import { readStoreLocation } from '../stores';
 import { startFollowerServices } from './follower-services';
 import { httpBanner, type RunningRole, runRole } from './role-process';
 
@@ -14,15 +14,10 @@ import { httpBanner, type RunningRole, runRole } from './role-process';
 export async function startDispatcherRole(config: Config, logger: Logger): Promise<RunningRole> {
   const follower = await startFollowerServices(config, logger);
   const { services } = follower;
-  const bus = await openBus(config, services.eventStore, services.readStore, {
-    logger,
-    metrics: services.metrics,
-  });
-  services.bindings.bus = bus.binding;
-  assertDispatchOrder(bus);
+  services.bindings.bus = config.kafka ? 'kafka' : 'in-process';
+  // The delivery thread opens the bus it consumes (and checks its order); this thread needs none.
   const dispatcher = await startDispatcher({
     services,
-    bus: bus.bus,
     readStore: readStoreLocation(config),
     recordProgress: true,
     thread: true,
@@ -33,7 +28,6 @@ export async function startDispatcherRole(config: Config, logger: Logger): Promi
     async close() {
       await http.close();
       await dispatcher.stop();
-      await bus.bus.close();
       await follower.close();
     },
   };
