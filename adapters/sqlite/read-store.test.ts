@@ -88,6 +88,37 @@ describe('SqliteReadStore (SQLite specifics)', () => {
     expect(detail).not.toContain('TEMP B-TREE');
   });
 
+  it('given an index on a member and only a range on it, then a find after a position reads through the index, not the whole collection', async () => {
+    await store.ensureIndex({ collection: 'queue', fields: ['n'] });
+    await store.apply(upserts('queue', 2000));
+    const prepare = jest.spyOn(db, 'prepare');
+    const page = await store.find('queue', {
+      range: { n: { gt: 1990 } },
+      sort: { field: 'n', direction: 'asc' },
+      limit: 500,
+    });
+    const sql = String(prepare.mock.calls[0]?.[0]);
+    prepare.mockRestore();
+
+    expect(page.items.map((item) => item.data)).toHaveLength(9);
+    const detail = plan(sql);
+    // The primary key's collection prefix would match every document of the collection.
+    expect(detail).toContain('USING INDEX read:queue:n');
+    expect(detail).not.toContain('PRIMARY KEY');
+    expect(detail).not.toContain('TEMP B-TREE');
+  });
+
+  it('given an existing file, when a store opens it, then the planner statistics for its indexes are in place', async () => {
+    await store.ensureIndex({ collection: 'queue', fields: ['n', 'tenant'] });
+    const reopened = new SqliteReadStore(db);
+    const stats = db.prepare("SELECT idx, stat FROM sqlite_stat1 WHERE tbl = 'documents' ORDER BY idx").all();
+    expect(stats).toEqual([
+      { idx: 'documents', stat: '1000000 100000 1' },
+      { idx: 'read:queue:n,tenant', stat: '1000000 10 1 1' },
+    ]);
+    await reopened.close();
+  });
+
   it('given an index, then it is partial to its collection and leaves deleted documents out', async () => {
     await store.ensureIndex({ collection: 'events', fields: ['tenant'] });
     const row = db

@@ -141,6 +141,7 @@ export class SqliteReadStore implements ReadStore {
     this.ownsDatabase = typeof source === 'string';
     this.db = typeof source === 'string' ? openSqlite(source, 'derived') : source;
     this.db.exec(SCHEMA);
+    writePlannerStats(this.db);
     this.statements = prepareAll(this.db);
     const isCurrentGrant = prepareFenceCheck(this.db);
     this.applyInTransaction = this.db.transaction((changes, checkpoint) => {
@@ -156,10 +157,12 @@ export class SqliteReadStore implements ReadStore {
     if (spec.fields.length === 0) throw new Error('An index needs at least one field');
     const name = `read:${collectionName(spec.collection)}:${spec.fields.map(memberPath).join(',')}`;
     const columns = [...spec.fields.map(memberValue), 'id'].join(', ');
+    if (this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").get(name)) return;
     this.db.exec(
       `CREATE INDEX IF NOT EXISTS "${name}" ON documents (${columns}) ` +
         `WHERE collection = '${spec.collection}' AND deleted = 0`,
     );
+    writePlannerStats(this.db);
   }
 
   async get<T>(collection: string, id: string): Promise<StoredDocument<T> | null> {
@@ -319,6 +322,43 @@ export class SqliteReadStore implements ReadStore {
     this.queries.set(sql, statement);
     return statement;
   }
+}
+
+/**
+ * The planner's statistics for `documents`, written rather than measured (SQLite documents
+ * sqlite_stat1 as writable for this purpose). Without them the planner takes the primary key's
+ * `collection = ?` prefix for selective and scans a whole collection, sorting it, instead of using
+ * the index made for the query: a find for the newest deliveries read all 20,000 of them (28 ms
+ * instead of 0.07 ms). Measured statistics would go stale as collections grow from empty; these say
+ * what holds at any size: a collection is large, and a read index narrows it down.
+ */
+function writePlannerStats(db: SqliteDatabase): void {
+  const stat1 = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_stat1'");
+  // ANALYZE creates the statistics tables; the limit keeps it to a glance at an existing file.
+  if (!stat1.get()) db.exec('PRAGMA analysis_limit = 1; ANALYZE documents; PRAGMA analysis_limit = 0');
+  const indexes = db
+    .prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'documents' AND name LIKE 'read:%'",
+    )
+    .all() as Array<{ name: string }>;
+  const hasStat4 = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_stat4'")
+    .get();
+  const insert = db.prepare('INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, ?, ?)');
+  db.transaction(() => {
+    db.exec("DELETE FROM sqlite_stat1 WHERE tbl = 'documents'");
+    if (hasStat4) db.exec("DELETE FROM sqlite_stat4 WHERE tbl = 'documents'");
+    // Rows in all; rows per collection; rows per (collection, id).
+    insert.run('documents', 'documents', '1000000 100000 1');
+    for (const { name } of indexes) {
+      // `read:<collection>:<field>,<field>…` indexes the fields, then id: the first field narrows
+      // the collection to a few rows, the rest to one.
+      const fields = name.slice(name.lastIndexOf(':') + 1).split(',');
+      insert.run('documents', name, ['1000000', '10', ...fields.slice(1).map(() => '1'), '1'].join(' '));
+    }
+  })();
+  // Loads the statistics into this connection's planner.
+  db.exec('ANALYZE sqlite_schema');
 }
 
 function prepareAll(db: SqliteDatabase): { [K in keyof typeof SQL]: Statement } {
