@@ -81,6 +81,12 @@ export class DeliveryWorker {
   private again = false;
   /** The last look for due attempts filled a page: look again once the ones in flight thin out. */
   private backlog = false;
+  /**
+   * Whether the next pass queries the log for due attempts. New deliveries go out straight from the
+   * intake, so the query is only needed when retries may have come due (the poll, `runOnce`, start)
+   * or a full page was left behind; querying on every wake re-read every attempt in flight.
+   */
+  private lookForDue = true;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private readonly limiter: EndpointLimiter;
@@ -97,7 +103,7 @@ export class DeliveryWorker {
       fields: ['status', 'next_attempt_at'],
     });
     await this.options.readStore.ensureIndex({ collection: DELIVERY_LOG, fields: ['webhook_id', 'seq'] });
-    this.timer = setInterval(() => this.wake(), this.options.pollMs ?? 1000);
+    this.timer = setInterval(() => this.wakeForDue(), this.options.pollMs ?? 1000);
     this.timer.unref();
     this.wake();
   }
@@ -131,8 +137,14 @@ export class DeliveryWorker {
    * Tests with an injected clock drive the worker with this instead of timers.
    */
   async runOnce(): Promise<void> {
-    this.wake();
+    this.wakeForDue();
     await this.idle();
+  }
+
+  /** Retries may have come due: the next pass looks for them. */
+  private wakeForDue(): void {
+    this.lookForDue = true;
+    this.wake();
   }
 
   /** Stops taking new work, lets attempts in flight finish and records them. */
@@ -143,10 +155,23 @@ export class DeliveryWorker {
   }
 
   private async pass(): Promise<void> {
-    while ((await this.intake()) === INTAKE_PAGE && !this.stopped) {
+    for (;;) {
+      const taken = await this.intake();
+      for (const document of taken) {
+        // Bound what is held in memory: past a page in flight, the rest waits for the due query.
+        if (this.attempts.size >= DUE_PAGE) {
+          this.backlog = true;
+          break;
+        }
+        this.begin(document);
+      }
       // a full page: there may be more
+      if (taken.length < INTAKE_PAGE || this.stopped) break;
     }
-    await this.dispatchDue();
+    if (this.lookForDue) {
+      this.lookForDue = false;
+      await this.dispatchDue();
+    }
   }
 
   /** Resolves once no pass is running, no attempt is in flight and every result is written. */
@@ -159,8 +184,8 @@ export class DeliveryWorker {
     }
   }
 
-  /** Moves newly queued deliveries into the delivery log; returns how many it took. */
-  private async intake(): Promise<number> {
+  /** Moves newly queued deliveries into the delivery log; returns the log documents it wrote. */
+  private async intake(): Promise<Array<StoredDocument<DeliveryLogEntry>>> {
     const { readStore, collections, clock } = this.options;
     const after = (await readStore.getCheckpoint(INTAKE_CHECKPOINT)) ?? -1;
     const page = await readStore.find<DeliveryView>(collections.deliveries, {
@@ -168,9 +193,10 @@ export class DeliveryWorker {
       sort: { field: 'seq', direction: 'asc' },
       limit: INTAKE_PAGE,
     });
-    if (page.items.length === 0) return 0;
+    if (page.items.length === 0) return [];
     const now = clock().toISOString();
     const changes: Change[] = [];
+    const taken: Array<StoredDocument<DeliveryLogEntry>> = [];
     for (const { data } of page.items) {
       const body = data.body ?? (await this.render(data));
       const entry: DeliveryLogEntry = {
@@ -195,10 +221,11 @@ export class DeliveryWorker {
         position: 1,
         data: entry,
       });
+      taken.push({ id: data.delivery_id, position: 1, data: entry });
     }
     const last = page.items[page.items.length - 1]!.data.seq;
     await readStore.apply(changes, { projector: INTAKE_CHECKPOINT, position: last });
-    return page.items.length;
+    return taken;
   }
 
   private async render(delivery: DeliveryView): Promise<string> {
@@ -215,28 +242,28 @@ export class DeliveryWorker {
       sort: { field: 'next_attempt_at', direction: 'asc' },
       limit: DUE_PAGE,
     });
-    for (const document of page.items) {
-      if (this.inFlight.has(document.id) || this.stopped) continue;
-      this.inFlight.add(document.id);
-      const attempt = this.limiter
-        .run(document.data.webhook_id, () => this.attempt(document))
-        .catch((error: unknown) =>
-          this.options.logger.error(
-            { err: error, delivery: document.id },
-            'webhook attempt failed to record',
-          ),
-        )
-        .finally(() => {
-          this.inFlight.delete(document.id);
-          this.attempts.delete(attempt);
-          if (this.backlog && this.attempts.size < DUE_PAGE / 2) {
-            this.backlog = false;
-            this.wake();
-          }
-        });
-      this.attempts.add(attempt);
-    }
+    for (const document of page.items) this.begin(document);
     if (page.items.length === DUE_PAGE) this.backlog = true;
+  }
+
+  /** Starts one attempt unless it is already in flight (the limiter queues it per endpoint). */
+  private begin(document: StoredDocument<DeliveryLogEntry>): void {
+    if (this.inFlight.has(document.id) || this.stopped) return;
+    this.inFlight.add(document.id);
+    const attempt = this.limiter
+      .run(document.data.webhook_id, () => this.attempt(document))
+      .catch((error: unknown) =>
+        this.options.logger.error({ err: error, delivery: document.id }, 'webhook attempt failed to record'),
+      )
+      .finally(() => {
+        this.inFlight.delete(document.id);
+        this.attempts.delete(attempt);
+        if (this.backlog && this.attempts.size < DUE_PAGE / 2) {
+          this.backlog = false;
+          this.wakeForDue();
+        }
+      });
+    this.attempts.add(attempt);
   }
 
   private async attempt(document: StoredDocument<DeliveryLogEntry>): Promise<void> {
