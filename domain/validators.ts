@@ -4,9 +4,8 @@
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import type { ValidatorVote } from '../event-schemas';
-import { artifactHashOf } from './bundle';
 import { publicKeyId, signRecord } from './signing';
-import { type VoteRequest, voteReasons } from './vote-checks';
+import { type Examination, examineBundle, type VoteRequest } from './vote-checks';
 
 export {
   buildCertificate,
@@ -22,7 +21,14 @@ export {
   runValidatorRound,
   ValidatorNetworkError,
 } from './validator-round';
-export { EVIDENCE_HASH_FIELDS, MAX_CLOCK_SKEW_SECONDS, type VoteRequest, voteReasons } from './vote-checks';
+export {
+  EVIDENCE_HASH_FIELDS,
+  type Examination,
+  examineBundle,
+  MAX_CLOCK_SKEW_SECONDS,
+  type VoteRequest,
+  voteReasons,
+} from './vote-checks';
 
 export interface Validator {
   /** hex SHA-256 of the validator key's DER SubjectPublicKeyInfo. */
@@ -57,13 +63,20 @@ export class LocalValidator implements Validator {
   }
 
   async vote(request: VoteRequest): Promise<ValidatorVote> {
-    const reasons = voteReasons(request);
+    return this.signVote(request, examineBundle(request));
+  }
+
+  /**
+   * Signs this validator's vote on an examination already made of the request's bundle: validators
+   * sharing a process (and so the bundle's bytes) examine it once between them.
+   */
+  signVote(request: VoteRequest, { bodyHash, reasons }: Examination): ValidatorVote {
     const unsigned: Omit<ValidatorVote, 'signature'> = {
       type: 'GOV_VOTE_V1',
       validator_id: this.id,
       decision: reasons.length === 0 ? 'ACCEPT' : 'REJECT',
       // The hash of the bundle actually examined, whatever the proposer claimed.
-      body_hash: artifactHashOf(request.bundle),
+      body_hash: bodyHash,
       ...(reasons.length > 0 && { reasons }),
       voted_at: request.now,
     };

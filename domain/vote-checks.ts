@@ -28,16 +28,31 @@ export const EVIDENCE_HASH_FIELDS = [
 /** How far in the future a bundle's generated_at may be: clocks of different nodes disagree a little. */
 export const MAX_CLOCK_SKEW_SECONDS = 5;
 
-/** Reasons to reject the bundle; empty means ACCEPT. */
-export function voteReasons(request: VoteRequest): string[] {
+/** What a validator makes of a bundle: the hash of the bundle it examined, and its reasons to reject. */
+export interface Examination {
+  /** hex SHA-256 of the examined bundle's canonical JSON, whatever the proposer claimed. */
+  bodyHash: string;
+  /** Reasons to reject the bundle; empty means ACCEPT. */
+  reasons: string[];
+}
+
+/** Examines the bundle, hashing it once for both the vote's body_hash and the chain check. */
+export function examineBundle(request: VoteRequest): Examination {
   const { bundle } = request;
-  return [
+  const bodyHash = artifactHashOf(bundle);
+  const reasons = [
     ...shapeReasons(bundle),
     ...evidenceReasons(bundle),
     ...gateReasons(bundle, request.policy),
-    ...chainReasons(bundle, request),
+    ...chainReasons(bundle, request, bodyHash),
     ...timeReasons(bundle, request),
   ];
+  return { bodyHash, reasons };
+}
+
+/** Reasons to reject the bundle; empty means ACCEPT. */
+export function voteReasons(request: VoteRequest): string[] {
+  return examineBundle(request).reasons;
 }
 
 function shapeReasons(bundle: ProofBundle): string[] {
@@ -65,14 +80,13 @@ function gateReasons(bundle: ProofBundle, policy: TenantPolicy): string[] {
   );
 }
 
-function chainReasons(bundle: ProofBundle, request: VoteRequest): string[] {
+function chainReasons(bundle: ProofBundle, request: VoteRequest, actual: string): string[] {
   const reasons: string[] = [];
   if (bundle.parent_bundle_hash !== request.expected_parent_hash)
     reasons.push(
       `parent_bundle_hash ${bundle.parent_bundle_hash ?? 'null'} is not the subject's previous bundle ` +
         `(${request.expected_parent_hash ?? 'null: this is its first bundle'})`,
     );
-  const actual = artifactHashOf(bundle);
   if (request.artifact_hash !== actual)
     reasons.push(
       `artifact_hash ${request.artifact_hash} is not the SHA-256 of the bundle's canonical JSON (${actual})`,

@@ -15,6 +15,7 @@ import { RequestRateLimiter } from './http/rate-limit';
 import type { Keyring } from './keyring';
 import type { Metrics } from './metrics';
 import { SequencedLog } from './sequenced-log';
+import { ValidatorThread } from './thread-validators';
 import type { Services } from './services';
 
 export interface ServiceParts {
@@ -37,6 +38,8 @@ export interface ComposedServices {
   services: Services;
   /** The served log; `start` it before serving (loads the latest head's cosignatures). */
   log: SequencedLog;
+  /** Stops what the services run beside the process's main thread (the validator thread). */
+  stop(): Promise<void>;
 }
 
 /** What the HTTP routes need, from the parts a deployment chose (embedded or one topology role). */
@@ -45,6 +48,7 @@ export function composeServices(parts: ServiceParts): ComposedServices {
   const catalog = new ProjectionCatalog(readStore, 1000);
   const readModels = new ReadModels({ readStore, catalog });
   const log = new SequencedLog(logSource, readModels);
+  const validatorThread = config.validatorThread ? ValidatorThread.start(keyring.validators) : null;
   const services: Services = {
     config,
     logger: parts.logger,
@@ -60,7 +64,7 @@ export function composeServices(parts: ServiceParts): ComposedServices {
     publishedKeys: keyring.published,
     awaitLeaf: (eventId) => logSource.waitForEvent(eventId),
     admission: {
-      validators: createLocalValidators(keyring.validators),
+      validators: validatorThread?.validators ?? createLocalValidators(keyring.validators),
       validatorKeys: keyring.validators,
       authority: { ...keyring.authority, nodeId: authorityNodeIdOf(keyring.authority.publicKey) },
       logBinding: { log_id: keyring.logSigner.verifierKey, log_url: `${config.publicUrl}/gov/v1/log` },
@@ -74,5 +78,5 @@ export function composeServices(parts: ServiceParts): ComposedServices {
     },
     bindings: parts.bindings,
   };
-  return { services, log };
+  return { services, log, stop: async () => validatorThread?.close() };
 }

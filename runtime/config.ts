@@ -56,6 +56,11 @@ export interface Config {
   /** GOV_WEBHOOK_TIMEOUT_MS: how long one delivery attempt waits for the receiver (spec: 10 s). */
   webhookTimeoutMs: number;
   /**
+   * GOV_VALIDATOR_THREAD: `1` (the default) runs the in-process validators' examinations and
+   * signatures on a thread of their own, off the admission path's core; `0` runs them inline.
+   */
+  validatorThread: boolean;
+  /**
    * GOV_WITNESS_KEYS: comma-separated note verifier keys (`name+keyid+base64`, cosignature/v1) of the
    * witnesses whose cosignatures the log accepts and serves; empty: no witness is trusted.
    */
@@ -101,6 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((entry) => entry.trim())
       .filter((entry) => entry !== ''),
     webhookTimeoutMs: integer('GOV_WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    validatorThread: integer('GOV_VALIDATOR_THREAD', 1, 0, 1) === 1,
     witnessKeys: parseWitnessKeys(env.GOV_WITNESS_KEYS ?? '', problems),
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);

@@ -73,7 +73,7 @@ export async function startEmbedded(
   const dispatcherStarted = new Promise<RunningDispatcher>((resolve) => {
     resolveDispatcher = (started) => void started.then(resolve, () => undefined);
   });
-  const { services, log } = composeServices({
+  const { services, log, stop: stopServiceThreads } = composeServices({
     config,
     logger,
     metrics,
@@ -115,6 +115,7 @@ export async function startEmbedded(
   const close = () => {
     closing ??= (async () => {
       await http.close();
+      await stopServiceThreads();
       await dispatcher.stop();
       await forwarder?.stop();
       await bus.bus.close();

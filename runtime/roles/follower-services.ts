@@ -64,6 +64,7 @@ export async function startFollowerServices(
     ...composed,
     read,
     async close() {
+      await composed.stop();
       await follower.stop();
       await events.store.close();
       await read.store.close();

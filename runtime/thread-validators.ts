@@ -1,0 +1,137 @@
+/**
+ * Validators whose votes are made on the validator thread (runtime/validator-thread.ts). They are the
+ * same in-process validators with the same keys: only the CPU they use moves off the admission path.
+ * The asks of one event-loop turn (a round asks every validator at once, and concurrent admissions
+ * run their rounds together) travel in one message each way.
+ */
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import type { Worker } from 'node:worker_threads';
+import { type Validator, type VoteRequest, validatorIdOf } from '../domain/validators';
+import type { ValidatorVote } from '../event-schemas';
+import type { ValidatorThreadData, VoteBatch, VotedBatch, VoteItem } from './validator-thread-protocol';
+import { startWorker } from './worker-entry';
+
+interface Waiting {
+  resolve(vote: ValidatorVote): void;
+  reject(error: Error): void;
+}
+
+interface PendingItem {
+  item: VoteItem;
+  /** One per entry of item.validators, in the same order. */
+  waiting: Waiting[];
+}
+
+export class ValidatorThread {
+  readonly validators: readonly Validator[];
+  private thread: Worker | null = null;
+  private nextId = 0;
+  /** Asks of this turn, by request: one item per round however many validators it asks. */
+  private batch = new Map<VoteRequest, PendingItem>();
+  private readonly sent = new Map<number, PendingItem>();
+  private closed = false;
+
+  constructor(private readonly privateKeys: readonly KeyObject[]) {
+    this.validators = privateKeys.map((key, index) => {
+      const publicKey = createPublicKey(key);
+      return {
+        id: validatorIdOf(publicKey),
+        publicKey,
+        // Signed by this process's own keys: re-verifying proves nothing (the auditor verifies).
+        inProcess: true,
+        vote: (request: VoteRequest) => this.ask(request, index),
+      } satisfies Validator;
+    });
+  }
+
+  /** Validators on a thread started now, so that the first admission does not wait for it. */
+  static start(privateKeys: readonly KeyObject[]): ValidatorThread {
+    const validatorThread = new ValidatorThread(privateKeys);
+    validatorThread.running();
+    return validatorThread;
+  }
+
+  /** Ends the thread; asks still unanswered fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const thread = this.thread;
+    this.thread = null;
+    this.failAll(new Error('the validator thread is closed'));
+    await thread?.terminate();
+  }
+
+  private ask(request: VoteRequest, index: number): Promise<ValidatorVote> {
+    if (this.closed) return Promise.reject(new Error('the validator thread is closed'));
+    return new Promise<ValidatorVote>((resolve, reject) => {
+      let pending = this.batch.get(request);
+      if (!pending) {
+        if (this.batch.size === 0) setImmediate(() => this.flush());
+        pending = { item: { id: this.nextId++, request, validators: [] }, waiting: [] };
+        this.batch.set(request, pending);
+      }
+      pending.item.validators.push(index);
+      pending.waiting.push({ resolve, reject });
+    });
+  }
+
+  private flush(): void {
+    const pending = [...this.batch.values()];
+    this.batch = new Map();
+    if (pending.length === 0) return;
+    try {
+      const thread = this.running();
+      for (const entry of pending) this.sent.set(entry.item.id, entry);
+      thread.postMessage({ items: pending.map((entry) => entry.item) } satisfies VoteBatch);
+    } catch (error) {
+      // A request that cannot be cloned (or a thread that cannot start) fails its round, not the process.
+      for (const entry of pending) {
+        this.sent.delete(entry.item.id);
+        for (const waiting of entry.waiting) waiting.reject(asError(error));
+      }
+    }
+  }
+
+  /** The thread, started on first use and again after it died (its unanswered asks failed). */
+  private running(): Worker {
+    if (this.thread) return this.thread;
+    const data: ValidatorThreadData = { privateKeys: [...this.privateKeys] };
+    const thread = startWorker(__dirname, __filename, 'validator-thread', data);
+    // An idle validator thread must not keep a stopping process alive.
+    thread.unref();
+    thread.on('message', (voted: VotedBatch) => this.answered(voted));
+    const died = (error: Error) => {
+      if (this.thread !== thread) return;
+      this.thread = null;
+      this.failAll(error);
+    };
+    thread.on('error', died);
+    thread.on('exit', (code) => died(new Error(`the validator thread exited (code ${code})`)));
+    this.thread = thread;
+    return thread;
+  }
+
+  private answered(voted: VotedBatch): void {
+    for (const { id, answers } of voted.items) {
+      const entry = this.sent.get(id);
+      if (!entry) continue;
+      this.sent.delete(id);
+      answers.forEach((answer, i) => {
+        const waiting = entry.waiting[i];
+        if (!waiting) return;
+        if ('vote' in answer) waiting.resolve(answer.vote);
+        else waiting.reject(new Error(answer.error));
+      });
+    }
+  }
+
+  private failAll(error: Error): void {
+    for (const entry of [...this.sent.values(), ...this.batch.values()])
+      for (const waiting of entry.waiting) waiting.reject(error);
+    this.sent.clear();
+    this.batch.clear();
+  }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
