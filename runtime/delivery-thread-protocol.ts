@@ -24,6 +24,8 @@ export type ThreadRequest =
   | { kind: 'wake' }
   | { kind: 'run-once'; id: number }
   | { kind: 'rendered'; id: number; body?: string; error?: string }
+  /** A tenant got its first connected socket on the main thread, or lost its last. */
+  | { kind: 'frame-subscribers'; tenantId: string; subscribed: boolean }
   | { kind: 'stop' };
 
 /** Delivery thread → main thread. */
@@ -32,4 +34,6 @@ export type ThreadReport =
   | { kind: 'ran'; id: number }
   | { kind: 'render'; id: number; delivery: DeliveryView }
   | { kind: 'attempt'; status: DeliveryStatus; queued_at: string; attempt: AttemptRecord }
+  /** A frame for the tenant's sockets on the main thread. */
+  | { kind: 'frame'; tenantId: string; frame: string }
   | { kind: 'stopped' };

@@ -13,6 +13,7 @@ import {
   dispatcherProjection,
   WEBHOOK_DELIVERIES,
 } from '../projectors/dispatcher/dispatcher-projection';
+import type { FramePublisher } from '../projectors/dispatcher/frame-fanout';
 import { TargetGuard } from '../projectors/dispatcher/target-guard';
 import type { Config } from './config';
 import type { ThreadReport, ThreadRequest, ThreadSettings } from './delivery-thread-protocol';
@@ -28,6 +29,13 @@ const send = (report: ThreadReport) => port.postMessage(report);
 
 let stopConsuming: (() => Promise<void>) | null = null;
 
+/** Tenants with sockets on the main thread: only their frames cross over, straight to the sockets. */
+const frameTenants = new Set<string>();
+const frames: FramePublisher = {
+  hasSubscribers: (tenantId) => frameTenants.has(tenantId),
+  publish: (tenantId, frame) => send({ kind: 'frame', tenantId, frame }),
+};
+
 /** The dispatcher projection on this thread: bus → owed deliveries in the read store → wake the worker. */
 async function startConsuming(config: Config, readStore: ReadStore, worker: DeliveryWorker) {
   const logger = createLogger(settings.logLevel);
@@ -41,6 +49,7 @@ async function startConsuming(config: Config, readStore: ReadStore, worker: Deli
     generation: DISPATCHER_GENERATION,
     deliveries: WEBHOOK_DELIVERIES,
     onQueued: () => worker.wake(),
+    fanout: frames,
     // Webhook commands on the main thread wait for the tenant's progress in the read store.
     recordProgress: true,
   });
@@ -79,6 +88,10 @@ async function main(): Promise<void> {
     switch (request.kind) {
       case 'wake':
         worker.wake();
+        return;
+      case 'frame-subscribers':
+        if (request.subscribed) frameTenants.add(request.tenantId);
+        else frameTenants.delete(request.tenantId);
         return;
       case 'run-once':
         void worker.runOnce().then(() => send({ kind: 'ran', id: request.id }));

@@ -3,8 +3,6 @@
  * that sends them. The consumer follows the bus after commits, so it never holds up an admission; the
  * worker runs on a thread of its own (runtime/delivery-thread.ts) so attempts use another core.
  */
-import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import type { Bus } from '../ports/bus';
 import {
   type AttemptRecord,
@@ -27,6 +25,7 @@ import { buildReport } from '../read-api/governance-routes';
 import type { ThreadReport, ThreadRequest, ThreadSettings } from './delivery-thread-protocol';
 import type { Services } from './services';
 import type { ReadStoreLocation } from './stores';
+import { startWorker } from './worker-entry';
 
 /** The dispatcher's collections are not rebuilt blue/green (its queue must not be re-sent): one generation. */
 export const DISPATCHER_GENERATION = 1;
@@ -82,7 +81,9 @@ export async function startDispatcher({
   const fanout = new FrameFanout();
   if (thread) {
     // Consuming, projecting and delivering all run on the delivery thread, off the admission path.
-    const worker = await startDeliveryThread(services, readStore, render, { config: services.config });
+    const worker = await startDeliveryThread(services, readStore, render, fanout, {
+      config: services.config,
+    });
     return { consumer: null, worker, fanout, stop: () => worker.stop() };
   }
   if (!bus) throw new Error('a dispatcher consuming on this thread needs the bus');
@@ -146,6 +147,7 @@ async function startDeliveryThread(
   services: Services,
   readStore: ReadStoreLocation,
   render: Render,
+  fanout: FrameFanout,
   consume: ThreadSettings['consume'],
 ): Promise<DeliveryRunner> {
   const { config } = services;
@@ -158,15 +160,7 @@ async function startDeliveryThread(
     timeoutMs: config.webhookTimeoutMs,
     logLevel: config.logLevel,
   };
-  // The same extension as this file: .js when built, .ts under a TypeScript loader.
-  const entry = path.join(__dirname, `delivery-thread${path.extname(__filename)}`);
-  // Under a TypeScript loader (tsx: tests, `npm run dev`) the thread needs the loader registered too.
-  const thread = entry.endsWith('.ts')
-    ? new Worker(`require('tsx/cjs');require(${JSON.stringify(entry)});`, {
-        eval: true,
-        workerData: settings,
-      })
-    : new Worker(entry, { workerData: settings });
+  const thread = startWorker(__dirname, __filename, 'delivery-thread', settings);
   const ran = new Map<number, () => void>();
   let nextRun = 0;
   let started!: () => void;
@@ -192,6 +186,8 @@ async function startDeliveryThread(
         return;
       case 'attempt':
         return recordAttempt(services, report.status, report.queued_at, report.attempt);
+      case 'frame':
+        return fanout.publish(report.tenantId, report.frame);
       case 'render':
         render(report.delivery).then(
           (body) => post({ kind: 'rendered', id: report.id, body }),
@@ -205,6 +201,9 @@ async function startDeliveryThread(
     failed(error);
   });
   await whenStarted;
+  fanout.watchSubscribers((tenantId, subscribed) =>
+    post({ kind: 'frame-subscribers', tenantId, subscribed }),
+  );
   return {
     wake: () => post({ kind: 'wake' }),
     runOnce: () =>

@@ -11,7 +11,7 @@ import { PositionWaiters } from '../position-waiters';
 import { type Projection, physicalCollection } from '../projection';
 import { projectEvents } from '../runner';
 import type { DeliveryView } from './dispatcher-projection';
-import type { FrameFanout } from './frame-fanout';
+import type { FramePublisher } from './frame-fanout';
 
 export const DISPATCHER_GROUP = 'dispatcher';
 
@@ -24,7 +24,7 @@ export interface DispatcherConsumerOptions {
   /** Collection (logical name) holding the owed deliveries. */
   deliveries: string;
   onQueued(): void;
-  fanout?: FrameFanout;
+  fanout?: FramePublisher;
   /**
    * Record in the read store, per tenant, the position of the newest event handled (collection
    * DISPATCHER_PROGRESS), so that processes other than the dispatcher's can wait for it.

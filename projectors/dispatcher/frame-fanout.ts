@@ -8,8 +8,27 @@ export interface FrameSink {
   send(frame: string): void;
 }
 
-export class FrameFanout {
+/** What the dispatcher publishes frames to: the sockets themselves, or a thread's link to them. */
+export interface FramePublisher {
+  hasSubscribers(tenantId: string): boolean;
+  publish(tenantId: string, frame: string): void;
+}
+
+/** Told when a tenant gets its first socket (true) or loses its last (false). */
+export type SubscribersListener = (tenantId: string, subscribed: boolean) => void;
+
+export class FrameFanout implements FramePublisher {
   private readonly sinks = new Map<string, Set<FrameSink>>();
+  private listener: SubscribersListener | null = null;
+
+  /**
+   * Follows which tenants have sockets here, starting with those that have them now: a dispatcher on
+   * another thread asks for frames of those tenants only.
+   */
+  watchSubscribers(listener: SubscribersListener): void {
+    this.listener = listener;
+    for (const tenantId of this.sinks.keys()) listener(tenantId, true);
+  }
 
   /** Registers a socket for a tenant's frames; returns the function that unregisters it. */
   subscribe(tenantId: string, sink: FrameSink): () => void {
@@ -17,11 +36,13 @@ export class FrameFanout {
     if (!set) {
       set = new Set();
       this.sinks.set(tenantId, set);
+      this.listener?.(tenantId, true);
     }
     set.add(sink);
     return () => {
-      set.delete(sink);
-      if (set.size === 0) this.sinks.delete(tenantId);
+      if (!set.delete(sink) || set.size > 0) return;
+      this.sinks.delete(tenantId);
+      this.listener?.(tenantId, false);
     };
   }
 
