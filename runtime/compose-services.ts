@@ -15,8 +15,8 @@ import { RequestRateLimiter } from './http/rate-limit';
 import type { Keyring } from './keyring';
 import type { Metrics } from './metrics';
 import { SequencedLog } from './sequenced-log';
-import { ValidatorThread } from './thread-validators';
 import type { Services } from './services';
+import { ValidatorThread } from './thread-validators';
 
 export interface ServiceParts {
   config: Config;

@@ -73,7 +73,11 @@ export async function startEmbedded(
   const dispatcherStarted = new Promise<RunningDispatcher>((resolve) => {
     resolveDispatcher = (started) => void started.then(resolve, () => undefined);
   });
-  const { services, log, stop: stopServiceThreads } = composeServices({
+  const {
+    services,
+    log,
+    stop: stopServiceThreads,
+  } = composeServices({
     config,
     logger,
     metrics,
