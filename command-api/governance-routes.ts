@@ -6,6 +6,7 @@ import { ADMISSION_EVENT_TYPES, type IntegratedLeaf } from '../projectors/log-se
 import type { LeafView } from '../read-api/published-log';
 import { authenticate, callerOf, requireClosedLoopTier } from '../runtime/http/auth';
 import { sendError } from '../runtime/http/errors';
+import { requireNoBody } from '../runtime/http/no-body';
 import { limitRequestRate } from '../runtime/http/rate-limit';
 import { validateBody } from '../runtime/http/validate-body';
 import type { Services } from '../runtime/services';
@@ -23,7 +24,7 @@ export function governanceCommandRoutes(services: Services): Router {
   const router = Router();
   const auth = [authenticate(services), limitRequestRate(services)];
 
-  router.post('/api-key/rotate', ...auth, async (_req: Request, res: Response) => {
+  router.post('/api-key/rotate', ...auth, requireNoBody, async (_req: Request, res: Response) => {
     const { tenant } = callerOf(res);
     const context = { now: services.clock(), correlationId: res.locals.correlationId as string };
     const rotated = await services.tenants.execute(tenantStream(tenant.tenant_id), (state) =>

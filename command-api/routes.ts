@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Request, type Response, Router } from 'express';
 import type { RegisterTenantBody } from '../event-schemas';
+import { limitRegistrationsPerClient } from '../runtime/http/registration-limit';
 import { validateBody } from '../runtime/http/validate-body';
 import type { Services } from '../runtime/services';
 import { decideRegisterTenant } from './register-tenant';
@@ -12,7 +13,9 @@ import { decideRegisterTenant } from './register-tenant';
 export function commandRoutes(services: Services): Router {
   const router = Router();
 
-  router.post('/auto-register', validateBody('register-tenant'), async (req: Request, res: Response) => {
+  const registration = [validateBody('register-tenant'), limitRegistrationsPerClient(services)];
+
+  router.post('/auto-register', ...registration, async (req: Request, res: Response) => {
     const decision = decideRegisterTenant(req.body as RegisterTenantBody, services.clock());
     const { position } = await services.eventStore.append(
       decision.stream,

@@ -9,6 +9,7 @@ import { generateWebhookSecret, sealSecret } from '../projectors/dispatcher/secr
 import { ownWebhook, unknownWebhook, WEBHOOK_ID } from '../read-api/webhook-routes';
 import { authenticate, callerOf } from '../runtime/http/auth';
 import { sendError, sendInvalid } from '../runtime/http/errors';
+import { requireNoBody } from '../runtime/http/no-body';
 import { limitRequestRate } from '../runtime/http/rate-limit';
 import { validateBody } from '../runtime/http/validate-body';
 import type { Services } from '../runtime/services';
@@ -81,6 +82,7 @@ export function webhookCommandRoutes(services: Services): Router {
   router.post(
     '/webhooks/:id/deliveries/:delivery_id/redeliver',
     ...auth,
+    requireNoBody,
     async (req: Request, res: Response) => {
       const { tenant } = callerOf(res);
       const webhook = await ownWebhook(services, res, req.params.id as string);

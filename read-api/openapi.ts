@@ -13,6 +13,7 @@ import { ATTEMPT_TIMEOUT_MS, MAX_PAYLOAD_BYTES, USER_AGENT } from '../projectors
 import { BACKOFF_MS, MAX_ATTEMPTS, RETRY_AFTER_CAP_MS } from '../projectors/dispatcher/retry-policy';
 import { SIGNATURE_HEADER } from '../projectors/dispatcher/signature';
 import type { ErrorCode } from '../runtime/http/errors';
+import { MAX_BODY_DEPTH } from '../runtime/http/json-shape';
 import { SERVICE_VERSION, type Services } from '../runtime/services';
 import { CHAIN_DEFAULT_LIMIT, CHAIN_MAX_LIMIT } from './chain-query';
 import { DELIVERY_LOG_DEFAULT_LIMIT, DELIVERY_LOG_MAX_LIMIT } from './webhook-routes';
@@ -170,6 +171,12 @@ function paths(): Json {
           },
           '400': invalid('The body is not JSON, not sent as application/json, or does not match the schema.'),
           ...bodyParser(),
+          '429': {
+            description:
+              'RATE_LIMITED: more registrations from this client address in the current clock hour than GOV_REGISTRATIONS_PER_IP_HOUR allows (default 10). Retry-After says when to retry.',
+            headers: { 'Retry-After': headerRef('RetryAfter') },
+            content: json(errorSchema(['RATE_LIMITED'])),
+          },
           '500': responseRef('InternalError'),
         },
       },
@@ -199,7 +206,7 @@ function paths(): Json {
             description: 'The new key (shown once) and when the previous one expires.',
             content: json(schemaRef('KeyRotationResponse')),
           },
-          '400': invalid('A body was sent and is not valid JSON.'),
+          '400': invalid('A body was sent that is not empty (none, or {}).'),
           ...authenticated(),
           ...bodyParser(),
           '500': responseRef('InternalError'),
@@ -865,7 +872,7 @@ function webhookPaths(): Json {
             description: 'The redelivery is queued; it appears in the delivery log.',
             content: json(schemaRef('RedeliveryResponse')),
           },
-          '400': invalid('A body was sent and is not valid JSON.'),
+          '400': invalid('A body was sent that is not empty (none, or {}).'),
           ...authenticated(),
           '404': notFound(
             "No such webhook for this tenant (unknown, removed, or another tenant's), or no such delivery of it.",
@@ -985,8 +992,8 @@ function components(): Json {
         in: 'header',
         required: false,
         description:
-          'Correlates logs and the answer; echoed in the X-Correlation-Id header and in error bodies. A malformed value is replaced by a generated UUID.',
-        schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+          'Correlates logs and the answer; echoed in the X-Correlation-Id header and in error bodies. Only a value of 1 to 128 characters `A-Z a-z 0-9 . _ : -` is kept; any other is replaced by a generated UUID (the request is not refused).',
+        schema: { type: 'string' },
       },
       WebhookSignature: {
         name: SIGNATURE_HEADER,
@@ -1107,7 +1114,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): object {
       description: [
         'Enrollment, evidence submission through gates G1–G5, compliance reports, closed-loop execution and variance records (L2 and above), webhooks, and the public transparency log (`/gov/v1/log/*`, no credentials).',
         '',
-        'Every error answers the ErrorResponse body (the 422 gate failure has its own). Shared behaviour not repeated per operation: an unmatched method or path answers 404 NOT_FOUND; any request carrying a JSON body is parsed first, so even operations that take no body answer 400 for malformed JSON, 413 PAYLOAD_TOO_LARGE and 415 UNSUPPORTED_MEDIA_TYPE; the log endpoints answer CORS preflight (OPTIONS) with 204; GET operations also answer HEAD.',
+        `Every error answers the ErrorResponse body (the 422 gate failure has its own). Shared behaviour not repeated per operation: an unmatched method or path answers 404 NOT_FOUND; any request carrying a JSON body is parsed first, so even operations that take no body answer 400 for malformed JSON, 413 PAYLOAD_TOO_LARGE and 415 UNSUPPORTED_MEDIA_TYPE (JSON bodies are UTF-8: invalid UTF-8 answers 400, another charset 415); a body nested deeper than ${MAX_BODY_DEPTH} levels or with a member named \`__proto__\` answers 400 INVALID_REQUEST; a client slower than the headers or request timeout gets 408 and a closed connection; the log endpoints answer CORS preflight (OPTIONS) with 204; GET operations also answer HEAD.`,
         '',
         'Tiers: Trial (L1, 5 leaves within 72 hours, 60 requests/min), Pay-as-you-govern (L2, 300/min), Certified (L2+, 1000/min), Networked (L4, custom).',
         '',

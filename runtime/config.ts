@@ -48,6 +48,17 @@ export interface Config {
   maxEventBytes: number;
   /** GOV_SHUTDOWN_GRACE_MS: how long SIGTERM waits for in-flight requests. */
   shutdownGraceMs: number;
+  /** GOV_HEADERS_TIMEOUT_MS: how long a client may take to send a request's headers (then 408). */
+  headersTimeoutMs: number;
+  /** GOV_REQUEST_TIMEOUT_MS: how long a client may take to send a whole request, body included (then 408). */
+  requestTimeoutMs: number;
+  /** GOV_REGISTRATIONS_PER_IP_HOUR: POST /auto-register requests one client address may make per hour. */
+  registrationsPerIpHour: number;
+  /**
+   * GOV_TRUST_PROXY_HOPS: how many reverse proxies in front of the service append to X-Forwarded-For;
+   * 0 (the default) ignores the header and uses the connection's address.
+   */
+  trustProxyHops: number;
   /**
    * GOV_WEBHOOK_ALLOW: comma-separated IPs or CIDRs webhook targets may resolve to although they are
    * loopback, private, link-local or metadata addresses (refused otherwise), e.g. `127.0.0.1,10.0.0.0/8`.
@@ -81,6 +92,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = path.resolve(env.GOV_DATA_DIR || 'data');
   const logLevel = (env.GOV_LOG_LEVEL || 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`GOV_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const headersTimeoutMs = integer('GOV_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
+  const requestTimeoutMs = integer('GOV_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
+  // Node applies both to a request's headers; a longer headers timeout would never be reached.
+  if (requestTimeoutMs < headersTimeoutMs)
+    problems.push(
+      `GOV_REQUEST_TIMEOUT_MS (${requestTimeoutMs}) must be at least GOV_HEADERS_TIMEOUT_MS (${headersTimeoutMs})`,
+    );
   const publicUrl = (env.GOV_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '');
   if (!/^https?:\/\/[^\s/]+/.test(publicUrl))
     problems.push(`GOV_PUBLIC_URL must be an http(s) URL (got '${publicUrl}')`);
@@ -101,6 +119,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: integer('GOV_MAX_BODY_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
     maxEventBytes: integer('GOV_MAX_EVENT_BYTES', 1024 * 1024, 1024, 16 * 1024 * 1024),
     shutdownGraceMs: integer('GOV_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    headersTimeoutMs,
+    requestTimeoutMs,
+    registrationsPerIpHour: integer('GOV_REGISTRATIONS_PER_IP_HOUR', 10, 1, 1_000_000),
+    trustProxyHops: integer('GOV_TRUST_PROXY_HOPS', 0, 0, 10),
     webhookAllow: (env.GOV_WEBHOOK_ALLOW ?? '')
       .split(',')
       .map((entry) => entry.trim())

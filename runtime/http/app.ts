@@ -13,6 +13,7 @@ import { readRoutes } from '../../read-api/routes';
 import { webhookReadRoutes } from '../../read-api/webhook-routes';
 import { retiredKeysAnswer } from '../key-history';
 import type { Services } from '../services';
+import { requireUtf8 } from './body-encoding';
 import { correlation } from './correlation';
 import { sendError, sendInvalid } from './errors';
 
@@ -71,6 +72,8 @@ function baseApp(services: OpsServices): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // req.ip: the connection's address, or that many X-Forwarded-For hops back behind trusted proxies.
+  app.set('trust proxy', services.config.trustProxyHops);
   app.use(correlation(services.logger));
   app.use(recordDuration(services));
   app.use(
@@ -78,6 +81,7 @@ function baseApp(services: OpsServices): express.Express {
       limit: services.config.maxBodyBytes,
       strict: true,
       type: ['application/json', 'application/*+json'],
+      verify: requireUtf8,
     }),
   );
   return app;
@@ -131,6 +135,8 @@ function recordDuration(services: Pick<Services, 'metrics'>) {
 
 interface HttpError extends Error {
   type?: string;
+  /** A system or SQLite error code (`ENOSPC`, `SQLITE_FULL`, …). */
+  code?: string;
   status?: number;
   limit?: number;
   length?: number;
@@ -138,7 +144,7 @@ interface HttpError extends Error {
 
 /** Maps body-parser failures to the API's error shape; anything else is a logged 500. */
 function errorHandler(services: Pick<Services, 'logger'>) {
-  return (error: HttpError, _req: Request, res: Response, _next: NextFunction): void => {
+  return (error: HttpError, req: Request, res: Response, _next: NextFunction): void => {
     switch (error.type) {
       case 'entity.too.large':
         sendError(
@@ -151,6 +157,9 @@ function errorHandler(services: Pick<Services, 'logger'>) {
       case 'entity.parse.failed':
         sendInvalid(res, [{ pointer: '', reason: `is not valid JSON (${error.message})` }]);
         return;
+      case 'encoding.invalid':
+        sendInvalid(res, [{ pointer: '', reason: 'is not valid UTF-8; send the JSON body as UTF-8' }]);
+        return;
       case 'encoding.unsupported':
       case 'charset.unsupported':
         sendError(res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as UTF-8 JSON');
@@ -158,8 +167,41 @@ function errorHandler(services: Pick<Services, 'logger'>) {
       case 'request.aborted':
         return;
     }
+    // The router could not percent-decode a path segment (`%`, `%zz`, …): no resource has that path.
+    if (error instanceof URIError) {
+      sendError(
+        res,
+        404,
+        'NOT_FOUND',
+        `no route for ${req.method} ${req.path}: it is not valid percent-encoding`,
+      );
+      return;
+    }
+    // Any other client error of the body parser (a body shorter than its Content-Length, …): a 400,
+    // never a logged 500 (its error object may carry the raw body, which can hold secrets).
+    if (error.type !== undefined && typeof error.status === 'number' && error.status < 500) {
+      sendInvalid(res, [{ pointer: '', reason: `could not be read (${error.message})` }]);
+      return;
+    }
     if (res.headersSent) return;
+    // The spec's 500, saying what happened: a full disk is not a bug the caller could report.
+    if (isStorageFull(error)) {
+      (res.locals.logger ?? services.logger).error({ err: error }, 'request failed: the disk is full');
+      res.setHeader('Retry-After', '30');
+      sendError(
+        res,
+        500,
+        'INTERNAL_ERROR',
+        "the service's disk is full, so it cannot store requests now; retry with exponential backoff",
+      );
+      return;
+    }
     (res.locals.logger ?? services.logger).error({ err: error }, 'request failed');
     sendError(res, 500, 'INTERNAL_ERROR', 'an internal error occurred; retry with exponential backoff');
   };
+}
+
+/** SQLite's "database or disk is full", or the system's "no space left on device". */
+function isStorageFull(error: HttpError): boolean {
+  return error.code === 'SQLITE_FULL' || error.code === 'ENOSPC';
 }

@@ -13,10 +13,17 @@ export interface Listening {
 
 /** Serves `handler` on GOV_HOST:GOV_PORT with the timeouts every process of the service uses. */
 export async function listen(handler: http.RequestListener, config: Config): Promise<Listening> {
-  const server = http.createServer(handler);
-  // Slow clients must not hold connections forever.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  // Slow clients must not hold connections forever: headers and whole requests that take longer than
+  // the timeouts get 408 and a closed connection. Node checks them every connectionsCheckingInterval
+  // (default 30 s), so check often enough that a timeout is enforced close to its value.
+  const server = http.createServer(
+    {
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(config.headersTimeoutMs / 4))),
+    },
+    handler,
+  );
   // Idle keep-alive connections stay open longer than clients keep idle sockets (undici: 4 s, load
   // balancers: 60 s), so a client never sends a request on a socket the server is closing.
   server.keepAliveTimeout = 65_000;

@@ -5,25 +5,28 @@ import { callerOf } from './auth';
 import { sendError } from './errors';
 
 /**
- * Requests per minute per tenant (spec section 8), in fixed one-minute windows. Counted in this
- * process's memory: a restart opens a fresh window, which at worst grants one extra minute's worth.
+ * Requests per window per key (per tenant and minute: spec section 8), in fixed windows. Counted in
+ * this process's memory: a restart opens a fresh window, which at worst grants one extra window's worth.
  */
 export class RequestRateLimiter {
   private readonly windows = new Map<string, { start: number; count: number }>();
 
-  constructor(private readonly clock: () => Date) {}
+  constructor(
+    private readonly clock: () => Date,
+    private readonly windowMs = 60_000,
+  ) {}
 
   /** Counts a request; returns the seconds to wait when it is over the limit, else null. */
-  take(key: string, perMinute: number): number | null {
+  take(key: string, perWindow: number): number | null {
     const now = this.clock().getTime();
-    const start = now - (now % 60_000);
+    const start = now - (now % this.windowMs);
     let window = this.windows.get(key);
     if (!window || window.start !== start) {
       if (this.windows.size > 100_000) this.prune(start);
       window = { start, count: 0 };
       this.windows.set(key, window);
     }
-    if (window.count >= perMinute) return Math.max(1, Math.ceil((start + 60_000 - now) / 1000));
+    if (window.count >= perWindow) return Math.max(1, Math.ceil((start + this.windowMs - now) / 1000));
     window.count++;
     return null;
   }
@@ -43,12 +46,16 @@ export function limitRequestRate(services: Services) {
       next();
       return;
     }
-    res.setHeader('Retry-After', String(wait));
-    sendError(
+    sendRateLimited(
       res,
-      429,
-      'RATE_LIMITED',
+      wait,
       `more than ${perMinute} requests in a minute for tier ${tenant.tier}; retry in ${wait} s`,
     );
   };
+}
+
+/** 429 RATE_LIMITED with Retry-After: the seconds to `wait`. */
+export function sendRateLimited(res: Response, wait: number, message: string): void {
+  res.setHeader('Retry-After', String(wait));
+  sendError(res, 429, 'RATE_LIMITED', message);
 }

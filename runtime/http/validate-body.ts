@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { type CommandName, validateCommand } from '../../event-schemas';
 import { sendInvalid } from './errors';
+import { jsonShapeProblem } from './json-shape';
 
 /** Validates `req.body` against a command's JSON Schema; 400 INVALID_REQUEST naming each field otherwise. */
 export function validateBody(command: CommandName) {
@@ -9,6 +10,11 @@ export function validateBody(command: CommandName) {
       sendInvalid(res, [
         { pointer: '', reason: 'must be a JSON object sent with Content-Type: application/json' },
       ]);
+      return;
+    }
+    const shape = jsonShapeProblem(req.body);
+    if (shape) {
+      sendInvalid(res, [shape]);
       return;
     }
     const result = validateCommand(command, req.body);

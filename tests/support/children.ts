@@ -11,7 +11,7 @@ const GOV_CLI = path.join(REPO_ROOT, 'cli/gov.ts');
  * process, and a SIGKILL would then hit only the wrapper, not the worker): cwd the repository, `env`
  * merged over this process's, stdin closed, stdout and stderr piped.
  */
-function spawnTypeScript(file: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+export function spawnTypeScript(file: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', file, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },

@@ -29,7 +29,7 @@ export const MINUTE_MS = 60_000;
 
 // ---- Clock -----------------------------------------------------------------------------------------
 
-/** A clock the test moves by hand; it only ever goes forward. */
+/** A clock the test moves by hand; it only goes forward, unless a fault test steps it back. */
 export class TestClock {
   private time: number;
 
@@ -52,6 +52,12 @@ export class TestClock {
   set(time: number): void {
     if (time < this.time) throw new Error('the test clock only goes forward');
     this.time = time;
+  }
+
+  /** Steps the clock back, as an NTP correction or a VM restored from a snapshot does (fault tests). */
+  stepBack(ms: number): void {
+    if (ms < 0) throw new Error('stepBack takes how far back, a positive number');
+    this.time -= ms;
   }
 }
 
@@ -76,8 +82,15 @@ export interface TestServer {
   restart(): Promise<void>;
 }
 
+/** Suites register many tenants from 127.0.0.1: the per-address limit is raised unless a test sets it. */
 export function testConfig(dataDir: string, env: Record<string, string> = {}) {
-  return loadConfig({ GOV_PORT: '0', GOV_HOST: '127.0.0.1', GOV_DATA_DIR: dataDir, ...env });
+  return loadConfig({
+    GOV_PORT: '0',
+    GOV_HOST: '127.0.0.1',
+    GOV_DATA_DIR: dataDir,
+    GOV_REGISTRATIONS_PER_IP_HOUR: '1000000',
+    ...env,
+  });
 }
 
 export async function startTestServer(
@@ -438,12 +451,30 @@ export class LogVerifier {
     expect(createHash('sha256').update(bytes).digest('hex')).toBe(admitted.artifact_hash);
   }
 
+  /** The tree heads seen, smallest first. */
+  sortedHeads(): JsonSth[] {
+    return [...this.heads.values()].sort((a, b) => a.tree_size - b.tree_size);
+  }
+
   /** Consistency proofs between every pair of tree heads seen, verified against their own roots. */
   async checkAllConsistency(): Promise<number> {
-    const heads = [...this.heads.values()].sort((a, b) => a.tree_size - b.tree_size);
+    const heads = this.sortedHeads();
     const pairs: [JsonSth, JsonSth][] = [];
     for (let i = 0; i < heads.length; i++)
       for (let j = i + 1; j < heads.length; j++) pairs.push([heads[i]!, heads[j]!]);
+    return this.checkConsistency(pairs);
+  }
+
+  /**
+   * Consistency proofs from each tree head seen to the next larger one: a chain that covers them all
+   * (the empty tree is consistent with every tree, and has no proof to ask for).
+   */
+  async checkConsistencyChain(): Promise<number> {
+    const heads = this.sortedHeads().filter((head) => head.tree_size > 0);
+    return this.checkConsistency(heads.slice(1).map((newer, i): [JsonSth, JsonSth] => [heads[i]!, newer]));
+  }
+
+  private async checkConsistency(pairs: readonly [JsonSth, JsonSth][]): Promise<number> {
     const failures: string[] = [];
     await inParallel(pairs, 16, async ([older, newer]) => {
       const res = await this.client.get<ConsistencyAnswer>(
