@@ -1,35 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import pino from 'pino';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { SqliteReadStore } from '../adapters/sqlite/read-store';
-import type { NewEvent } from '../ports/event-store';
 import { rebuildProjection } from '../projectors/rebuild';
 import { tenantsProjection } from '../projectors/tenants';
 import { createMetrics } from '../runtime/metrics';
+import { sampleEvent } from './append-workload';
+import { eventStoreVersusEmmett } from './event-store-vs-emmett';
 import type { BenchRow, BenchSuite } from './report';
 import { tempDir } from './temp-dir';
 
 const SECONDS = Number(process.env.GOV_BENCH_SECONDS ?? 3);
-
-/** A realistic small event (~350 bytes of JSON), like a tenant or admission event. */
-function sampleEvent(i: number): NewEvent {
-  return {
-    type: 'TenantRegistered',
-    data: {
-      tenant_id: `ten_${i.toString(16).padStart(24, '0')}`,
-      node_id: `node_${i.toString(16).padStart(24, '0')}`,
-      email: `user${i}@example.com`,
-      mode: 'live',
-      tier: 'L1',
-      key_id: i.toString(16).padStart(16, '0'),
-      key_hash: randomUUID().replaceAll('-', '').repeat(2),
-      registered_at: new Date().toISOString(),
-    },
-    tenant_id: `ten_${i}`,
-    correlation_id: randomUUID(),
-  };
-}
 
 /** Closed-loop appenders: each waits for its acknowledgement (a durable commit) before the next. */
 async function measureAppends(store: SqliteEventStore, concurrency: number, perAppend: number) {
@@ -113,6 +94,7 @@ export const eventStoreBench: BenchSuite = async () => {
     });
     await readStore.close();
     await store.close();
+    rows.push(...(await eventStoreVersusEmmett(dir, SECONDS)));
   } finally {
     remove();
   }

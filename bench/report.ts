@@ -15,6 +15,8 @@ export interface BenchRow {
   /** ours / peer, oriented so that > 1 means we are better. */
   ratio?: number;
   notes?: string;
+  /** Further figures for bench/results/latest.json only (e.g. the soak's per-minute series). */
+  details?: Record<string, unknown>;
 }
 
 export type BenchSuite = () => Promise<BenchRow[]>;

@@ -7,6 +7,7 @@ import { eventStoreBench } from './event-store.bench';
 import { type BenchReport, benchmarksMarkdown } from './markdown';
 import { merkleBench } from './merkle.bench';
 import type { BenchRow, BenchSuite } from './report';
+import { soakBench } from './soak.bench';
 import { printTable } from './table';
 import { webhookBench } from './webhooks.bench';
 
@@ -20,6 +21,7 @@ const suites: Record<string, BenchSuite> = {
   governance: admissionBench,
   webhooks: webhookBench,
   audit: auditBench,
+  soak: soakBench,
 };
 
 async function main(): Promise<void> {

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { failingBody } from '../domain/test-fixtures';
 import { admissions, CONNECTIONS, registerL4Tenants, SECONDS, startServer, stopServer } from './http-server';
+import { percentile } from './percentile';
 import type { BenchRow, BenchSuite } from './report';
 import { tempDir } from './temp-dir';
 
@@ -48,11 +49,6 @@ async function registerWebhook(base: string, key: string, url: string, events: s
     body: JSON.stringify({ url, events, secret: 'bench-secret-0123456789abcdef' }),
   });
   if (res.status !== 201) throw new Error(`webhook registration answered ${res.status}: ${await res.text()}`);
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
 
 /** Resolves once `count()` has not changed for `quietMs`. */
