@@ -5,6 +5,7 @@ import { AggregateWriter } from '../command-api/aggregate-writer';
 import { tenantAggregate, tenantStream } from '../command-api/tenant-state';
 import type { Tier } from '../command-api/tier-limits';
 import { TIER_LIMITS } from '../command-api/tier-limits';
+import { eventSchemas } from '../event-schemas/schemas';
 import type { EventStore } from '../ports/event-store';
 
 export interface TierCommand {
@@ -56,6 +57,8 @@ export async function changeTier(
       };
     }
   }
+  const textProblem = textOptionProblem(command);
+  if (textProblem) return { ok: false, usage: true, message: textProblem };
   const tier = command.tier as Tier;
   const writer = new AggregateWriter(eventStore, tenantAggregate);
   try {
@@ -84,4 +87,20 @@ export async function changeTier(
       return { ok: false, usage: false, message: `no tenant ${command.tenantId}` };
     throw error;
   }
+}
+
+const { changed_by: OPERATOR, reason: REASON } = eventSchemas.TenantTierChanged.properties;
+
+/** --operator and --reason within what the event keeps (the store would refuse the event otherwise). */
+function textOptionProblem(command: Pick<TierCommand, 'operator' | 'reason'>): string | null {
+  // JSON Schema counts characters as code points.
+  const length = (text: string) => [...text].length;
+  if (
+    command.operator !== undefined &&
+    (length(command.operator) < OPERATOR.minLength || length(command.operator) > OPERATOR.maxLength)
+  )
+    return `--operator must be ${OPERATOR.minLength} to ${OPERATOR.maxLength} characters`;
+  if (command.reason !== undefined && length(command.reason) > REASON.maxLength)
+    return `--reason must be at most ${REASON.maxLength} characters`;
+  return null;
 }
