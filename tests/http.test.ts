@@ -152,6 +152,21 @@ describe('the embedded server over HTTP', () => {
     expect(await res.json()).toMatchObject({ error: 'NOT_FOUND' });
   });
 
+  it('given OPTIONS on an API route, then it is an unmatched method (404 in the error shape), while the public log answers CORS preflight', async () => {
+    for (const route of ['/webhooks', '/webhooks/wh_1', '/governance/evidence', '/account']) {
+      const res = await fetch(`${server.url}${route}`, { method: 'OPTIONS' });
+      expect(res.status).toBe(404);
+      expect(res.headers.get('allow')).toBeNull();
+      expect(await res.json()).toMatchObject({
+        error: 'NOT_FOUND',
+        message: `no route for OPTIONS ${route}`,
+      });
+    }
+    const preflight = await fetch(`${server.url}/gov/v1/log/sth`, { method: 'OPTIONS' });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-methods')).toContain('GET');
+  });
+
   it('echoes a correlation id, or makes one', async () => {
     const mine = await fetch(`${server.url}/health`, { headers: { 'x-correlation-id': 'req-42' } });
     expect(mine.headers.get('x-correlation-id')).toBe('req-42');

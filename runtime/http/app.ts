@@ -44,6 +44,11 @@ export function createApp(services: Services, side: ServedSide = 'all'): express
   // skipped at once by every other request.
   if (side !== 'commands')
     app.use('/gov/v1/log', logRoutes(services.log, { extraKeys: () => publishedKeys(services) }));
+  // Express answers OPTIONS on any routed path itself (200 and an Allow header); only the public log
+  // serves CORS preflight (above), so elsewhere OPTIONS is an unmatched method like any other.
+  app.use((req: Request, res: Response, next: NextFunction) =>
+    req.method === 'OPTIONS' ? noRoute(req, res, side) : next(),
+  );
   app.use(readRoutes(services));
   if (side !== 'reads') {
     app.use(commandRoutes(services));
@@ -95,11 +100,13 @@ const NOT_SERVED_HERE: Record<ServedSide | 'ops', string> = {
 };
 
 function finish(app: express.Express, services: OpsServices, side: ServedSide | 'ops'): express.Express {
-  app.use((req: Request, res: Response) => {
-    sendError(res, 404, 'NOT_FOUND', `no route for ${req.method} ${req.path}${NOT_SERVED_HERE[side]}`);
-  });
+  app.use((req: Request, res: Response) => noRoute(req, res, side));
   app.use(errorHandler(services));
   return app;
+}
+
+function noRoute(req: Request, res: Response, side: ServedSide | 'ops'): void {
+  sendError(res, 404, 'NOT_FOUND', `no route for ${req.method} ${req.path}${NOT_SERVED_HERE[side]}`);
 }
 
 /** The keys a verifier needs beyond the log key: the envelope authority's and the validators'. */
