@@ -6,6 +6,7 @@
  */
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { type AuditChunk, ChunkRunner } from './chunks';
+import type { AuditScope } from './event-checks';
 import type { ChunkResult } from './event-facts';
 import { prepareTrust, type TrustWire, trustFromWire } from './trust';
 
@@ -16,6 +17,7 @@ export interface CheckWorkerData {
   trust: TrustWire;
   /** The audit's link index folder, or null when links are not checked. */
   linkDir: string | null;
+  scope: AuditScope;
 }
 
 export type CheckRequest = { kind: 'check'; id: number; chunk: AuditChunk } | { kind: 'close' };
@@ -27,20 +29,42 @@ export type CheckAnswer =
 
 function serve(data: CheckWorkerData): void {
   const port = parentPort!;
-  const runner = new ChunkRunner(prepareTrust(trustFromWire(data.trust)), data.linkDir);
+  const runner = new ChunkRunner(prepareTrust(trustFromWire(data.trust)), data.linkDir, data.scope);
   const answer = (message: CheckAnswer) => port.postMessage(message);
-  port.on('message', (request: CheckRequest) => {
+  const handle = async (request: CheckRequest): Promise<void> => {
     if (request.kind === 'close') {
       runner.close();
       answer({ kind: 'closed' });
       return;
     }
-    runner.run(request.chunk).then(
-      (result) => answer({ kind: 'checked', id: request.id, result }),
-      (error: unknown) =>
-        answer({ kind: 'failed', id: request.id, error: (error as Error)?.stack ?? String(error) }),
-    );
+    try {
+      answer({ kind: 'checked', id: request.id, result: withPackedHashes(await runner.run(request.chunk)) });
+    } catch (error) {
+      answer({ kind: 'failed', id: request.id, error: (error as Error)?.stack ?? String(error) });
+    }
+  };
+  // One request at a time, in the order given: the thread may already hold its next chunk (and the
+  // close) while it checks one, and starts it the moment it has answered.
+  let work = Promise.resolve();
+  port.on('message', (request: CheckRequest) => {
+    work = work.then(() => handle(request));
   });
+}
+
+/**
+ * The result with its leaf hashes moved into one buffer (each fact keeps a view of it): a message
+ * then carries one ArrayBuffer per chunk instead of one per leaf, which the main thread would have to
+ * allocate and collect one by one.
+ */
+export function withPackedHashes(result: ChunkResult): ChunkResult {
+  const leaves = result.facts.filter((facts) => facts.leaf?.hash);
+  const packed = new Uint8Array(leaves.length * 32);
+  leaves.forEach((facts, i) => {
+    const view = packed.subarray(i * 32, i * 32 + 32);
+    view.set(facts.leaf!.hash!);
+    facts.leaf!.hash = view;
+  });
+  return result;
 }
 
 if (!isMainThread && (workerData as Partial<CheckWorkerData> | null)?.mark === CHECK_WORKER_MARK)

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { CHECK_WORKER_MARK, type CheckAnswer, type CheckRequest, type CheckWorkerData } from './check-worker';
 import { type AuditChunk, ChunkRunner } from './chunks';
+import type { AuditScope } from './event-checks';
 import type { ChunkResult } from './event-facts';
 import { prepareTrust, type TrustWire, trustFromWire } from './trust';
 
@@ -15,15 +16,22 @@ export interface ChunkChecker {
   close(): Promise<void>;
 }
 
-export function createChunkChecker(workers: number, trust: TrustWire, linkDir: string | null): ChunkChecker {
-  return workers <= 0 ? new InlineChecker(trust, linkDir) : new WorkerChecker(workers, trust, linkDir);
+export function createChunkChecker(
+  workers: number,
+  trust: TrustWire,
+  linkDir: string | null,
+  scope: AuditScope = 'all',
+): ChunkChecker {
+  return workers <= 0
+    ? new InlineChecker(trust, linkDir, scope)
+    : new WorkerChecker(workers, trust, linkDir, scope);
 }
 
 class InlineChecker implements ChunkChecker {
   private readonly runner: ChunkRunner;
 
-  constructor(trust: TrustWire, linkDir: string | null) {
-    this.runner = new ChunkRunner(prepareTrust(trustFromWire(trust)), linkDir);
+  constructor(trust: TrustWire, linkDir: string | null, scope: AuditScope) {
+    this.runner = new ChunkRunner(prepareTrust(trustFromWire(trust)), linkDir, scope);
   }
 
   check(chunk: AuditChunk): Promise<ChunkResult> {
@@ -44,10 +52,16 @@ interface Task {
 
 /** How long a thread may take to close its link part before it is stopped anyway. */
 const CLOSE_TIMEOUT_MS = 10_000;
+/**
+ * Chunks a thread holds at once: it starts its next chunk as soon as it has answered, without waiting
+ * for the main thread (busy with the ordered, sequential part) to hand it one.
+ */
+const CHUNKS_PER_THREAD = 2;
 
 class WorkerChecker implements ChunkChecker {
   private readonly threads: Worker[] = [];
-  private readonly idle: Worker[] = [];
+  /** Chunks handed to each thread and not answered yet. */
+  private readonly load = new Map<Worker, number>();
   private readonly queue: Task[] = [];
   private readonly running = new Map<number, Task>();
   private readonly closed = new Map<Worker, () => void>();
@@ -59,6 +73,7 @@ class WorkerChecker implements ChunkChecker {
     private readonly max: number,
     private readonly trust: TrustWire,
     private readonly linkDir: string | null,
+    private readonly scope: AuditScope,
   ) {}
 
   check(chunk: AuditChunk): Promise<ChunkResult> {
@@ -90,16 +105,33 @@ class WorkerChecker implements ChunkChecker {
 
   private pump(): void {
     while (this.queue.length > 0) {
-      const thread = this.idle.pop() ?? (this.threads.length < this.max ? this.start() : undefined);
+      const thread = this.nextThread();
       if (!thread) return;
       const task = this.queue.shift()!;
       this.running.set(task.id, task);
+      this.load.set(thread, (this.load.get(thread) ?? 0) + 1);
       thread.postMessage({ kind: 'check', id: task.id, chunk: task.chunk } satisfies CheckRequest);
     }
   }
 
+  /** An idle thread, else a new one (up to the maximum), else the least busy one with room. */
+  private nextThread(): Worker | undefined {
+    let least: Worker | undefined;
+    for (const thread of this.threads) {
+      const load = this.load.get(thread) ?? 0;
+      if (load === 0) return thread;
+      if (load < CHUNKS_PER_THREAD && (least === undefined || load < this.load.get(least)!)) least = thread;
+    }
+    return this.threads.length < this.max ? this.start() : least;
+  }
+
   private start(): Worker {
-    const data: CheckWorkerData = { mark: CHECK_WORKER_MARK, trust: this.trust, linkDir: this.linkDir };
+    const data: CheckWorkerData = {
+      mark: CHECK_WORKER_MARK,
+      trust: this.trust,
+      linkDir: this.linkDir,
+      scope: this.scope,
+    };
     // The same extension as this file: .js when built, .ts under a TypeScript loader (tsx, jest), where
     // the thread needs the loader registered too.
     const entry = path.join(__dirname, `check-worker${path.extname(__filename)}`);
@@ -126,7 +158,7 @@ class WorkerChecker implements ChunkChecker {
     if (answer.kind === 'failed')
       task.reject(new Error(`an audit worker failed on a chunk: ${answer.error}`));
     else task.resolve(answer.result);
-    this.idle.push(thread);
+    this.load.set(thread, (this.load.get(thread) ?? 1) - 1);
     this.pump();
   }
 

@@ -2,7 +2,7 @@
  * A unit of parallel work: either a position range of a store file (the worker reads the rows itself,
  * so they never cross threads) or rows handed over by the main thread (in-memory and export sources).
  */
-import { checkRows } from './event-checks';
+import { type AuditScope, checkRows } from './event-checks';
 import type { ChunkResult, RawEventRow } from './event-facts';
 import { LinkWriter } from './link-index';
 import { StoreFileReader } from './store-file';
@@ -11,6 +11,13 @@ import type { PreparedTrust } from './trust';
 export type AuditChunk =
   | { kind: 'range'; file: string; from: number; to: number }
   | { kind: 'rows'; rows: RawEventRow[] };
+
+/**
+ * Rows read from the store at once. A few at a time, so that each row (some kilobytes of JSON) and
+ * what it is parsed into die young: reading a whole chunk first kept megabytes alive through every
+ * young-generation collection, which then copied them (measured: GC time per leaf ÷ 4).
+ */
+const ROWS_READ_AT_ONCE = 32;
 
 /**
  * Checks chunks on one thread: one store reader per file, opened on first use and kept for the next
@@ -23,12 +30,22 @@ export class ChunkRunner {
   constructor(
     private readonly trust: PreparedTrust,
     private readonly linkDir: string | null,
+    private readonly scope: AuditScope = 'all',
   ) {}
 
   async run(chunk: AuditChunk): Promise<ChunkResult> {
-    const rows = chunk.kind === 'rows' ? chunk.rows : this.reader(chunk.file).rows(chunk.from, chunk.to);
     if (this.linkDir !== null) this.links ??= new LinkWriter(this.linkDir);
-    const result = await checkRows(rows, this.trust, this.links);
+    const result: ChunkResult = { facts: [], discrepancies: [], signatures: 0 };
+    if (chunk.kind === 'rows') await checkRows(chunk.rows, this.trust, this.links, this.scope, result);
+    else {
+      const reader = this.reader(chunk.file);
+      for (let from = chunk.from; from < chunk.to; ) {
+        const rows = reader.rows(from, chunk.to, ROWS_READ_AT_ONCE);
+        await checkRows(rows, this.trust, this.links, this.scope, result);
+        if (rows.length < ROWS_READ_AT_ONCE) break;
+        from = rows[rows.length - 1]![0] + 1;
+      }
+    }
     this.links?.commit();
     return result;
   }

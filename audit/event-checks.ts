@@ -17,9 +17,16 @@ import { LEAF_RECORD_MEMBER } from '../projectors/log-sequencer';
 import { checkExecutionAdmitted, checkVarianceRecorded } from './closed-loop-checks';
 import type { ChunkResult, EventFacts, Hce, LinkFacts, RawEventRow } from './event-facts';
 import { checkEvidenceAdmitted } from './evidence-checks';
+import { checkLogEvent } from './log-checks';
 import { discrepancyAt, type Finding } from './report';
 import { checkTreeHeadSigned } from './tree-head-checks';
 import type { PreparedTrust } from './trust';
+
+/**
+ * What an audit checks: `all` (the default) every check; `log` the log structure alone — leaf records
+ * to leaf hashes, ordering, every root and tree head — as a transparency-log monitor does (log-checks.ts).
+ */
+export type AuditScope = 'all' | 'log';
 
 type AdmissionType = keyof typeof LEAF_RECORD_MEMBER;
 
@@ -31,7 +38,9 @@ export interface EventVerdict {
   facts: EventFacts;
   findings: Finding[];
   /** What the link checks need of a leaf; null for other events and for data that fails its schema. */
-  link: LinkFacts | null;
+  link?: LinkFacts | null;
+  /** Ed25519 signatures the event's checks cover (a failing certificate stops at its first bad vote). */
+  signatures: number;
 }
 
 /** Where the link facts of checked leaves go (the checking thread's part of the link index). */
@@ -39,15 +48,19 @@ export interface LinkSink {
   add(position: number, eventId: string, hash: Uint8Array | null, link: LinkFacts): void;
 }
 
+/** Checks `rows` in order, adding their facts and findings to `result` (a fresh one by default). */
 export async function checkRows(
   rows: readonly RawEventRow[],
   trust: PreparedTrust,
   links: LinkSink | null = null,
+  scope: AuditScope = 'all',
+  result: ChunkResult = { facts: [], discrepancies: [], signatures: 0 },
 ): Promise<ChunkResult> {
-  const result: ChunkResult = { facts: [], discrepancies: [] };
   for (const row of rows) {
-    const { facts, findings, link } = await checkEvent(row, trust);
+    const { facts, findings, link, signatures } =
+      scope === 'log' ? await checkLogEvent(row, trust) : await checkEvent(row, trust);
     result.facts.push(facts);
+    result.signatures += signatures;
     for (const finding of findings) result.discrepancies.push(discrepancyAt(facts, finding));
     if (link && links) links.add(facts.position, facts.id, facts.leaf?.hash ?? null, link);
   }
@@ -93,14 +106,14 @@ export async function checkEvent(row: RawEventRow, trust: PreparedTrust): Promis
       check: 'event-schema',
       message: `the event's metadata ${describeProblems(metadata.problems)}`,
     });
-  if (!parsed.ok) return { facts, findings, link: null };
+  if (!parsed.ok) return { facts, findings, link: null, signatures: 0 };
 
   if (!isKnownEventType(type)) {
     findings.push({
       check: 'unknown-event-type',
       message: `event type '${type}' is not one the service writes (a newer version, or an injected event)`,
     });
-    return { facts, findings, link: null };
+    return { facts, findings, link: null, signatures: 0 };
   }
   const validation = validateEventData(type, data);
   if (!validation.ok) {
@@ -110,18 +123,27 @@ export async function checkEvent(row: RawEventRow, trust: PreparedTrust): Promis
     });
     // The tree still needs the leaf hash of whatever record was admitted.
     if (facts.leaf) facts.leaf.hash = leafHashOfLooseRecord(type as AdmissionType, data);
-    return { facts, findings, link: null };
+    return { facts, findings, link: null, signatures: 0 };
   }
   try {
-    return { facts, findings, link: await checkTyped(type, tenant_id, data, facts, findings, trust) };
+    const link = await checkTyped(type, tenant_id, data, facts, findings, trust);
+    return { facts, findings, link, signatures: signaturesOf(type, data, trust) };
   } catch (error) {
     findings.push({
       check: 'check-failed',
       message: `the ${type} could not be checked: ${(error as Error).message}`,
     });
     if (facts.leaf) facts.leaf.hash = leafHashOfLooseRecord(type as AdmissionType, data);
-    return { facts, findings, link: null };
+    return { facts, findings, link: null, signatures: 0 };
   }
+}
+
+/** Ed25519 signatures a checked event of `type` covers: its votes and envelope, or its checkpoint. */
+function signaturesOf(type: string, data: unknown, trust: PreparedTrust): number {
+  if (type === 'TreeHeadSigned') return 1;
+  if (type !== 'EvidenceAdmitted') return 0;
+  const { certificate, envelope } = data as EvidenceAdmitted;
+  return certificate.votes.length + (trust.authorities.has(envelope.authority_node_id) ? 1 : 0);
 }
 
 /** The checks of the event's own type; fills in its facts and returns its link facts. */

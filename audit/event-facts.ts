@@ -71,4 +71,6 @@ export interface EventFacts {
 export interface ChunkResult {
   facts: EventFacts[];
   discrepancies: Discrepancy[];
+  /** Ed25519 signatures the chunk's checks covered (votes, envelopes, checkpoints). */
+  signatures: number;
 }

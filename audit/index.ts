@@ -3,6 +3,7 @@
  * tree head the service published is right. See README.md in this folder for what is checked.
  */
 export type { Progress } from '../runtime/progress-bar';
+export type { AuditScope } from './event-checks';
 export { exportAuditSource } from './export-source';
 export { type AuditReport, CHECKS, type CheckCode, type Discrepancy } from './report';
 export { type AuditOptions, runAudit } from './run-audit';

@@ -14,6 +14,8 @@ export interface Discrepancy {
 }
 
 export interface AuditReport {
+  /** Which checks ran: `all`, or `log` (the log structure alone). */
+  checks: 'all' | 'log';
   events: number;
   leaves: number;
   tree_heads: number;
@@ -22,6 +24,8 @@ export interface AuditReport {
   discrepancies: Discrepancy[];
   /** Facts that are not faults (e.g. admissions not yet integrated at the end of the stream). */
   notices: string[];
+  /** Ed25519 signatures the checks covered: every vote, envelope and checkpoint. */
+  signatures: number;
   seconds: number;
   leaves_per_second: number;
 }

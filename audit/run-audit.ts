@@ -8,6 +8,7 @@ import os from 'node:os';
 import type { Progress } from '../runtime/progress-bar';
 import { type ChunkChecker, createChunkChecker } from './checker-pool';
 import type { AuditChunk } from './chunks';
+import type { AuditScope } from './event-checks';
 import type { ChunkResult, EventFacts } from './event-facts';
 import { LinkChecks } from './link-index';
 import { LogReplay, type ReplayHooks } from './log-replay';
@@ -22,6 +23,8 @@ export interface AuditOptions extends ReplayHooks {
   onProgress?: (progress: Progress) => void;
   /** Worker threads for parsing/hashing/signature checks; default os.availableParallelism(). 0: inline. */
   workers?: number;
+  /** `all` (default) every check; `log` the log structure alone (see audit/log-checks.ts). */
+  checks?: AuditScope;
 }
 
 /** Chunks checked ahead of the sequential part, per worker: enough to keep every worker busy. */
@@ -31,11 +34,13 @@ export async function runAudit(source: AuditSource, options: AuditOptions): Prom
   const started = performance.now();
   prepareTrust(options.trust); // a key that cannot be used fails now, before any work
   const workers = Math.max(0, Math.floor(options.workers ?? os.availableParallelism()));
+  const scope = options.checks ?? 'all';
   const opened = await source.open();
-  const links = LinkChecks.create();
-  const audit = new SequentialAudit(options);
+  // The closed-loop links are not part of the log structure: a log-only audit keeps no link index.
+  const links = scope === 'all' ? LinkChecks.create() : null;
+  const audit = new SequentialAudit(options, scope);
   try {
-    const checker = createChunkChecker(workers, trustToWire(options.trust), links.dir);
+    const checker = createChunkChecker(workers, trustToWire(options.trust), links?.dir ?? null, scope);
     let sourceFailure: unknown = null;
     try {
       const ahead = Math.max(1, workers) * CHUNKS_AHEAD_PER_WORKER;
@@ -61,10 +66,10 @@ export async function runAudit(source: AuditSource, options: AuditOptions): Prom
         check: 'source-integrity',
         message: `${source.description} failed after ${audit.events} events: ${messageOf(sourceFailure)}; the rest of it was not audited`,
       });
-    for (const discrepancy of links.discrepancies()) audit.discrepancies.push(discrepancy);
+    if (links) for (const discrepancy of links.discrepancies()) audit.discrepancies.push(discrepancy);
   } finally {
     opened.close();
-    links.close();
+    links?.close();
   }
   const seconds = (performance.now() - started) / 1000;
   return audit.report(seconds);
@@ -74,17 +79,22 @@ export async function runAudit(source: AuditSource, options: AuditOptions): Prom
 class SequentialAudit {
   events = 0;
   readonly discrepancies: Discrepancy[] = [];
+  private signatures = 0;
   private leaves = 0;
   private treeHeads = 0;
   private lastPosition = 0;
   private readonly order = new StreamOrder();
   private readonly replay: LogReplay;
 
-  constructor(hooks: ReplayHooks) {
+  constructor(
+    hooks: ReplayHooks,
+    private readonly scope: AuditScope,
+  ) {
     this.replay = new LogReplay(hooks);
   }
 
   async apply(result: ChunkResult): Promise<void> {
+    this.signatures += result.signatures;
     // The events' own findings first: for one position they read before the sequential ones.
     for (const discrepancy of result.discrepancies) this.discrepancies.push(discrepancy);
     for (const facts of result.facts) await this.next(facts);
@@ -107,6 +117,7 @@ class SequentialAudit {
   report(seconds: number): AuditReport {
     const outcome = this.replay.finish();
     return {
+      checks: this.scope,
       events: this.events,
       leaves: this.leaves,
       tree_heads: this.treeHeads,
@@ -114,6 +125,7 @@ class SequentialAudit {
       root_hash: outcome.rootHash,
       discrepancies: sortDiscrepancies(this.discrepancies),
       notices: outcome.notices,
+      signatures: this.signatures,
       seconds,
       leaves_per_second: seconds > 0 ? this.leaves / seconds : 0,
     };

@@ -24,34 +24,42 @@ export interface OpenedSource {
 }
 
 export interface SqliteSourceOptions {
-  /** Positions per chunk of work. Default 1024. */
-  chunkPositions?: number;
+  /** Events per chunk of work. Default 1024. */
+  chunkEvents?: number;
 }
 
 /** The embedded event store file (GOV_EVENT_STORE_FILE), opened read-only; a running server may share it. */
 export function sqliteAuditSource(file: string, options: SqliteSourceOptions = {}): AuditSource {
-  const width = options.chunkPositions ?? 1024;
+  const size = options.chunkEvents ?? 1024;
   return {
     description: file,
     async open() {
       const reader = new StoreFileReader(file);
       // Positions are committed in order: everything up to `last` is already final, whatever is
       // appended while the audit runs.
-      const bounds = (() => {
-        try {
-          return reader.bounds();
-        } finally {
-          reader.close();
-        }
-      })();
+      let bounds: ReturnType<StoreFileReader['bounds']>;
+      try {
+        bounds = reader.bounds();
+      } catch (error) {
+        reader.close();
+        throw error;
+      }
       return {
         target: bounds.last,
+        // Cut by events, not by positions: positions need not be dense (a store imported from
+        // EventStoreDB keeps its commit positions, hundreds apart).
         async *chunks() {
           if (bounds.count === 0) return;
-          for (let from = bounds.first; from <= bounds.last; from += width)
-            yield { kind: 'range', file, from, to: Math.min(from + width, bounds.last + 1) };
+          for (let from = bounds.first; from <= bounds.last; ) {
+            const next = reader.positionAfter(from, size);
+            const to = next === null || next > bounds.last ? bounds.last + 1 : next;
+            yield { kind: 'range', file, from, to };
+            from = to;
+          }
         },
-        close() {},
+        close() {
+          reader.close();
+        },
       };
     },
   };

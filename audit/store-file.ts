@@ -19,7 +19,8 @@ export interface StoreBounds {
 
 export class StoreFileReader {
   private readonly db: Database.Database;
-  private readonly range: Database.Statement<[number, number], RawEventRow>;
+  private readonly range: Database.Statement<[number, number, number], RawEventRow>;
+  private readonly nth: Database.Statement<[number, number], number>;
 
   constructor(readonly file: string) {
     if (!fs.existsSync(file)) throw new AuditSourceError(`${file} does not exist: no event store to audit`);
@@ -30,10 +31,15 @@ export class StoreFileReader {
       // No mmap: mapped pages would count in the resident set and grow it with the file's size.
       this.db.pragma('mmap_size = 0');
       this.range = this.db
-        .prepare<[number, number], RawEventRow>(
-          `SELECT ${EVENT_COLUMNS} FROM events WHERE position >= ? AND position < ? ORDER BY position`,
+        .prepare<[number, number, number], RawEventRow>(
+          `SELECT ${EVENT_COLUMNS} FROM events WHERE position >= ? AND position < ? ORDER BY position LIMIT ?`,
         )
         .raw(true);
+      this.nth = this.db
+        .prepare<[number, number], number>(
+          'SELECT position FROM events WHERE position >= ? ORDER BY position LIMIT 1 OFFSET ?',
+        )
+        .pluck();
     } catch (error) {
       throw new AuditSourceError(`${file} is not a readable event store: ${(error as Error).message}`);
     }
@@ -50,9 +56,14 @@ export class StoreFileReader {
     return { first: row[0] ?? 0, last: row[1] ?? 0, count: row[2] };
   }
 
-  /** The events with from ≤ position < to, in position order. */
-  rows(from: number, to: number): RawEventRow[] {
-    return this.range.all(from, to);
+  /** The events with from ≤ position < to, in position order; at most `limit` of them. */
+  rows(from: number, to: number, limit = Number.MAX_SAFE_INTEGER): RawEventRow[] {
+    return this.range.all(from, to, limit);
+  }
+
+  /** The position of the `n`th event (0 first) at or after `from`; null when there are not that many. */
+  positionAfter(from: number, n: number): number | null {
+    return this.nth.get(from, n) ?? null;
   }
 
   close(): void {

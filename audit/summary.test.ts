@@ -2,6 +2,7 @@ import type { AuditReport } from './report';
 import { formatAuditSummary } from './summary';
 
 const clean: AuditReport = {
+  checks: 'all',
   events: 12_345,
   leaves: 10_000,
   tree_heads: 57,
@@ -9,6 +10,7 @@ const clean: AuditReport = {
   root_hash: 'ab'.repeat(32),
   discrepancies: [],
   notices: [],
+  signatures: 48_057,
   seconds: 2.04,
   leaves_per_second: 4901.9,
 };
@@ -23,6 +25,14 @@ describe('the human summary of an audit', () => {
         '',
         'clean: every event, leaf, root and signed tree head checks out.',
       ].join('\n'),
+    );
+  });
+
+  it('given a clean audit of the log structure alone, when formatted, then it says what was checked and what was not', () => {
+    const text = formatAuditSummary({ ...clean, checks: 'log' }, '/data/events.db');
+    expect(text).toMatch(/^audit of \/data\/events\.db \(the log structure alone: --checks log\)$/m);
+    expect(text).toMatch(
+      /clean: every leaf record, leaf hash, root and signed tree head checks out \(events, bundles, certificates, envelopes and links were not checked\)\.$/,
     );
   });
 

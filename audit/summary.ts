@@ -4,12 +4,17 @@ import type { AuditReport, Discrepancy } from './report';
 
 export function formatAuditSummary(report: AuditReport, source: string): string {
   const lines = [
-    `audit of ${source}`,
+    `audit of ${source}${report.checks === 'log' ? ' (the log structure alone: --checks log)' : ''}`,
     `  ${count(report.events)} events, ${count(report.leaves)} leaves, ${count(report.tree_heads)} tree heads in ${report.seconds.toFixed(1)} s (${count(Math.round(report.leaves_per_second))} leaves/s)`,
     `  tree size ${count(report.tree_size)}, root ${report.root_hash ?? '(cannot be recomputed)'}`,
   ];
   if (report.discrepancies.length === 0)
-    lines.push('', 'clean: every event, leaf, root and signed tree head checks out.');
+    lines.push(
+      '',
+      report.checks === 'log'
+        ? 'clean: every leaf record, leaf hash, root and signed tree head checks out (events, bundles, certificates, envelopes and links were not checked).'
+        : 'clean: every event, leaf, root and signed tree head checks out.',
+    );
   else {
     lines.push(
       '',

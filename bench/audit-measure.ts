@@ -5,6 +5,7 @@
  */
 import {
   type AuditOptions,
+  type AuditReport,
   type Discrepancy,
   runAudit,
   sqliteAuditSource,
@@ -35,6 +36,7 @@ export interface RssProfile {
 }
 
 export interface AuditMeasurement {
+  checks: AuditReport['checks'];
   events: number;
   leaves: number;
   tree_heads: number;
@@ -45,6 +47,10 @@ export interface AuditMeasurement {
   /** The first few, in report order, when the audit is not clean. */
   first_discrepancies: Discrepancy[];
   notices: string[];
+  /** Ed25519 signatures the audit checked. */
+  signatures: number;
+  /** CPU time of the audit, all threads together (user + system): what it costs whatever the load. */
+  cpu_seconds: number;
   rss: RssProfile;
 }
 
@@ -70,6 +76,7 @@ export async function measureAudit(request: MeasureRequest): Promise<AuditMeasur
   // The main thread is busy during the audit, so the timer only adds samples between chunks.
   const sampler = setInterval(sample, SAMPLE_EVERY_MS);
   const bar = new ProgressBar(request.label);
+  const cpuBefore = process.cpuUsage();
   try {
     const report = await runAudit(sqliteAuditSource(request.eventStoreFile), {
       ...request.mode,
@@ -83,12 +90,14 @@ export async function measureAudit(request: MeasureRequest): Promise<AuditMeasur
         bar.update(progress);
       },
     });
+    const cpu = process.cpuUsage(cpuBefore);
     rss.at100 ??= sample();
     rss.peak = Math.max(rss.peak, process.resourceUsage().maxRSS * 1024);
     process.stderr.write(
       `${request.label}: ${report.leaves.toLocaleString('en-US')} leaves in ${report.seconds.toFixed(1)} s\n`,
     );
     return {
+      checks: report.checks,
       events: report.events,
       leaves: report.leaves,
       tree_heads: report.tree_heads,
@@ -98,6 +107,8 @@ export async function measureAudit(request: MeasureRequest): Promise<AuditMeasur
       discrepancy_count: report.discrepancies.length,
       first_discrepancies: report.discrepancies.slice(0, DISCREPANCIES_SHOWN),
       notices: report.notices,
+      signatures: report.signatures,
+      cpu_seconds: (cpu.user + cpu.system) / 1e6,
       rss,
     };
   } finally {

@@ -12,15 +12,16 @@ import { TransferProgress } from '../adapters/ndjson/transfer-progress';
 import type { RecordedEvent } from '../ports/event-store';
 import { ProgressBar } from '../runtime/progress-bar';
 import { type CliCommand, EXIT, UsageError } from './command';
+import { importIntoEventStoreDb } from './import-eventstoredb';
 import {
   chooseEventStore,
-  importRefusal,
   openTransferStore,
   STORE_LOCATION_HELP,
   SUPPORTED_STORES_HELP,
+  type TransferStore,
 } from './stores';
 
-const USAGE = 'gov import FILE|- [--store FILE] [--json]';
+const USAGE = 'gov import FILE|- [--store FILE|URL] [--resume] [--json]';
 
 export const importCommand: CliCommand = {
   name: 'import',
@@ -29,29 +30,45 @@ export const importCommand: CliCommand = {
   help: `Usage: ${USAGE}
 
 Loads a gov-events NDJSON file written by \`gov export\` (\`-\`: standard input) into an EMPTY event
-store. Every event keeps its id, stream, revision, position and recorded_at exactly (TreeHeadSigned
-events name admission events by position). The whole file is verified (format, position order, event
-count, SHA-256 checksum) inside one transaction that is committed only after the trailer has been
-checked: a truncated, altered or malformed file imports nothing and leaves the store empty. A store
-that already holds events is refused, and nothing is written.
+store. A store that already holds events is refused, and nothing is written.
+
+Into the embedded store, every event keeps its id, stream, revision, position and recorded_at exactly.
+The whole file is verified (format, position order, event count, SHA-256 checksum) inside one
+transaction that is committed only after the trailer has been checked: a truncated, altered or
+malformed file imports nothing and leaves the store empty.
+
+Into EventStoreDB (--store esdb://…, or GOV_EVENT_STORE_URL), every event keeps its id, stream,
+revision, data and recorded_at (carried in its metadata), but EventStoreDB gives it a position of its
+own: each tree head's leaf_positions are translated to the new positions of the same admissions, and
+everything signed stays as it was. EventStoreDB cannot roll appends back, so the whole file is
+verified first (checksum, order, every event storable, every tree head naming admissions before it)
+and only then appended, in the export's order, each event at its revision. Standard input is saved to
+a temporary file for that. If the import stops part way (a lost connection), run the same command
+with --resume: it checks that the database holds exactly the export's first events and appends the
+rest.
 
 Keys are not part of the event stream: copy the source's <data>/keys folder into the new data folder,
-then run \`gov rebuild\` to build the read models before starting the server.
+then build the read models (\`gov rebuild\`, or projectors started on an empty read store) before
+serving.
 
 Options:
-  --store FILE   the embedded store's SQLite file to import into (created if missing). Default: the
-                 server's store
-  --json         print the result as JSON instead of the progress bar and summary line
+  --store FILE|URL  the event store to import into: an embedded store's SQLite file (created if
+                    missing) or an EventStoreDB URL. Default: GOV_EVENT_STORE_URL if set, else the
+                    server's store
+  --resume          EventStoreDB only: continue an import of this same file that stopped part way
+  --json            print the result as JSON instead of the progress bar and summary line
 
 ${SUPPORTED_STORES_HELP}
 ${STORE_LOCATION_HELP}
 
-Exit codes: 0 imported, 1 failed (store not empty, damaged file…: nothing imported), 2 usage error.`,
+Exit codes: 0 imported, 1 failed (store not empty, damaged file…: nothing imported; an import into
+EventStoreDB that stopped part way says how many events it stored: continue it with --resume), 2 usage
+error.`,
   async run(args) {
     const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,
-      options: { json: { type: 'boolean' }, store: { type: 'string' } },
+      options: { json: { type: 'boolean' }, store: { type: 'string' }, resume: { type: 'boolean' } },
     });
     if (positionals.length !== 1)
       throw new UsageError(`give one export file (or - for standard input); usage: ${USAGE}`);
@@ -62,22 +79,35 @@ Exit codes: 0 imported, 1 failed (store not empty, damaged file…: nothing impo
       return EXIT.failure;
     }
     const location = chooseEventStore(values.store);
-    const refusal = importRefusal(location);
-    if (refusal !== null) {
-      console.error(`gov import: ${refusal}`);
+    if (values.resume && location.kind !== 'eventstoredb')
+      throw new UsageError(
+        '--resume applies to EventStoreDB only: an import into the embedded store is all or nothing',
+      );
+    let opened: TransferStore;
+    try {
+      opened = await openTransferStore(location);
+    } catch (error) {
+      console.error(`gov import: ${(error as Error).message}. Nothing was written.`);
       return EXIT.failure;
     }
-    const { store, importable, name } = await openTransferStore(location);
+    const { store, importer, name } = opened;
     try {
-      if (!importable) throw new Error(`${name} cannot be imported into`);
-      return await importInto(importable, name, file, json);
+      return importer.kind === 'atomic'
+        ? await importAtomically(importer.store, name, file, json)
+        : await importIntoEventStoreDb({
+            target: importer.store,
+            storeName: name,
+            file,
+            json,
+            resume: Boolean(values.resume),
+          });
     } finally {
       await store.close();
     }
   },
 };
 
-async function importInto(
+async function importAtomically(
   store: ImportableEventStore,
   storeName: string,
   file: string,
@@ -166,7 +196,7 @@ function failureMessage(error: unknown, file: string): string {
   return `${(error as Error).message}.`;
 }
 
-function isReadableFile(file: string): boolean {
+export function isReadableFile(file: string): boolean {
   try {
     fs.accessSync(file, fs.constants.R_OK);
     return fs.statSync(file).isFile();

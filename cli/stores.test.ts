@@ -10,7 +10,7 @@ import { ConfigError, loadConfig } from '../runtime/config';
 import { runGov } from '../tests/support/children';
 import { tempDir } from '../tests/support/temp-dir';
 import { UsageError } from './command';
-import { auditSourceOf, chooseEventStore, importRefusal, storeName } from './stores';
+import { auditSourceOf, chooseEventStore, storeName } from './stores';
 
 const noConfig = () => {
   throw new Error('the configuration must not be read');
@@ -76,13 +76,6 @@ describe('choosing the event store', () => {
     expect(auditSourceOf(location).description).toBe('esdb://admin:***@es:2113');
     expect(storeName({ kind: 'sqlite', file: '/d/events.db' })).toBe('sqlite:/d/events.db');
   });
-
-  it('refuses to import into EventStoreDB, saying why; the embedded store takes imports', () => {
-    expect(importRefusal({ kind: 'eventstoredb', url: 'esdb://es:2113' })).toMatch(
-      /cannot be imported into: it assigns every event's position and recorded_at itself/,
-    );
-    expect(importRefusal({ kind: 'sqlite', file: '/d/events.db' })).toBeNull();
-  });
 });
 
 describe('an EventStoreDB that cannot be reached, through the gov CLI', () => {
@@ -134,13 +127,24 @@ describe('an EventStoreDB that cannot be reached, through the gov CLI', () => {
     expect(run.stderr).not.toMatch(/hunter2/);
   });
 
-  it('given an EventStoreDB URL, then gov import refuses before connecting, exit 1', async () => {
+  it('when nothing listens at its address, then gov import --store URL exits 1 at once, having written nothing', async () => {
     const file = path.join(folder.dir, 'events.ndjson');
     fs.writeFileSync(file, '');
-    const run = await gov(['import', file, '--store', 'esdb://127.0.0.1:1?tls=false']);
+    const run = await gov(['import', file, '--store', 'esdb://admin:secret@127.0.0.1:1?tls=false']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/is EventStoreDB, which cannot be imported into/);
+    expect(run.stderr).toMatch(
+      /EventStoreDB at esdb:\/\/admin:\*\*\*@127\.0\.0\.1:1\?tls=false cannot be read/,
+    );
     expect(run.stderr).toMatch(/Nothing was written/);
+    expect(run.stderr).not.toMatch(/secret/);
+  });
+
+  it('given --resume with the embedded store, then exit 2 (usage): its import is all or nothing', async () => {
+    const file = path.join(folder.dir, 'events.ndjson');
+    fs.writeFileSync(file, '');
+    const run = await gov(['import', file, '--resume']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--resume applies to EventStoreDB only/);
   });
 
   it('given --store with a URL of another kind, then exit 2 (usage)', async () => {

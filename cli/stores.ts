@@ -1,7 +1,11 @@
 import path from 'node:path';
 import { EsdbEventStore } from '../adapters/eventstoredb/event-store';
 import { isEventStoreDbUrl, redactConnectionString } from '../adapters/eventstoredb/mapping';
-import type { ExportableEventStore, ImportableEventStore } from '../adapters/ndjson/event-stores';
+import type {
+  ExportableEventStore,
+  ImportableEventStore,
+  RepositioningImportTarget,
+} from '../adapters/ndjson/event-stores';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { SqliteReadStore } from '../adapters/sqlite/read-store';
 import { type AuditSource, AuditSourceError, eventsAuditSource, sqliteAuditSource } from '../audit';
@@ -46,7 +50,7 @@ GOV_READ_STORE_FILE.`;
 export const SUPPORTED_STORES_HELP = `Supported stores: the embedded SQLite event store (a file), and EventStoreDB (22.6 or later;
 written for 24.10) named by a URL: esdb://host:2113?tls=false for one insecure node,
 esdb://user:password@host:2113 with TLS, esdb+discover://cluster-dns:2113 for a cluster. Give it with
---store URL, or set GOV_EVENT_STORE_URL. EventStoreDB can be exported and audited, not imported into.`;
+--store URL, or set GOV_EVENT_STORE_URL.`;
 
 /** How long an operator command waits for EventStoreDB's first answer before it gives up (exit 1). */
 export const EVENT_STORE_CONNECT_TIMEOUT_MS = 5_000;
@@ -84,11 +88,19 @@ export function storeName(location: EventStoreLocation): string {
   return location.kind === 'sqlite' ? `sqlite:${location.file}` : redactConnectionString(location.url);
 }
 
+/**
+ * How a store takes an import: the embedded one in one transaction, positions kept (`atomic`);
+ * EventStoreDB event by event, with positions of its own (`repositioning`).
+ */
+export type ImportTarget =
+  | { kind: 'atomic'; store: ImportableEventStore }
+  | { kind: 'repositioning'; store: RepositioningImportTarget };
+
 /** The configured event store, as export and import see it. */
 export interface TransferStore {
   store: ExportableEventStore & { close(): Promise<void> };
-  /** The same store when it can take an import (the embedded one); null for EventStoreDB. */
-  importable: ImportableEventStore | null;
+  /** The same store, as an import writes into it. */
+  importer: ImportTarget;
   /** Names the store in messages and in an export's header, e.g. `sqlite:/data/events.db`. */
   name: string;
 }
@@ -100,22 +112,14 @@ export interface TransferStore {
 export async function openTransferStore(location: EventStoreLocation): Promise<TransferStore> {
   if (location.kind === 'sqlite') {
     const store = new SqliteEventStore({ file: location.file });
-    return { store, importable: store, name: storeName(location) };
+    return { store, importer: { kind: 'atomic', store }, name: storeName(location) };
   }
   const store = await EsdbEventStore.connect(location.url, {
     connectTimeoutMs: EVENT_STORE_CONNECT_TIMEOUT_MS,
+    // An import must not refuse an event its source accepted; the server's MaxAppendSize still applies.
+    maxEventBytes: Number.MAX_SAFE_INTEGER,
   });
-  return { store, importable: null, name: storeName(location) };
-}
-
-/** Why `gov import` refuses a store, or null when it can import into it. */
-export function importRefusal(location: EventStoreLocation): string | null {
-  if (location.kind === 'sqlite') return null;
-  return (
-    `${storeName(location)} is EventStoreDB, which cannot be imported into: it assigns every event's position ` +
-    'and recorded_at itself, and an import must keep them exactly (TreeHeadSigned events name admission events ' +
-    'by position). Import into the embedded store (--store FILE, or GOV_DATA_DIR) instead. Nothing was written.'
-  );
+  return { store, importer: { kind: 'repositioning', store }, name: storeName(location) };
 }
 
 /** What `gov audit` reads: the embedded store's file directly, or EventStoreDB through the port. */

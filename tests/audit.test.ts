@@ -10,6 +10,7 @@ import { writeExport } from '../adapters/ndjson/export-writer';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import {
   type AuditReport,
+  type AuditScope,
   type AuditTrust,
   exportAuditSource,
   runAudit,
@@ -144,9 +145,13 @@ describe('gov audit over a store written by a real server', () => {
 
   const audit = (
     file: string,
-    options: { trust?: AuditTrust; workers?: number } = {},
+    options: { trust?: AuditTrust; workers?: number; checks?: AuditScope } = {},
   ): Promise<AuditReport> =>
-    runAudit(sqliteAuditSource(file), { trust: options.trust ?? trust, workers: options.workers ?? 0 });
+    runAudit(sqliteAuditSource(file), {
+      trust: options.trust ?? trust,
+      workers: options.workers ?? 0,
+      checks: options.checks ?? 'all',
+    });
 
   /** [position, check] of every discrepancy, for exact comparisons. */
   const found = (report: AuditReport) => report.discrepancies.map((d) => [d.position, d.check]);
@@ -292,6 +297,81 @@ describe('gov audit over a store written by a real server', () => {
     ]);
     expect(report.root_hash).toBeNull();
     expect(report.notices.join('\n')).toMatch(/could not be checked against a recomputed root/);
+  });
+
+  // ---- the log structure alone (--checks log) ------------------------------------------------------
+
+  it('given the clean store, when its log structure alone is audited on worker threads, then it is clean, with the same tree and root as the full audit and one signature per tree head', async () => {
+    const file = copyOfStore();
+    const [all, log] = [await audit(file), await audit(file, { checks: 'log', workers: 2 })];
+    expect(log).toMatchObject({
+      checks: 'log',
+      discrepancies: [],
+      notices: [],
+      events: all.events,
+      leaves: all.leaves,
+      tree_heads: all.tree_heads,
+      tree_size: all.tree_size,
+      root_hash: all.root_hash,
+      signatures: all.tree_heads,
+    });
+    const evidence = ofType('EvidenceAdmitted').length;
+    expect(all).toMatchObject({ checks: 'all', signatures: evidence * 5 + all.tree_heads });
+  });
+
+  it('when one byte of an envelope signature is flipped, then the log audit reports the leaf hash and every root from its tree head on (it does not check the signature itself)', async () => {
+    const evidence = ofType('EvidenceAdmitted')[1]!;
+    const file = copyOfStore(flipCharacter(evidence, '"authority_signature":"', 10));
+    const heads = ofType('TreeHeadSigned').filter(
+      (r) => r.position >= headIntegrating(evidence.position).position,
+    );
+    expect(found(await audit(file, { checks: 'log' }))).toEqual([
+      [evidence.position, 'leaf-hash-mismatch'],
+      ...heads.map((h) => [h.position, 'root-mismatch']),
+    ]);
+  });
+
+  it('when a validator vote of a certificate (not part of the leaf) is altered, then the full audit reports it and the log audit, which reads leaf records only, does not', async () => {
+    const evidence = ofType('EvidenceAdmitted')[0]!;
+    const file = copyOfStore(flipCharacter(evidence, '"votes":[{"type":"GOV_VOTE_V1","validator_id":"', 3));
+    expect(found(await audit(file))).toEqual([
+      [evidence.position, 'certificate-invalid'],
+      [evidence.position, 'certificate-mismatch'],
+    ]);
+    expect(found(await audit(file, { checks: 'log' }))).toEqual([]);
+  });
+
+  it("when one byte of a tree head's checkpoint signature is flipped, or a byte makes an admission invalid JSON, then the log audit reports them as the full audit does", async () => {
+    const head = ofType('TreeHeadSigned')[2]!;
+    expect(
+      found(await audit(copyOfStore(flipCharacter(head, `${logSigner.name} `, 12)), { checks: 'log' })),
+    ).toEqual([[head.position, 'sth-signature']]);
+    const evidence = ofType('EvidenceAdmitted')[0]!;
+    const broken = await audit(copyOfStore(flipCharacter(evidence, '{', 0, '#')), { checks: 'log' });
+    expect(found(broken)).toEqual([
+      [evidence.position, 'json-invalid'],
+      [headIntegrating(evidence.position).position, 'root-unverifiable'],
+    ]);
+  });
+
+  it('when gov audit --checks log runs, then its summary says what it checked; --checks of another kind is a usage error', async () => {
+    const { code, stdout } = await gov([
+      'audit',
+      '--store',
+      copyOfStore(),
+      '--keys-dir',
+      keysDir,
+      '--checks',
+      'log',
+      '--workers',
+      '1',
+    ]);
+    expect(stdout).toMatch(/\(the log structure alone: --checks log\)/);
+    expect(stdout).toMatch(/clean: every leaf record, leaf hash, root and signed tree head checks out/);
+    expect(code).toBe(0);
+    const wrong = await gov(['audit', '--store', copyOfStore(), '--keys-dir', keysDir, '--checks', 'some']);
+    expect(wrong.stderr).toMatch(/--checks is all \(every check\) or log/);
+    expect(wrong.code).toBe(2);
   });
 
   // ---- dropped events ------------------------------------------------------------------------------

@@ -4,21 +4,35 @@
  * original's and a server started there serves the same signed log: the same latest tree head and the
  * same root at every size ever signed. A damaged export (truncated, a flipped byte, a wrong count)
  * imports nothing, and a store that already holds events is refused.
+ *
+ * The same export also goes into EventStoreDB (the in-memory imitation of its client, which gives
+ * events positions of its own as a server does), is rebuilt, sequenced and audited there, then exported
+ * from it and imported back into an embedded store: every event, read model and signed root is the
+ * original's, modulo positions (which no API shows; see tests/support/store-positions.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { type EsdbClient, EsdbEventStore } from '../adapters/eventstoredb/event-store';
 import { readExportFile, readExportStream } from '../adapters/ndjson/export-file';
+import { writeExport } from '../adapters/ndjson/export-writer';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { SqliteReadStore } from '../adapters/sqlite/read-store';
+import { eventsAuditSource, runAudit, trustFromPublishedKeys } from '../audit';
+import { importWithNewPositions } from '../cli/repositioned-import';
 import type { JsonSth } from '../merkle-core';
 import type { RecordedEvent } from '../ports/event-store';
 import type { Page, StoredDocument } from '../ports/read-store';
 import { projections } from '../projectors';
 import { ProjectionCatalog } from '../projectors/catalog';
-import { LOG_STREAM } from '../projectors/log-sequencer';
+import { LOG_STREAM, LogSequencer } from '../projectors/log-sequencer';
+import { rebuildProjection } from '../projectors/rebuild';
 import { type RunningServer, startEmbedded } from '../runtime/embedded';
+import { readPublishedKeys } from '../runtime/key-history';
+import { openServerKeyring } from '../runtime/keyring';
 import { createLogger } from '../runtime/logger';
+import { createMetrics } from '../runtime/metrics';
 import { type GovRun, runGov } from './support/children';
+import { FakeEsdbClient } from './support/fake-esdb-client';
 import {
   failingEvidence,
   GovClient,
@@ -29,6 +43,7 @@ import {
   type TestServer,
   testConfig,
 } from './support/governance-client';
+import { documentsModuloPositions, eventsModuloPositions } from './support/store-positions';
 import { tempDir } from './support/temp-dir';
 import { WebhookReceiver } from './support/webhook-receiver';
 
@@ -57,7 +72,7 @@ async function storedEvents(dataDir: string): Promise<RecordedEvent[]> {
 
 /** Every document of every collection of the serving generation of every projection, by logical name. */
 async function readModels(dataDir: string): Promise<Record<string, StoredDocument<unknown>[]>> {
-  const readStore = new SqliteReadStore(path.join(dataDir, 'read-models.db'));
+  const readStore = new SqliteReadStore(readStoreFile(dataDir));
   try {
     const catalog = new ProjectionCatalog(readStore);
     const models: Record<string, StoredDocument<unknown>[]> = {};
@@ -80,6 +95,10 @@ async function readModels(dataDir: string): Promise<Record<string, StoredDocumen
   } finally {
     await readStore.close();
   }
+}
+
+function readStoreFile(dataDir: string): string {
+  return path.join(dataDir, 'read-models.db');
 }
 
 /** What the public log endpoints say: its keys, the latest tree head and the root at each signed size. */
@@ -267,6 +286,113 @@ describe('gov export and gov import move the whole event stream to a fresh store
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(/already holds events .*import only into an empty store/);
       expect(await storedEvents(dataDir)).toEqual(before);
+    });
+  });
+
+  describe('imported into EventStoreDB (the imitation of its client), rebuilt there, exported from it and imported back', () => {
+    let esdb: EsdbEventStore;
+    let esdbEvents: RecordedEvent[];
+    let esdbDir: string;
+    let esdbExport: string;
+
+    beforeAll(async () => {
+      esdb = new EsdbEventStore(new FakeEsdbClient() as unknown as EsdbClient);
+      await importWithNewPositions({ file: exportFile, target: esdb });
+      esdbEvents = await collect(esdb.readAll());
+      // The read models built from EventStoreDB, as projectors started on an empty read store build them.
+      esdbDir = freshDataDir('esdb-read-models');
+      const readStore = new SqliteReadStore(readStoreFile(esdbDir));
+      try {
+        for (const projection of projections)
+          await rebuildProjection({
+            projection,
+            eventStore: esdb,
+            readStore,
+            metrics: createMetrics(undefined, { defaults: false }),
+            logger: createLogger('silent'),
+            mode: 'in-place',
+          });
+      } finally {
+        await readStore.close();
+      }
+      esdbExport = path.join(work.dir, 'from-esdb.ndjson');
+      const output = fs.createWriteStream(esdbExport);
+      await writeExport({ store: esdb, source: 'esdb://imitation:2113', output });
+      await new Promise((resolve) => output.end(resolve));
+    });
+    afterAll(async () => {
+      await esdb?.close();
+    });
+
+    it('then every event is there in order with its id, stream, revision, data and recorded_at, at positions of EventStoreDB', () => {
+      expect(eventsModuloPositions(esdbEvents)).toEqual(eventsModuloPositions(originalEvents));
+      const moved = esdbEvents.filter((event, i) => event.position !== originalEvents[i]!.position);
+      expect(moved).toHaveLength(esdbEvents.length);
+    });
+
+    it('then every read model rebuilt from it equals the original, each position naming the same event', async () => {
+      expect(documentsModuloPositions(await readModels(esdbDir), esdbEvents)).toEqual(
+        documentsModuloPositions(originalModels, originalEvents),
+      );
+    });
+
+    it('then a log sequencer started on it rebuilds the tree and checks it against the last signed head: the original latest STH', async () => {
+      const keyring = await openServerKeyring(esdbDir, testConfig(esdbDir).logOrigin);
+      const sequencer = new LogSequencer({
+        eventStore: esdb,
+        signer: keyring.logSigner,
+        retiredVerifierKeys: keyring.retiredLogVerifierKeys,
+        logger: createLogger('silent'),
+      });
+      try {
+        let timer: NodeJS.Timeout | undefined;
+        const ready = await Promise.race([
+          sequencer.start().then(() => 'ready'),
+          new Promise((resolve) => {
+            timer = setTimeout(() => resolve('the sequencer did not start within 10 s'), 10_000);
+          }),
+        ]).finally(() => clearTimeout(timer));
+        expect(ready).toBe('ready');
+        expect(sequencer.latest().sth).toEqual(originalLog.latest);
+      } finally {
+        await sequencer.stop();
+        keyring.release();
+      }
+    });
+
+    it('then the audit of it is clean: every leaf, every root and every tree head the original signed', async () => {
+      const report = await runAudit(eventsAuditSource(esdb.readAll()), {
+        trust: trustFromPublishedKeys(readPublishedKeys(path.join(original.dataDir, 'keys'))),
+        workers: 0,
+      });
+      expect(report.discrepancies).toEqual([]);
+      expect(report.tree_size).toBe(signedSizes[signedSizes.length - 1]);
+      expect(report.root_hash).toBe(originalLog.roots[report.tree_size]);
+    });
+
+    it('when exported from it and imported back into an embedded store through the CLI, then rebuilt: the same events, read models and signed log as the original', async () => {
+      const dataDir = freshDataDir('back-from-esdb');
+      const run = await gov(dataDir, 'import', esdbExport);
+      expect({ code: run.code, stdout: run.stdout }).toEqual({
+        code: 0,
+        stdout: expect.stringMatching(/imported \d+ events .*from esdb:\/\/imitation:2113/),
+      });
+      expect((await gov(dataDir, 'rebuild')).code).toBe(0);
+      const events = await storedEvents(dataDir);
+      expect(events).toEqual(esdbEvents);
+      expect(eventsModuloPositions(events)).toEqual(eventsModuloPositions(originalEvents));
+      expect(documentsModuloPositions(await readModels(dataDir), events)).toEqual(
+        documentsModuloPositions(originalModels, originalEvents),
+      );
+      const server = await startEmbedded(testConfig(dataDir), createLogger('silent'), {
+        clock: original.clock.fn,
+      });
+      try {
+        const log = await publishedLog(new GovClient(server.url), signedSizes);
+        expect(log).toEqual(originalLog);
+      } finally {
+        await server.close();
+      }
     });
   });
 

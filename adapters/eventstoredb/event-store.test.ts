@@ -2,7 +2,7 @@
  * The EventStoreDB adapter against the event store contract and its own specifications:
  *
  * 1. always, on an in-memory imitation of the client (tests/support/fake-esdb-client.ts): the
- *    adapter's own logic;
+ *    adapter's own logic, and what an import into it must do (adapters/ndjson/repositioning-import.contract.ts);
  * 2. on a real EventStoreDB 24.10: GOV_ESDB_URL (e.g. esdb://127.0.0.1:2113?tls=false), else a container
  *    started with testcontainers when a Docker engine answers; skipped, with the reason in its title,
  *    when there is neither. The choice is made when this file loads (Jest needs describe or
@@ -21,6 +21,7 @@ import {
   WrongExpectedVersionError,
 } from '../../ports/event-store';
 import { FakeEsdbClient } from '../../tests/support/fake-esdb-client';
+import { repositioningImportContract } from '../ndjson/repositioning-import.contract';
 import { type EsdbClient, EsdbEventStore } from './event-store';
 import { ForeignEventError } from './mapping';
 
@@ -40,6 +41,13 @@ function onImitation(): { store: EsdbEventStore; client: FakeEsdbClient } {
 
 eventStoreContract('EventStoreDB adapter on an in-memory imitation of the client', {
   maxEventBytes,
+  create: async () => {
+    const { store } = onImitation();
+    return { store, dispose: () => store.close() };
+  },
+});
+
+repositioningImportContract('EventStoreDB adapter on an in-memory imitation of the client', {
   create: async () => {
     const { store } = onImitation();
     return { store, dispose: () => store.close() };
@@ -145,6 +153,13 @@ if ('skip' in target) {
 
     eventStoreContract('EventStoreDB', {
       maxEventBytes,
+      create: async () => {
+        const store = await connect();
+        return { store, dispose: () => store.close() };
+      },
+    });
+
+    repositioningImportContract('EventStoreDB', {
       create: async () => {
         const store = await connect();
         return { store, dispose: () => store.close() };

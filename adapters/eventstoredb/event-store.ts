@@ -29,7 +29,11 @@ import {
   type RecordedEvent,
   type SubscribeOptions,
 } from '../../ports/event-store';
-import type { ExportableEventStore } from '../ndjson/event-stores';
+import type {
+  ExportableEventStore,
+  RecordedAppendHooks,
+  RepositioningImportTarget,
+} from '../ndjson/event-stores';
 import { readBatches } from './batches';
 import {
   assertPosition,
@@ -42,6 +46,7 @@ import {
   ID_CLAIM_EVENT_TYPE,
   ID_CLAIM_STREAM_PREFIX,
   idClaimStreamOf,
+  importProblem,
   planFilter,
   positionOf,
   positionToNumber,
@@ -73,6 +78,8 @@ const DEFAULT_MAX_EVENT_BYTES = 1024 * 1024;
 const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 /** Events buffered ahead of the reader by a read or a subscription. */
 const READ_AHEAD = 512;
+/** Events of an import whose ids are claimed together, in parallel, before they are appended in order. */
+const RECORDED_APPEND_WINDOW = 256;
 
 /**
  * The event store port on EventStoreDB (gRPC client 6.2, server 22.6 or later; written for 24.10).
@@ -85,10 +92,10 @@ const READ_AHEAD = 512;
  * - `readAll` and `headPosition` filter on the client: this client's `readAll` takes no server-side
  *   filter. Subscriptions filter on the server.
  * - System events (types starting with `$`) and the id claims are never returned.
- * - An import is not possible (no ImportableEventStore): EventStoreDB assigns positions and `created`
- *   itself, and an import must keep them exactly.
+ * - An import (`appendRecorded`) keeps every event's stream, revision, id and recorded_at (carried in
+ *   the metadata), but not its position: EventStoreDB assigns positions itself. It is not atomic.
  */
-export class EsdbEventStore implements EventStore, ExportableEventStore {
+export class EsdbEventStore implements EventStore, ExportableEventStore, RepositioningImportTarget {
   private readonly maxEventBytes: number;
   private readonly claimConcurrency: number;
   private readonly subscriptions = new Set<EventSubscription>();
@@ -172,6 +179,68 @@ export class EsdbEventStore implements EventStore, ExportableEventStore {
       ? positionToNumber(result.position)
       : await this.positionOfRevision(stream, nextRevision);
     return { nextRevision, position };
+  }
+
+  /**
+   * Appends events another store recorded (`gov import`), in their global order: each to its own stream
+   * with its expected revision (`revision - 1`: a gap, or a stream that moved on, fails with
+   * WrongExpectedVersionError), its id, and its recorded_at in the metadata, which reads back instead
+   * of EventStoreDB's `created`. Positions are EventStoreDB's own; `hooks.onAppended` hears each one,
+   * and `hooks.translate` may rewrite an event just before it is appended, once every earlier event's
+   * new position is known. Ids are claimed a window ahead, in parallel; an event already at its
+   * revision with its id (an import resumed after a failure) is not written twice. Not atomic: what
+   * was appended before a failure stays.
+   */
+  async appendRecorded(
+    events: AsyncIterable<RecordedEvent>,
+    hooks: RecordedAppendHooks = {},
+  ): Promise<{ events: number; last_position: number }> {
+    this.assertOpen();
+    let count = 0;
+    let lastPosition = 0;
+    const appendWindow = async (window: RecordedEvent[]) => {
+      await mapConcurrently(window, this.claimConcurrency, (event) =>
+        this.claimOne(eventIdOf(event), event.stream).then((claim) => {
+          if (claim.owner !== event.stream) throw new DuplicateEventIdError(claim.id);
+        }),
+      );
+      for (const source of window) {
+        const event = hooks.translate ? hooks.translate(source) : source;
+        const expected: ExpectedRevision = event.revision === 0 ? 'no-stream' : event.revision - 1;
+        const prepared = this.prepare(event.stream, [event], event.recorded_at);
+        let result: Awaited<ReturnType<EsdbClient['appendToStream']>>;
+        try {
+          result = await this.client.appendToStream(event.stream, prepared, {
+            expectedRevision: toAppendExpectedRevision(expected),
+          });
+        } catch (error) {
+          throw appendError(error, event.stream, expected, 1);
+        }
+        // An idempotent append (the event was already there) answers without a position: read it back.
+        const position = result.position
+          ? positionToNumber(result.position)
+          : await this.positionOfRevision(event.stream, event.revision);
+        count += 1;
+        lastPosition = position;
+        hooks.onAppended?.(source, position);
+      }
+    };
+    let window: RecordedEvent[] = [];
+    for await (const event of events) {
+      this.assertOpen();
+      window.push(event);
+      if (window.length === RECORDED_APPEND_WINDOW) {
+        await appendWindow(window);
+        window = [];
+      }
+    }
+    if (window.length > 0) await appendWindow(window);
+    return { events: count, last_position: lastPosition };
+  }
+
+  /** Why an event recorded elsewhere cannot be appended here as it is, or null (see `importProblem`). */
+  importProblem(event: RecordedEvent): string | null {
+    return importProblem(event);
   }
 
   async *readStream(stream: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
@@ -299,7 +368,7 @@ export class EsdbEventStore implements EventStore, ExportableEventStore {
   }
 
   /** The events as EventStoreDB takes them, with their ids; size and shape checked before anything is sent. */
-  private prepare(stream: string, events: readonly NewEvent[]) {
+  private prepare(stream: string, events: readonly NewEvent[], recordedAt?: string) {
     if (typeof stream !== 'string' || stream.length === 0)
       throw new TypeError('stream name must be non-empty');
     if (stream.startsWith('$') || stream.startsWith(ID_CLAIM_STREAM_PREFIX))
@@ -316,7 +385,7 @@ export class EsdbEventStore implements EventStore, ExportableEventStore {
         throw new TypeError(`event type '${String(event.type)}' must be non-empty and not start with $`);
       const data = JSON.stringify(event.data);
       if (data === undefined) throw new TypeError(`the data of event '${event.type}' is not JSON`);
-      const metadata = encodeMetadata(event);
+      const metadata = encodeMetadata(event, recordedAt);
       const size = serializedSize(stream, event.type, id, data, JSON.stringify(metadata));
       if (size > this.maxEventBytes) throw new EventTooLargeError(event.type, size, this.maxEventBytes);
       // The client serializes `data` itself; JSONType is its name for any JSON value.
@@ -331,23 +400,29 @@ export class EsdbEventStore implements EventStore, ExportableEventStore {
    * expected revision): the id stays reserved to that stream, which a retry may still use.
    */
   private async claimIds(stream: string, ids: readonly string[]): Promise<{ earlierClaims: boolean }> {
-    const claims = await mapConcurrently(ids, this.claimConcurrency, async (id) => {
-      try {
-        await this.client.appendToStream(
-          idClaimStreamOf(id),
-          // A fresh claim id each time: a second claim must conflict, never pass as an idempotent retry.
-          jsonEvent({ type: ID_CLAIM_EVENT_TYPE, data: { stream } }),
-          { expectedRevision: NO_STREAM },
-        );
-        return { id, owner: stream, earlier: false };
-      } catch (error) {
-        if (!isErrorOfType(error, ErrorType.WRONG_EXPECTED_VERSION)) throw error;
-        return { id, owner: await this.ownerOf(id), earlier: true };
-      }
-    });
+    const claims = await mapConcurrently(ids, this.claimConcurrency, (id) => this.claimOne(id, stream));
     const taken = claims.find((claim) => claim.owner !== stream);
     if (taken) throw new DuplicateEventIdError(taken.id);
     return { earlierClaims: claims.some((claim) => claim.earlier) };
+  }
+
+  /** Claims `id` for `stream`; an id claimed before answers with its owner (this stream on a retry). */
+  private async claimOne(
+    id: string,
+    stream: string,
+  ): Promise<{ id: string; owner: string; earlier: boolean }> {
+    try {
+      await this.client.appendToStream(
+        idClaimStreamOf(id),
+        // A fresh claim id each time: a second claim must conflict, never pass as an idempotent retry.
+        jsonEvent({ type: ID_CLAIM_EVENT_TYPE, data: { stream } }),
+        { expectedRevision: NO_STREAM },
+      );
+      return { id, owner: stream, earlier: false };
+    } catch (error) {
+      if (!isErrorOfType(error, ErrorType.WRONG_EXPECTED_VERSION)) throw error;
+      return { id, owner: await this.ownerOf(id), earlier: true };
+    }
   }
 
   private async ownerOf(id: string): Promise<string> {

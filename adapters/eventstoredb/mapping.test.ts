@@ -158,6 +158,19 @@ describe('recorded events', () => {
     });
   });
 
+  it("given an event imported from another store, then its recorded_at is the one in its metadata, not the copy's created time", () => {
+    const metadata = { ...(record.metadata as object), recorded_at: '2019-12-31T23:59:59.999Z' };
+    expect(toRecordedEvent({ ...record, metadata }).recorded_at).toBe('2019-12-31T23:59:59.999Z');
+    const imported = { type: 'A', data: {}, tenant_id: 't1', correlation_id: 'c1' };
+    expect(decodeMetadata(encodeMetadata(imported, '2019-12-31T23:59:59.999Z'), 'x').recorded_at).toBe(
+      '2019-12-31T23:59:59.999Z',
+    );
+    for (const bad of ['yesterday', 1577836799999, '2019-12-31 23:59:59Z'])
+      expect(() => toRecordedEvent({ ...record, metadata: { ...metadata, recorded_at: bad } })).toThrow(
+        /recorded_at that is not an ISO 8601 UTC time/,
+      );
+  });
+
   it('given an event without a position (a server older than 22.6), then an error naming the version needed', () => {
     expect(() => toRecordedEvent({ ...record, position: undefined })).toThrow(/22\.6/);
   });

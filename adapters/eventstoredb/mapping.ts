@@ -114,14 +114,21 @@ export interface GovMetadata {
   correlation_id: string;
   causation_id: string | null;
   schema_version: number;
+  /**
+   * When the event was first recorded, for an event imported from another store (`gov import`): its
+   * recorded_at is that time, not the `created` time EventStoreDB gave the copy. Absent otherwise.
+   */
+  recorded_at?: string;
 }
 
-export function encodeMetadata(event: NewEvent): GovMetadata {
+/** The metadata of an appended event; `recordedAt` only for an event recorded elsewhere first (an import). */
+export function encodeMetadata(event: NewEvent, recordedAt?: string): GovMetadata {
   return {
     tenant_id: event.tenant_id,
     correlation_id: event.correlation_id,
     causation_id: event.causation_id ?? null,
     schema_version: event.schema_version ?? 1,
+    ...(recordedAt === undefined ? {} : { recorded_at: recordedAt }),
   };
 }
 
@@ -137,12 +144,24 @@ export function decodeMetadata(raw: unknown, where: string): GovMetadata {
     throw new ForeignEventError(where, 'its metadata has no causation_id (a string or null)');
   if (!Number.isSafeInteger(m.schema_version) || (m.schema_version as number) < 1)
     throw new ForeignEventError(where, 'its metadata has no schema_version (an integer from 1)');
+  if (m.recorded_at !== undefined && !isIsoInstant(m.recorded_at))
+    throw new ForeignEventError(where, 'its metadata has a recorded_at that is not an ISO 8601 UTC time');
   return {
     tenant_id: m.tenant_id,
     correlation_id: m.correlation_id,
     causation_id: m.causation_id,
     schema_version: m.schema_version as number,
+    ...(m.recorded_at === undefined ? {} : { recorded_at: m.recorded_at as string }),
   };
+}
+
+/** `2024-02-29T12:00:00.000Z`: what every store writes as recorded_at, and what an import carries over. */
+export function isIsoInstant(value: unknown): value is string {
+  return (
+    typeof value === 'string' &&
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(value) &&
+    !Number.isNaN(Date.parse(value))
+  );
 }
 
 /** An event in `$all` that this service did not write (another application shares the database). */
@@ -209,7 +228,8 @@ export function toRecordedEvent(record: EsdbRecord): RecordedEvent {
     stream: record.streamId,
     revision: revisionToNumber(record.revision),
     position,
-    recorded_at: record.created.toISOString(),
+    // An imported event keeps the time it was first recorded; EventStoreDB's `created` is the copy's.
+    recorded_at: metadata.recorded_at ?? record.created.toISOString(),
     tenant_id: metadata.tenant_id,
     correlation_id: metadata.correlation_id,
     causation_id: metadata.causation_id,
@@ -233,6 +253,29 @@ export function eventIdOf(event: NewEvent): string {
       `event id '${String(event.id)}' is not a UUID; EventStoreDB stores event ids as UUIDs`,
     );
   return event.id.toLowerCase();
+}
+
+/**
+ * Why an event recorded by another store cannot be appended to EventStoreDB exactly as it is, or null:
+ * its id must already be a lower-case UUID (EventStoreDB would store another spelling), its stream and
+ * type must not be names EventStoreDB or this adapter reserve. Checked for a whole export before an
+ * import appends anything.
+ */
+export function importProblem(event: {
+  id: string;
+  stream: string;
+  type: string;
+  revision: number;
+}): string | null {
+  if (!UUID.test(event.id) || event.id !== event.id.toLowerCase())
+    return `its id '${event.id}' is not a lower-case UUID, which EventStoreDB would store differently`;
+  if (event.stream === '' || event.stream.startsWith('$') || event.stream.startsWith(ID_CLAIM_STREAM_PREFIX))
+    return `its stream name '${event.stream}' is reserved in EventStoreDB (names starting with $ or ${ID_CLAIM_STREAM_PREFIX})`;
+  if (event.type === '' || event.type.startsWith('$'))
+    return `its type '${event.type}' is reserved in EventStoreDB (types starting with $)`;
+  if (!Number.isSafeInteger(event.revision) || event.revision < 0)
+    return `its revision ${event.revision} is not an integer from 0`;
+  return null;
 }
 
 /**

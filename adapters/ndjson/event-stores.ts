@@ -22,3 +22,33 @@ export interface ImportableEventStore {
    */
   importEvents(events: AsyncIterable<RecordedEvent>): Promise<{ events: number; last_position: number }>;
 }
+
+/** How an import into a store that assigns its own positions follows and adapts the events it appends. */
+export interface RecordedAppendHooks {
+  /**
+   * The event as it is to be stored, called just before it is appended, once every earlier event is
+   * appended (tree heads name admissions by position: see projectors/leaf-positions.ts).
+   */
+  translate?: (event: RecordedEvent) => RecordedEvent;
+  /** The event as read from the export (before `translate`) and the position this store gave it. */
+  onAppended?: (event: RecordedEvent, position: number) => void;
+}
+
+/**
+ * A store that gives imported events positions of its own (EventStoreDB): each event is appended in
+ * the export's order to its stream at its revision, keeping its id, data and recorded_at. Appends are
+ * not atomic, so `gov import` verifies the whole export (and `importProblem` of every event) before it
+ * appends anything, and can resume an import that failed part way.
+ */
+export interface RepositioningImportTarget {
+  /** 0 when the store holds no event. */
+  headPosition(): Promise<number>;
+  /** The events already stored, in position order (a resumed import compares them with the export). */
+  readAll(): AsyncIterable<RecordedEvent>;
+  /** Why this store cannot hold `event` as it is, or null. */
+  importProblem(event: RecordedEvent): string | null;
+  appendRecorded(
+    events: AsyncIterable<RecordedEvent>,
+    hooks?: RecordedAppendHooks,
+  ): Promise<{ events: number; last_position: number }>;
+}

@@ -38,7 +38,11 @@ export const HISTORY: readonly RecordedEvent[] = [
   recorded(13, 'tenant-b', 1),
 ];
 
-async function* from(events: readonly RecordedEvent[], thenThrow?: Error): AsyncGenerator<RecordedEvent> {
+/** The events as an async source (an export being read), optionally failing after the last one. */
+export async function* from(
+  events: readonly RecordedEvent[],
+  thenThrow?: Error,
+): AsyncGenerator<RecordedEvent> {
   for (const event of events) yield event;
   if (thenThrow) throw thenThrow;
 }

@@ -1,0 +1,93 @@
+/**
+ * The per-event part of an audit of the log structure alone (`checks: 'log'`), as a certificate
+ * transparency monitor checks a log: each admission's leaf record gives its leaf hash (and the stored
+ * leaf_hash must be it), and each TreeHeadSigned is checked on its own (schema, sizes, checkpoint
+ * signature, checkpoint contents). Ordering, roots and consistency are the sequential replay's, as in a
+ * full audit. Not checked here: other events' data, JSON Schemas of admissions, the bundle, the
+ * validator certificate, the envelope's signature, the closed-loop links (the full audit's job).
+ */
+import { type TreeHeadSigned, validateEventData } from '../event-schemas';
+import { leafHashOfRecord } from '../merkle-core';
+import { LEAF_RECORD_MEMBER } from '../projectors/log-sequencer';
+import type { EventVerdict } from './event-checks';
+import type { EventFacts, RawEventRow } from './event-facts';
+import type { Finding } from './report';
+import { checkTreeHeadSigned } from './tree-head-checks';
+import type { PreparedTrust } from './trust';
+
+type AdmissionType = keyof typeof LEAF_RECORD_MEMBER;
+
+export async function checkLogEvent(row: RawEventRow, trust: PreparedTrust): Promise<EventVerdict> {
+  const [position, id, stream, revision, type] = row;
+  const facts: EventFacts = { position, id, type, stream, revision };
+  const findings: Finding[] = [];
+  const admission = Object.hasOwn(LEAF_RECORD_MEMBER, type);
+  if (!admission && type !== 'TreeHeadSigned') return { facts, findings, signatures: 0 };
+
+  let data: unknown;
+  try {
+    data = JSON.parse(dataText(row[10]));
+  } catch (error) {
+    findings.push({
+      check: 'json-invalid',
+      message: `the stored data is not valid JSON (${(error as Error).message}): the event was altered or truncated`,
+    });
+    if (admission) facts.leaf = { hash: null };
+    return { facts, findings, signatures: 0 };
+  }
+  if (admission) {
+    facts.leaf = { hash: leafOf(type as AdmissionType, data, findings) };
+    return { facts, findings, signatures: 0 };
+  }
+  const validation = validateEventData('TreeHeadSigned', data);
+  if (!validation.ok) {
+    findings.push({
+      check: 'event-schema',
+      message: `the TreeHeadSigned data does not match its schema: ${validation.problems.map((p) => `${p.pointer || '/'} ${p.reason}`).join('; ')}`,
+    });
+    return { facts, findings, signatures: 0 };
+  }
+  const head = data as TreeHeadSigned;
+  findings.push(...(await checkTreeHeadSigned(head, trust)));
+  facts.tree_head = {
+    treeSize: head.tree_size,
+    rootHash: head.root_hash,
+    firstLeafIndex: head.first_leaf_index,
+    leafPositions: head.leaf_positions,
+    timestamp: head.timestamp,
+    checkpoint: head.checkpoint,
+  };
+  return { facts, findings, signatures: 1 };
+}
+
+/** The leaf hash of the admission's record (null when there is none to hash), checked against the stored one. */
+function leafOf(type: AdmissionType, data: unknown, findings: Finding[]): Uint8Array | null {
+  const member = LEAF_RECORD_MEMBER[type];
+  const record = (data as Record<string, unknown> | null)?.[member];
+  let hash: Uint8Array | null = null;
+  if (record !== null && typeof record === 'object')
+    try {
+      hash = leafHashOfRecord(record);
+    } catch {
+      hash = null;
+    }
+  if (hash === null) {
+    findings.push({
+      check: 'event-schema',
+      message: `the ${type} has no ${member} object to hash as its leaf record`,
+    });
+    return null;
+  }
+  const stored = (data as { leaf_hash?: unknown }).leaf_hash;
+  const recomputed = Buffer.from(hash.buffer, hash.byteOffset, hash.length).toString('hex');
+  if (stored !== recomputed)
+    findings.push({
+      check: 'leaf-hash-mismatch',
+      message: `leaf_hash ${String(stored)} is not the leaf hash of the ${member} (${recomputed}): the record or the stored hash was altered`,
+    });
+  return hash;
+}
+
+function dataText(value: unknown): string {
+  return typeof value === 'string' ? value : Buffer.isBuffer(value) ? value.toString('utf8') : String(value);
+}
