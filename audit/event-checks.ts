@@ -15,7 +15,14 @@ import {
 import { leafHashOfRecord } from '../merkle-core';
 import { LEAF_RECORD_MEMBER } from '../projectors/log-sequencer';
 import { checkExecutionAdmitted, checkVarianceRecorded } from './closed-loop-checks';
-import type { ChunkResult, EventFacts, Hce, LinkFacts, RawEventRow } from './event-facts';
+import {
+  type ChunkResult,
+  type EventFacts,
+  type Hce,
+  type LinkFacts,
+  type RawEventRow,
+  treeHeadFacts,
+} from './event-facts';
 import { checkEvidenceAdmitted } from './evidence-checks';
 import { checkLogEvent } from './log-checks';
 import { discrepancyAt, type Finding } from './report';
@@ -200,14 +207,7 @@ async function checkTyped(
     case 'TreeHeadSigned': {
       const head = data as TreeHeadSigned;
       findings.push(...(await checkTreeHeadSigned(head, trust)));
-      facts.tree_head = {
-        treeSize: head.tree_size,
-        rootHash: head.root_hash,
-        firstLeafIndex: head.first_leaf_index,
-        leafPositions: head.leaf_positions,
-        timestamp: head.timestamp,
-        checkpoint: head.checkpoint,
-      };
+      facts.tree_head = treeHeadFacts(head);
       return null;
     }
   }

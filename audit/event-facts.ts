@@ -3,6 +3,7 @@
  * and per event only the facts the ordering, tree and link checks need coming out.
  */
 import type { RawEventRow } from '../adapters/sqlite/event-store';
+import type { TreeHeadSigned } from '../event-schemas';
 import type { RecordedEvent } from '../ports/event-store';
 import type { Discrepancy } from './report';
 
@@ -54,6 +55,18 @@ export interface TreeHeadFacts {
   leafPositions: number[];
   timestamp: string;
   checkpoint: string;
+}
+
+/** What the tree replay needs of a TreeHeadSigned event. */
+export function treeHeadFacts(head: TreeHeadSigned): TreeHeadFacts {
+  return {
+    treeSize: head.tree_size,
+    rootHash: head.root_hash,
+    firstLeafIndex: head.first_leaf_index,
+    leafPositions: head.leaf_positions,
+    timestamp: head.timestamp,
+    checkpoint: head.checkpoint,
+  };
 }
 
 export interface EventFacts {

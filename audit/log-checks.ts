@@ -10,7 +10,7 @@ import { type TreeHeadSigned, validateEventData } from '../event-schemas';
 import { leafHashOfRecord } from '../merkle-core';
 import { LEAF_RECORD_MEMBER } from '../projectors/log-sequencer';
 import type { EventVerdict } from './event-checks';
-import type { EventFacts, RawEventRow } from './event-facts';
+import { type EventFacts, type RawEventRow, treeHeadFacts } from './event-facts';
 import type { Finding } from './report';
 import { checkTreeHeadSigned } from './tree-head-checks';
 import type { PreparedTrust } from './trust';
@@ -49,14 +49,7 @@ export async function checkLogEvent(row: RawEventRow, trust: PreparedTrust): Pro
   }
   const head = data as TreeHeadSigned;
   findings.push(...(await checkTreeHeadSigned(head, trust)));
-  facts.tree_head = {
-    treeSize: head.tree_size,
-    rootHash: head.root_hash,
-    firstLeafIndex: head.first_leaf_index,
-    leafPositions: head.leaf_positions,
-    timestamp: head.timestamp,
-    checkpoint: head.checkpoint,
-  };
+  facts.tree_head = treeHeadFacts(head);
   return { facts, findings, signatures: 1 };
 }
 
