@@ -2,8 +2,8 @@
  * Runs chunk checks on worker threads (or inline, with `workers: 0`). Workers start on demand, up to
  * the count asked for, so a small stream does not pay for threads it cannot use.
  */
-import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../runtime/worker-entry';
 import { CHECK_WORKER_MARK, type CheckAnswer, type CheckRequest, type CheckWorkerData } from './check-worker';
 import { type AuditChunk, ChunkRunner } from './chunks';
 import type { AuditScope } from './event-checks';
@@ -132,12 +132,7 @@ class WorkerChecker implements ChunkChecker {
       linkDir: this.linkDir,
       scope: this.scope,
     };
-    // The same extension as this file: .js when built, .ts under a TypeScript loader (tsx, jest), where
-    // the thread needs the loader registered too.
-    const entry = path.join(__dirname, `check-worker${path.extname(__filename)}`);
-    const thread = entry.endsWith('.ts')
-      ? new Worker(`require('tsx/cjs');require(${JSON.stringify(entry)});`, { eval: true, workerData: data })
-      : new Worker(entry, { workerData: data });
+    const thread = startWorker(__dirname, __filename, 'check-worker', data);
     thread.on('message', (answer: CheckAnswer) => this.answered(thread, answer));
     thread.on('error', (error) => this.fail(error));
     thread.on('exit', (code) => {

@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { ValidatingEventStore } from '../event-schemas';
@@ -21,6 +21,7 @@ import { LOG_STREAM, LogSequencer } from '../projectors/log-sequencer';
 import { loadConfig } from '../runtime/config';
 import { loadOrCreateKeyring } from '../runtime/keyring';
 import { createLogger } from '../runtime/logger';
+import { startWorker } from '../runtime/worker-entry';
 import {
   AUDIT_FIXTURE_VERSION,
   CONCURRENT_CLIENTS,
@@ -298,13 +299,8 @@ function progressPrinter(target: number, sequencer: LogSequencer, out: NodeJS.Wr
   };
 }
 
-/** Under tsx (tests) the thread needs the TypeScript loader registered too; built, it is plain JS. */
 function startSignerThread(settings: SignerThreadSettings): Worker {
-  const entry = path.join(__dirname, `audit-fixture-worker${path.extname(__filename)}`);
-  const workerData = { auditFixtureSigner: settings };
-  return entry.endsWith('.ts')
-    ? new Worker(`require('tsx/cjs');require(${JSON.stringify(entry)});`, { eval: true, workerData })
-    : new Worker(entry, { workerData });
+  return startWorker(__dirname, __filename, 'audit-fixture-worker', { auditFixtureSigner: settings });
 }
 
 /** Waits until the sequencer has signed a tree head covering every leaf. */
