@@ -13,6 +13,7 @@ import type { Change, ReadStore, StoredDocument } from '../../ports/read-store';
 import type { DeliveryView, WebhookView } from './dispatcher-projection';
 import { EndpointLimiter } from './endpoint-limiter';
 import { type DeliveryResult, deliver as httpDeliver } from './http-deliverer';
+import { PinnedAgents } from './pinned-agents';
 import { isSuccess, nextAttempt, parseRetryAfter } from './retry-policy';
 import { openSecret, type SecretBoxKey } from './secret-box';
 import { SIGNATURE_HEADER, signatureHeader } from './signature';
@@ -91,6 +92,8 @@ export class DeliveryWorker {
   private stopped = false;
   private readonly limiter: EndpointLimiter;
   private readonly deliver: typeof httpDeliver;
+  /** Receivers' connections kept alive between attempts. */
+  private readonly agents = new PinnedAgents();
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.limiter = options.limiter ?? new EndpointLimiter();
@@ -152,6 +155,7 @@ export class DeliveryWorker {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await this.idle();
+    this.agents.close();
   }
 
   private async pass(): Promise<void> {
@@ -325,6 +329,7 @@ export class DeliveryWorker {
       url: webhook.url,
       body,
       guard: this.options.guard,
+      agents: this.agents,
       timeoutMs: this.options.timeoutMs ?? 10_000,
       headers: {
         [SIGNATURE_HEADER]: signatureHeader(secret, body),

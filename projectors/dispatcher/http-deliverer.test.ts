@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verify } from '@octokit/webhooks-methods';
 import { type DeliveryRequest, deliver, MAX_PAYLOAD_BYTES, USER_AGENT } from './http-deliverer';
+import { PinnedAgents } from './pinned-agents';
 import { SIGNATURE_HEADER, signatureHeader, verifySignatureHeader } from './signature';
 import { TargetGuard } from './target-guard';
 
@@ -218,6 +219,37 @@ describe('HTTP deliverer', () => {
     expect(result).toMatchObject({ status: 200, error: null });
     expect(resolved).toEqual(['hooks.invalid']);
     expect(received[0]?.headers.host).toBe(`hooks.invalid:${port}`);
+  });
+
+  describe('with keep-alive pools', () => {
+    let agents: PinnedAgents;
+    beforeEach(() => {
+      agents = new PinnedAgents();
+    });
+    afterEach(() => agents.close());
+
+    it('given attempts one after another to the same receiver, then they share one connection', async () => {
+      for (let i = 0; i < 5; i++)
+        expect(await deliver(request('/ok', { agents }))).toMatchObject({ status: 200, error: null });
+      expect(received).toHaveLength(5);
+      expect(connections).toBe(1);
+    });
+
+    it('given an answer cut short (over the response limit), then its connection is not reused', async () => {
+      expect(await deliver(request('/huge', { agents }))).toMatchObject({ status: 200 });
+      expect(await deliver(request('/ok', { agents }))).toMatchObject({ status: 200 });
+      expect(connections).toBe(2);
+    });
+
+    it('given a host whose checked addresses change, then the next attempt opens a connection of its own', async () => {
+      const answers = [['127.0.0.1'], ['127.0.0.1', '127.0.0.2'], ['127.0.0.1']];
+      const guard = new TargetGuard({ allow: ['127.0.0.0/8'], resolve: async () => answers.shift() ?? [] });
+      const url = `http://hooks.invalid:${port}/ok`;
+      for (let i = 0; i < 3; i++)
+        expect(await deliver(request('/ok', { url, guard, agents }))).toMatchObject({ status: 200 });
+      // The first and third were checked under the same addresses: the third reuses the first's socket.
+      expect(connections).toBe(2);
+    });
   });
 
   it('given a host name that now resolves to a private address, then delivery is refused (rebinding)', async () => {

@@ -2,13 +2,15 @@
  * One delivery attempt: a single HTTP POST of the JSON body, over node:http/https (not fetch, whose
  * connection cannot be pinned). The target is checked by the TargetGuard first and the socket connects
  * only to the addresses that check approved, so a DNS answer changed in between (rebinding) cannot
- * reach a private address. Redirects are not followed. Network failures and timeouts are results,
+ * reach a private address; connections are kept alive in pools partitioned by the addresses checked
+ * (./pinned-agents.ts). Redirects are not followed. Network failures and timeouts are results,
  * not exceptions; the result's status says what the receiver answered, if anything.
  */
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
+import type { PinnedAgents } from './pinned-agents';
 import type { TargetGuard } from './target-guard';
 
 /** Largest body ever sent (128 KB); bigger payloads are trimmed before they get here. */
@@ -31,6 +33,8 @@ export interface DeliveryRequest {
   headers: Record<string, string>;
   timeoutMs?: number;
   guard: TargetGuard;
+  /** Keep-alive pools; without them, a fresh connection per attempt. */
+  agents?: PinnedAgents;
   /** Milliseconds for latency; defaults to performance.now. */
   clock?: () => number;
 }
@@ -60,11 +64,12 @@ export function deliver(request: DeliveryRequest): Promise<DeliveryResult> {
     let outgoing: http.ClientRequest | null = null;
     let answer: IncomingMessage | null = null;
     let done = false;
-    const finish = (error: string | null) => {
+    // `complete`: the whole answer was read, so the connection may serve the next attempt.
+    const finish = (error: string | null, complete = false) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
-      outgoing?.destroy();
+      if (!complete) outgoing?.destroy();
       resolve({
         status: answer?.statusCode ?? null,
         retryAfter: answer?.headers['retry-after'] ?? null,
@@ -87,7 +92,8 @@ export function deliver(request: DeliveryRequest): Promise<DeliveryResult> {
             'content-length': String(body.length),
             'user-agent': USER_AGENT,
           },
-          agent: false, // a fresh connection per attempt: no pooled socket outlives the check that approved it
+          // Pooled only with sockets opened under the same checked addresses (./pinned-agents.ts).
+          agent: request.agents?.agentFor(target.url, target.addresses) ?? false,
           lookup: pinnedLookup(target.addresses),
         });
         outgoing.on('response', (response) => {
@@ -97,7 +103,7 @@ export function deliver(request: DeliveryRequest): Promise<DeliveryResult> {
             read += chunk.length;
             if (read >= MAX_RESPONSE_BYTES) finish(null);
           });
-          response.on('end', () => finish(null));
+          response.on('end', () => finish(null, true));
           response.on('error', () => finish(null));
           response.on('close', () => finish(null));
         });
