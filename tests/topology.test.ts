@@ -12,14 +12,11 @@
  * The test runs its own Kafka broker (same jars as the shared one, other ports), so restarting it
  * does not disturb suites running in parallel against the shared broker.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { MongoClient } from 'mongodb';
-import { exited, REPO_ROOT, runGov } from './support/children';
+import { exited, freePort, runGov } from './support/children';
 import {
   type AdmittedEvidence,
   GovClient,
@@ -27,89 +24,25 @@ import {
   LogVerifier,
   validEvidence,
 } from './support/governance-client';
+import { PrivateKafka } from './support/private-servers';
 import { describeWithServers, KAFKA_SERVER, MONGODB_SERVER } from './support/servers';
+import {
+  killHard,
+  lastOutput,
+  metric,
+  type ServiceProcess,
+  startServiceProcess,
+  until,
+  waitHealthy,
+} from './support/service-processes';
 import { tempDir } from './support/temp-dir';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 const ADMISSIONS = 240;
 const SECRET = 'topology-test-secret-0123456789abcdef';
-const KAFKA_SCRIPT = path.join(REPO_ROOT, '.ci/servers/kafka.sh');
 
-async function freePort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** A role process of the topology, started from its TypeScript entry point. */
-interface RoleProcess {
-  name: string;
-  url: string;
-  child: ChildProcess;
-  output: string[];
-}
-
-function startRole(name: string, entry: string, port: number, env: NodeJS.ProcessEnv): RoleProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'runtime/roles', entry)], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env, GOV_PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output: string[] = [];
-  const keep = (chunk: Buffer) => {
-    output.push(chunk.toString('utf8'));
-    if (output.length > 400) output.shift();
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  return { name, url: `http://127.0.0.1:${port}`, child, output };
-}
-
-async function waitHealthy(role: RoleProcess, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (role.child.exitCode !== null) break;
-    try {
-      if ((await fetch(`${role.url}/health`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${role.name} did not become healthy:\n${role.output.join('').slice(-4000)}`);
-}
-
-/** The value of an unlabelled metric in a Prometheus text exposition. */
-async function metric(role: RoleProcess, name: string): Promise<number | null> {
-  try {
-    const text = await (await fetch(`${role.url}/v1/metrics`)).text();
-    const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-    return line === undefined ? null : Number(line.split(' ')[1]);
-  } catch {
-    return null;
-  }
-}
-
-function kafka(command: 'start' | 'stop' | 'resume', env: NodeJS.ProcessEnv): void {
-  const result = spawnSync('bash', [KAFKA_SCRIPT, command], {
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-  });
-  if (result.status !== 0) throw new Error(`kafka.sh ${command} failed:\n${result.stderr}`);
-}
-
-async function until(
-  condition: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs: number,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+function startRole(name: string, entry: string, port: number, env: NodeJS.ProcessEnv): ServiceProcess {
+  return startServiceProcess(name, path.join('runtime/roles', entry), port, env);
 }
 
 describeWithServers(
@@ -119,26 +52,15 @@ describeWithServers(
     const temp = tempDir('gov-topology');
     const dataDir = path.join(temp.dir, 'data');
     const database = `topology_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-    const roles: RoleProcess[] = [];
-    let kafkaEnv: NodeJS.ProcessEnv = {};
+    const roles: ServiceProcess[] = [];
+    let kafka: PrivateKafka | null = null;
 
     /** The last lines each role printed, for a failure's message. */
-    const roleLogs = () =>
-      roles
-        .map((role) => {
-          const ended = role.child.exitCode ?? role.child.signalCode;
-          return `--- ${role.name}${ended === null ? '' : ` (ended: ${ended})`}\n${role.output.join('').slice(-3000)}`;
-        })
-        .join('\n');
+    const roleLogs = () => roles.map((role) => lastOutput(role, 3000)).join('\n');
 
     afterAll(async () => {
-      for (const role of roles) role.child.kill('SIGKILL');
-      await Promise.all(roles.map((role) => exited(role.child)));
-      try {
-        kafka('stop', kafkaEnv);
-      } catch {
-        // already stopped
-      }
+      await Promise.all(roles.map(killHard));
+      kafka?.dispose();
       const client = await MongoClient.connect(mongoUrl!);
       await client.db(database).dropDatabase();
       await client.close();
@@ -146,13 +68,8 @@ describeWithServers(
     });
 
     it('keeps every promise while the writing sequencer is killed and the broker restarts', async () => {
-      const [kafkaPort, controllerPort] = [await freePort(), await freePort()];
-      kafkaEnv = {
-        GOV_CI_STATE: path.join(temp.dir, 'servers'),
-        GOV_KAFKA_PORT: String(kafkaPort),
-        GOV_KAFKA_CONTROLLER_PORT: String(controllerPort),
-      };
-      kafka('start', kafkaEnv);
+      kafka = await PrivateKafka.start(path.join(temp.dir, 'servers'));
+      const broker = kafka;
 
       const receiver = await WebhookReceiver.start();
       const readPort = await freePort();
@@ -163,7 +80,7 @@ describeWithServers(
         GOV_READ_STORE_FILE: '',
         GOV_READ_STORE_URL: mongoUrl,
         GOV_READ_STORE_DATABASE: database,
-        GOV_KAFKA_BROKERS: `127.0.0.1:${kafkaPort}`,
+        GOV_KAFKA_BROKERS: broker.brokers,
         GOV_KAFKA_TOPIC: 'gov.events',
         GOV_KAFKA_PARTITIONS: '1',
         GOV_PUBLIC_URL: `http://127.0.0.1:${readPort}`,
@@ -191,8 +108,8 @@ describeWithServers(
       await Promise.all([dispatcher, reader, commandA, commandB].map((role) => waitHealthy(role)));
       await until(
         async () =>
-          (await metric(sequencers[0]!, 'gov_sequencer_is_writer')) === 1 ||
-          (await metric(sequencers[1]!, 'gov_sequencer_is_writer')) === 1,
+          (await metric(sequencers[0]!.url, 'gov_sequencer_is_writer')) === 1 ||
+          (await metric(sequencers[1]!.url, 'gov_sequencer_is_writer')) === 1,
         'a sequencer to take the merkle-log lease',
         15_000,
       );
@@ -240,19 +157,21 @@ describeWithServers(
       async function injectFaults(): Promise<void> {
         // SIGKILL whichever sequencer writes; the standby must take over within a few lease periods.
         const writer =
-          (await metric(sequencers[0]!, 'gov_sequencer_is_writer')) === 1 ? sequencers[0]! : sequencers[1]!;
+          (await metric(sequencers[0]!.url, 'gov_sequencer_is_writer')) === 1
+            ? sequencers[0]!
+            : sequencers[1]!;
         const standby = writer === sequencers[0] ? sequencers[1]! : sequencers[0]!;
         writer.child.kill('SIGKILL');
         await exited(writer.child);
         await until(
-          async () => (await metric(standby, 'gov_sequencer_is_writer')) === 1,
+          async () => (await metric(standby.url, 'gov_sequencer_is_writer')) === 1,
           'the standby to take over',
           20_000,
         );
         // The broker goes away for a while under load, then comes back on its data.
-        kafka('stop', kafkaEnv);
+        broker.stop();
         await new Promise((resolve) => setTimeout(resolve, 3000));
-        kafka('resume', kafkaEnv);
+        broker.resume();
       }
 
       // No leaf index assigned twice: the 201s name ADMISSIONS distinct indexes, 0 … ADMISSIONS - 1.

@@ -40,6 +40,21 @@ export function incrementTargets(changes: readonly Change[]): Map<string, Set<st
 }
 
 /**
+ * The order to write a batch in without a transaction: counters (increment targets) last. A
+ * projection derives other documents from its counters (the governance projection takes a leaf's
+ * index from its leaf count), so a crash between the writes must leave the counters behind, never
+ * ahead: the replay then reads the counts the batch started from and derives the same documents,
+ * where an advanced count would give the next leaf the wrong index.
+ */
+export function countersLast(
+  writes: readonly PlannedWrite[],
+  targets: ReadonlyMap<string, ReadonlySet<string>>,
+): [documents: PlannedWrite[], counters: PlannedWrite[]] {
+  const isCounter = (write: PlannedWrite) => targets.get(write.collection)?.has(write.id) ?? false;
+  return [writes.filter((write) => !isCounter(write)), writes.filter(isCounter)];
+}
+
+/**
  * The writes of a validated batch, one per document it changes, in the order documents first appear.
  * Throws, before anything is written, when an increment meets a non-numeric member.
  */

@@ -23,6 +23,7 @@ import {
   sortLabel,
 } from '../shared/read-store-validation';
 import {
+  countersLast,
   type DocumentState,
   incrementTargets,
   type PlannedWrite,
@@ -195,7 +196,8 @@ export class MongoReadStore implements ReadStore {
 
   async apply(changes: readonly Change[], checkpoint?: Checkpoint): Promise<void> {
     assertValidBatch(changes, checkpoint);
-    const writes = planWrites(changes, await this.readStates(incrementTargets(changes)));
+    const targets = incrementTargets(changes);
+    const phases = countersLast(planWrites(changes, await this.readStates(targets)), targets);
     const fence = checkpoint?.fence;
     if (fence && !(await isCurrentGrant(this.leaseRecords, fence, this.now()))) {
       throw new FencedOutError(fence.name, fence.epoch);
@@ -208,7 +210,7 @@ export class MongoReadStore implements ReadStore {
      * once the new owner has stored one under its newer epoch (below); and the event-store side of
      * the single writer (the Merkle sequencer) is fenced by expected revision, not by this lease.
      */
-    await this.writeStates(writes);
+    for (const writes of phases) await this.writeStates(writes);
     if (checkpoint) await this.saveCheckpoint(checkpoint);
   }
 

@@ -1,0 +1,107 @@
+/**
+ * Faults of the production topology, in sequence on one running topology under continuous admission
+ * load (tests/support/topology.ts: two command APIs, a read API, two sequencer/projector processes,
+ * a dispatcher, on a Kafka broker and a FerretDB of the test's own):
+ *
+ *   each role SIGKILLed at a random moment and started again: a command API, the read API, the
+ *   projectors process whose sequencer writes (the standby takes over), the dispatcher;
+ *   the Kafka broker stopped and restarted on its data;
+ *   the read store (FerretDB) SIGKILLed and restarted on its data.
+ *
+ * Afterwards every promise holds (tests/support/fault-invariants.ts), checked through the read API.
+ */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { AdmissionLoad } from '../support/admission-load';
+import { expectPromisesKept } from '../support/fault-invariants';
+import { PrivateFerretDb, PrivateKafka } from '../support/private-servers';
+import { describeWithServers, KAFKA_SERVER, MONGODB_SERVER } from '../support/servers';
+import { tempDir } from '../support/temp-dir';
+import { loadReadyTenant, WEBHOOK_SECRET } from '../support/tenant-setup';
+import { type RoleName, Topology } from '../support/topology';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// The servers' variables say the machine has Kafka and FerretDB installed (.ci/run); the test starts
+// private instances of them, so stopping them disturbs no other suite.
+describeWithServers([MONGODB_SERVER, KAFKA_SERVER], 'fault: the production topology', () => {
+  const temp = tempDir('gov-fault-topology');
+  const dataDir = path.join(temp.dir, 'data');
+  let kafka: PrivateKafka | null = null;
+  let ferret: PrivateFerretDb | null = null;
+  let topology: Topology | null = null;
+  let receiver: WebhookReceiver | null = null;
+
+  afterAll(async () => {
+    await topology?.killAll();
+    kafka?.dispose();
+    ferret?.dispose();
+    await receiver?.close();
+    temp.remove();
+  });
+
+  it('given admissions under load, when each role is SIGKILLed, the broker restarts and the read store crashes, at random moments, then every promise holds', async () => {
+    ferret = await PrivateFerretDb.start(path.join(temp.dir, 'servers'));
+    kafka = await PrivateKafka.start(path.join(temp.dir, 'servers'));
+    receiver = await WebhookReceiver.start();
+    topology = await Topology.start({
+      dataDir,
+      mongoUrl: ferret.url,
+      database: `faults_${randomUUID().replaceAll('-', '').slice(0, 12)}`,
+      kafkaBrokers: kafka.brokers,
+    });
+    const running = topology;
+    const reads = running.client('read-api');
+    const tenant = await loadReadyTenant(
+      running.client('command-api-a'),
+      reads,
+      path.join(dataDir, 'events.db'),
+      receiver.url,
+    );
+    const commandApis: RoleName[] = ['command-api-a', 'command-api-b'];
+    const load = new AdmissionLoad({
+      targets: () =>
+        commandApis.filter((role) => running.isRunning(role)).map((role) => running.client(role)),
+      apiKey: tenant.api_key,
+      concurrency: 8,
+      log: () => (running.isRunning('read-api') ? reads : null),
+    }).start();
+
+    /** Waits a random moment: a few more acknowledgements, then up to half a second. */
+    const randomMoment = async () => {
+      await load.admitMore(3 + Math.floor(Math.random() * 12));
+      await pause(Math.random() * 500);
+    };
+    try {
+      for (const role of ['command-api-a', 'read-api', 'writer', 'dispatcher'] as const) {
+        await randomMoment();
+        const victim = role === 'writer' ? await running.writingSequencer() : role;
+        if (victim === null) throw new Error('no sequencer writes');
+        await running.killAndRestart(victim);
+      }
+      await randomMoment();
+      kafka.stop();
+      await pause(2000);
+      kafka.resume();
+      await randomMoment();
+      await ferret.crashAndRestart(1000);
+      // The service recovered from all of it: admissions go on.
+      await load.admitMore(20, 90_000);
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n${running.logs()}`);
+    } finally {
+      await load.stop();
+    }
+
+    await expectPromisesKept({
+      log: reads,
+      admitted: load.admitted,
+      servedHeads: load.servedHeads,
+      webhooks: { tenantId: tenant.tenant_id, receiver, secret: WEBHOOK_SECRET, timeoutMs: 90_000 },
+      audit: { dataDir },
+    }).catch((error: Error) => {
+      throw new Error(`${error.message}\n${running.logs()}`);
+    });
+  }, 300_000);
+});

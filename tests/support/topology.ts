@@ -1,0 +1,126 @@
+/**
+ * The production topology as separate processes on one machine, for end-to-end tests: the embedded
+ * SQLite event store file shared by every process, read models in MongoDB (FerretDB), the bus on
+ * Kafka. Two sequencer/projector processes (one writes, one stands by), a dispatcher, a read API and two
+ * command APIs. Each role keeps its port, so it can be killed and started again where clients expect it.
+ */
+import path from 'node:path';
+import { freePort } from './children';
+import { GovClient } from './governance-client';
+import {
+  isRunning,
+  killHard,
+  lastOutput,
+  metric,
+  type ServiceProcess,
+  startServiceProcess,
+  until,
+  waitHealthy,
+} from './service-processes';
+
+export type RoleName =
+  | 'projectors-a'
+  | 'projectors-b'
+  | 'dispatcher'
+  | 'read-api'
+  | 'command-api-a'
+  | 'command-api-b';
+
+const ENTRY: Record<RoleName, string> = {
+  'projectors-a': 'projectors.ts',
+  'projectors-b': 'projectors.ts',
+  dispatcher: 'dispatcher.ts',
+  'read-api': 'read-api.ts',
+  'command-api-a': 'command-api.ts',
+  'command-api-b': 'command-api.ts',
+};
+
+export interface TopologyOptions {
+  dataDir: string;
+  mongoUrl: string;
+  database: string;
+  kafkaBrokers: string;
+}
+
+export class Topology {
+  private readonly processes = new Map<RoleName, ServiceProcess>();
+
+  private constructor(
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly ports: Record<RoleName, number>,
+  ) {}
+
+  /** Starts every role: the sequencers first (the others follow a log that has a signed head). */
+  static async start(options: TopologyOptions): Promise<Topology> {
+    const ports = {} as Record<RoleName, number>;
+    for (const role of Object.keys(ENTRY) as RoleName[]) ports[role] = await freePort();
+    const topology = new Topology(
+      {
+        GOV_HOST: '127.0.0.1',
+        GOV_DATA_DIR: options.dataDir,
+        GOV_EVENT_STORE_FILE: path.join(options.dataDir, 'events.db'),
+        GOV_READ_STORE_FILE: '',
+        GOV_READ_STORE_URL: options.mongoUrl,
+        GOV_READ_STORE_DATABASE: options.database,
+        GOV_KAFKA_BROKERS: options.kafkaBrokers,
+        GOV_KAFKA_TOPIC: 'gov.events',
+        GOV_KAFKA_PARTITIONS: '1',
+        GOV_PUBLIC_URL: `http://127.0.0.1:${ports['read-api']}`,
+        GOV_WEBHOOK_ALLOW: '127.0.0.1',
+        GOV_LEASE_TTL_MS: '2000',
+        GOV_LOG_LEVEL: 'warn',
+      },
+      ports,
+    );
+    await topology.startRoles(['projectors-a', 'projectors-b']);
+    await topology.startRoles(['dispatcher', 'read-api', 'command-api-a', 'command-api-b']);
+    await until(
+      async () => (await topology.writingSequencer()) !== null,
+      'a sequencer to take the lease',
+      20_000,
+    );
+    return topology;
+  }
+
+  /** A client of the role, at its fixed port (it answers only while the role runs). */
+  client(role: RoleName): GovClient {
+    return new GovClient(`http://127.0.0.1:${this.ports[role]}`);
+  }
+
+  isRunning(role: RoleName): boolean {
+    const process = this.processes.get(role);
+    return process !== undefined && isRunning(process);
+  }
+
+  /** The projectors process whose sequencer writes, or null while none does. */
+  async writingSequencer(): Promise<RoleName | null> {
+    for (const role of ['projectors-a', 'projectors-b'] as const)
+      if (this.isRunning(role) && (await metric(this.client(role).url, 'gov_sequencer_is_writer')) === 1)
+        return role;
+    return null;
+  }
+
+  /** SIGKILLs the role and starts it again on its port; resolves once it is healthy. */
+  async killAndRestart(role: RoleName): Promise<void> {
+    await killHard(this.processes.get(role)!);
+    await this.startRoles([role]);
+  }
+
+  async startRoles(roles: readonly RoleName[]): Promise<void> {
+    for (const role of roles)
+      this.processes.set(
+        role,
+        startServiceProcess(role, path.join('runtime/roles', ENTRY[role]), this.ports[role], this.env),
+      );
+    await Promise.all(roles.map((role) => waitHealthy(this.processes.get(role)!)));
+  }
+
+  /** The last output of every role, for a failure's message. */
+  logs(): string {
+    return [...this.processes.values()].map((process) => lastOutput(process, 2000)).join('\n');
+  }
+
+  async killAll(): Promise<void> {
+    await Promise.all([...this.processes.values()].map(killHard));
+  }
+}
