@@ -13,7 +13,7 @@ import {
 } from '../../ports/event-store';
 import { LeafPositionMap } from '../../projectors/leaf-positions';
 import type { RepositioningImportTarget } from './event-stores';
-import { from } from './importable-store.contract';
+import { from, recorded as sourceEvent } from './importable-store.contract';
 
 export interface RepositioningImportContractOptions {
   create: () => Promise<{ store: EventStore & RepositioningImportTarget; dispose: () => Promise<void> }>;
@@ -38,27 +38,21 @@ export function repositioningImportContract(name: string, options: Repositioning
       await dispose();
     });
 
-    /** An event as another store recorded it, at small positions of that store's own. */
+    /**
+     * An event as another store recorded it, at small positions of that store's own; a fresh id and a
+     * prefixed stream keep runs against a shared server apart.
+     */
     function recorded(
       position: number,
       stream: string,
       revision: number,
       overrides: Partial<RecordedEvent> = {},
     ): RecordedEvent {
-      return {
+      return sourceEvent(position, `${prefix}${stream}`, revision, {
         id: randomUUID(),
-        type: 'SomethingHappened',
-        stream: `${prefix}${stream}`,
-        revision,
-        position,
-        recorded_at: new Date(Date.UTC(2024, 1, 29, 12, 0, position)).toISOString(),
         tenant_id: `tenant-of-${stream}`,
-        correlation_id: `correlation-${position}`,
-        causation_id: revision === 0 ? null : `cause-${position}`,
-        schema_version: 2,
-        data: { position, nested: { list: [1, 'two', null, false, 3.25] }, text: 'déjà vu ✓' },
         ...overrides,
-      };
+      });
     }
 
     const ours = () => collect(store.readAll({ filter: { streamPrefixes: [prefix] } }));
