@@ -25,6 +25,8 @@ export interface ProjectorRunnerOptions {
   batchSize?: number;
   /** Wait before resuming after a failed batch. */
   retryDelayMs?: number;
+  /** Told after each batch is stored, with the position it reached (read-your-write across threads). */
+  onApplied?: (projectionName: string, position: number) => void;
 }
 
 type State = 'idle' | 'standby' | 'running' | 'stopped';
@@ -180,6 +182,7 @@ export class ProjectorRunner {
     metrics.projectorCheckpoint.set({ projector: this.checkpoint }, last);
     metrics.projectorRate.set({ projector: this.checkpoint }, this.rate.record(batch.length));
     this.positionWaiters.release(last);
+    this.options.onApplied?.(projection.name, last);
   }
 
   private async updateLag(): Promise<void> {

@@ -18,6 +18,21 @@ export interface SupervisorOptions {
   leases?: LeaseManager;
   /** How often the catalog is checked for a generation switched by `gov rebuild --beside`. */
   catalogPollMs?: number;
+  /** Told after each batch a serving projection stores, with the position it reached. */
+  onApplied?: (projectionName: string, position: number) => void;
+}
+
+/** What a server needs of its projectors, wherever they run (this thread, or one of their own). */
+export interface RunningProjections {
+  /**
+   * Resolves when every projection has applied the events up to `position` (read-your-write). With
+   * `eventTypes` (the types just appended), only projections reading one of them are waited for: a
+   * filtered projection never sees, so never passes, a position holding none of its types.
+   */
+  waitForPosition(position: number, eventTypes?: readonly string[]): Promise<void>;
+  /** Resolves once every projection has applied what the store held when this was called (start-up). */
+  catchUp(): Promise<void>;
+  stop(): Promise<void>;
 }
 
 /**
@@ -26,7 +41,7 @@ export interface SupervisorOptions {
  * `Projection.version` is newer than the serving generation's: it builds the next generation beside
  * the serving one and switches once that has caught up.
  */
-export class ProjectionSupervisor {
+export class ProjectionSupervisor implements RunningProjections {
   private readonly runners = new Map<string, ProjectorRunner>();
   private readonly upgrades = new Map<string, Promise<void>>();
   private readonly catalog: ProjectionCatalog;
@@ -109,7 +124,13 @@ export class ProjectionSupervisor {
     const { logger, eventStore, readStore } = this.options;
     logger.info({ projection: projection.name, from: serving, to: next }, 'building a new generation beside');
     await clearGeneration(readStore, projection, next);
-    const builder = new ProjectorRunner({ ...this.options, projection, generation: next });
+    // Not serving yet: its progress answers no read-your-write wait.
+    const builder = new ProjectorRunner({
+      ...this.options,
+      onApplied: undefined,
+      projection,
+      generation: next,
+    });
     await builder.start();
     const filter = { eventTypes: projection.eventTypes };
     await builder.waitForPosition(await eventStore.headPosition(filter));

@@ -72,6 +72,11 @@ export interface Config {
    */
   validatorThread: boolean;
   /**
+   * GOV_PROJECTION_THREAD: `1` (the default) runs the embedded server's read-model projectors on a
+   * thread of their own, with their own store connections, off the admission path's core; `0` inline.
+   */
+  projectionThread: boolean;
+  /**
    * GOV_WITNESS_KEYS: comma-separated note verifier keys (`name+keyid+base64`, cosignature/v1) of the
    * witnesses whose cosignatures the log accepts and serves; empty: no witness is trusted.
    */
@@ -129,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .filter((entry) => entry !== ''),
     webhookTimeoutMs: integer('GOV_WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     validatorThread: integer('GOV_VALIDATOR_THREAD', 1, 0, 1) === 1,
+    projectionThread: integer('GOV_PROJECTION_THREAD', 1, 0, 1) === 1,
     witnessKeys: parseWitnessKeys(env.GOV_WITNESS_KEYS ?? '', problems),
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);

@@ -1,8 +1,10 @@
 import type { Logger } from 'pino';
+import type { EventStore } from '../ports/event-store';
+import type { ReadStore } from '../ports/read-store';
 import { projections } from '../projectors';
 import { BusForwarder } from '../projectors/bus-forwarder';
 import { LogSequencer } from '../projectors/log-sequencer';
-import { ProjectionSupervisor } from '../projectors/supervisor';
+import { ProjectionSupervisor, type RunningProjections } from '../projectors/supervisor';
 import { composeServices } from './compose-services';
 import type { Config } from './config';
 import { type RunningDispatcher, startDispatcher } from './dispatcher';
@@ -10,10 +12,12 @@ import { createRequestHandler } from './http/app';
 import { listen } from './http/listen';
 import { openServerKeyring } from './keyring';
 import { createLogger } from './logger';
-import { createMetrics } from './metrics';
+import { createMetrics, type Metrics } from './metrics';
+import { observeAppends } from './observed-appends';
 import { remoteWaitsOn } from './remote-waits';
 import type { Services } from './services';
 import { assertDispatchOrder, openBus, openEventStore, openReadStore, readStoreLocation } from './stores';
+import { ProjectionThread } from './threaded-projections';
 
 export interface EmbeddedOptions {
   /** The clock of every decision, expiry and tree head (tests move it). */
@@ -23,7 +27,8 @@ export interface EmbeddedOptions {
 export interface RunningServer {
   url: string;
   services: Services;
-  supervisor: ProjectionSupervisor;
+  /** The read-model projectors (on their own thread unless GOV_PROJECTION_THREAD=0). */
+  supervisor: RunningProjections;
   sequencer: LogSequencer;
   dispatcher: RunningDispatcher;
   /** Graceful stop: stop accepting, drain in-flight requests, store checkpoints, close the stores. */
@@ -44,12 +49,18 @@ export async function startEmbedded(
   const metrics = createMetrics();
   const keyring = await openServerKeyring(config.dataDir, config.logOrigin);
   const events = await openEventStore(config);
-  const eventStore = events.store;
+  let projectionThread: ProjectionThread | null = null;
+  const eventStore = config.projectionThread
+    ? observeAppends(events.store, () => projectionThread?.noteAppended())
+    : events.store;
   const location = readStoreLocation(config);
   const read = await openReadStore(location);
   const readStore = read.store;
-  const supervisor = new ProjectionSupervisor({ projections, eventStore, readStore, metrics, logger });
-  await supervisor.start();
+  projectionThread = config.projectionThread
+    ? await ProjectionThread.start({ config, metrics, logger })
+    : null;
+  const supervisor: RunningProjections =
+    projectionThread ?? (await startInline({ eventStore, readStore, metrics, logger }));
   // Serve nothing older than the store: read models first catch up with events written while stopped.
   await supervisor.catchUp();
   const sequencer = new LogSequencer({
@@ -132,4 +143,15 @@ export async function startEmbedded(
     return closing;
   };
   return { url: http.url, services, supervisor, sequencer, dispatcher, close };
+}
+
+async function startInline(stores: {
+  eventStore: EventStore;
+  readStore: ReadStore;
+  metrics: Metrics;
+  logger: Logger;
+}): Promise<ProjectionSupervisor> {
+  const supervisor = new ProjectionSupervisor({ projections, ...stores });
+  await supervisor.start();
+  return supervisor;
 }

@@ -238,6 +238,14 @@ export class SqliteEventStore implements EventStore {
     return { events: count, last_position: lastPosition };
   }
 
+  /**
+   * Another connection (a thread of this process) says it committed appends: live subscriptions read
+   * them now instead of at the next poll.
+   */
+  noteAppendedElsewhere(): void {
+    if (!this.closed) this.notifier.notify();
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.flush();

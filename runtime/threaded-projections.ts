@@ -1,0 +1,176 @@
+/**
+ * The main thread's side of the projection thread (runtime/projection-thread.ts): it wakes the thread
+ * when this thread commits events, answers read-your-write waits from the positions the thread reports,
+ * and serves the thread's projector metrics. A thread that fails or exits is logged and started
+ * again: it resumes from the checkpoints it stored, and waits in progress carry on.
+ */
+import type { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import { projections } from '../projectors';
+import { PositionWaiters } from '../projectors/position-waiters';
+import type { RunningProjections } from '../projectors/supervisor';
+import type { Config } from './config';
+import type { Metrics } from './metrics';
+import type {
+  MetricUpdate,
+  ProjectionThreadData,
+  ProjectionThreadReport,
+  ProjectionThreadRequest,
+} from './projection-thread-protocol';
+import { startWorker } from './worker-entry';
+
+export interface ProjectionThreadOptions {
+  config: Config;
+  metrics: Metrics;
+  logger: Logger;
+  /** Wait before starting a failed thread again. */
+  restartDelayMs?: number;
+}
+
+export class ProjectionThread implements RunningProjections {
+  private thread: Worker | null = null;
+  /** The position each projection has stored, as last reported. */
+  private readonly reached = new Map<string, number>();
+  private readonly waiters = new Map<string, PositionWaiters>();
+  private readonly catchUps = new Map<number, { resolve(): void; reject(error: Error): void }>();
+  private nextCatchUp = 0;
+  private appendedNoted = false;
+  private stopping = false;
+  private whenStopped: (() => void) | null = null;
+
+  private constructor(private readonly options: ProjectionThreadOptions) {
+    for (const projection of projections) this.waiters.set(projection.name, new PositionWaiters());
+  }
+
+  /** The thread, running its projectors from their checkpoints. */
+  static async start(options: ProjectionThreadOptions): Promise<ProjectionThread> {
+    const handle = new ProjectionThread(options);
+    await handle.launch();
+    return handle;
+  }
+
+  /** This thread committed events: the projection thread reads them now (once per event-loop turn). */
+  noteAppended(): void {
+    if (this.appendedNoted || !this.thread) return;
+    this.appendedNoted = true;
+    setImmediate(() => {
+      this.appendedNoted = false;
+      this.post({ kind: 'appended' });
+    });
+  }
+
+  waitForPosition(position: number, eventTypes?: readonly string[]): Promise<void> {
+    const waits: Promise<void>[] = [];
+    for (const projection of projections) {
+      if (eventTypes && !projection.eventTypes.some((type) => eventTypes.includes(type))) continue;
+      const reached = this.reached.get(projection.name) ?? null;
+      waits.push(this.waiters.get(projection.name)!.wait(position, reached));
+    }
+    return Promise.all(waits).then(() => undefined);
+  }
+
+  catchUp(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const id = this.nextCatchUp++;
+      this.catchUps.set(id, { resolve, reject });
+      this.post({ kind: 'catch-up', id });
+    });
+  }
+
+  /** Lets each projector store the batch in flight, then ends the thread. */
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    const thread = this.thread;
+    if (!thread) return;
+    const stopped = new Promise<void>((resolve) => {
+      this.whenStopped = resolve;
+      thread.once('exit', () => resolve());
+    });
+    this.post({ kind: 'stop' });
+    await stopped;
+    await thread.terminate();
+    this.thread = null;
+  }
+
+  private launch(): Promise<void> {
+    const data: ProjectionThreadData = { config: this.options.config };
+    const thread = startWorker(__dirname, __filename, 'projection-thread', data);
+    this.thread = thread;
+    return new Promise<void>((resolve, reject) => {
+      let started = false;
+      thread.on('message', (report: ProjectionThreadReport) => {
+        if (report.kind === 'started') {
+          started = true;
+          for (const [name, position] of Object.entries(report.positions))
+            if (position !== null) this.advance(name, position);
+          resolve();
+          return;
+        }
+        this.handle(report);
+      });
+      thread.on('error', (error) => {
+        this.options.logger.error({ err: error }, 'the projection thread failed');
+        if (!started) reject(error);
+      });
+      thread.on('exit', (code) => {
+        if (this.thread === thread) this.thread = null;
+        if (!started)
+          return reject(new Error(`the projection thread exited (code ${code}) before it started`));
+        if (this.stopping) return this.whenStopped?.();
+        this.failCatchUps(new Error(`the projection thread exited (code ${code})`));
+        this.options.logger.error({ code }, 'the projection thread exited; starting it again');
+        setTimeout(() => {
+          if (!this.stopping)
+            this.launch().catch((restartError: unknown) =>
+              this.options.logger.error({ err: restartError }, 'the projection thread could not restart'),
+            );
+        }, this.options.restartDelayMs ?? 1000).unref();
+      });
+    });
+  }
+
+  private handle(report: Exclude<ProjectionThreadReport, { kind: 'started' }>): void {
+    switch (report.kind) {
+      case 'progress':
+        for (const [name, position] of Object.entries(report.applied)) this.advance(name, position);
+        for (const update of report.metrics) this.applyMetric(update);
+        return;
+      case 'caught-up': {
+        const waiting = this.catchUps.get(report.id);
+        this.catchUps.delete(report.id);
+        if (report.error === undefined) waiting?.resolve();
+        else waiting?.reject(new Error(`the projections could not catch up: ${report.error}`));
+        return;
+      }
+      case 'stopped':
+        this.whenStopped?.();
+        return;
+    }
+  }
+
+  private advance(projectionName: string, position: number): void {
+    if (position <= (this.reached.get(projectionName) ?? 0)) return;
+    this.reached.set(projectionName, position);
+    this.waiters.get(projectionName)?.release(position);
+  }
+
+  private applyMetric({ metric, operation, labels, value }: MetricUpdate): void {
+    const target = this.options.metrics[metric] as {
+      inc(labels: Record<string, string>, value: number): void;
+      set(labels: Record<string, string>, value: number): void;
+    };
+    target[operation](labels, value);
+  }
+
+  private failCatchUps(error: Error): void {
+    for (const waiting of this.catchUps.values()) waiting.reject(error);
+    this.catchUps.clear();
+  }
+
+  private post(request: ProjectionThreadRequest): void {
+    if (this.thread) this.thread.postMessage(request);
+    else if (request.kind === 'catch-up')
+      this.failCatchUps(new Error('the projection thread is not running'));
+  }
+}
