@@ -4,8 +4,9 @@
  * Commands for the same stream queue up while an append is in flight; the next round decides all of
  * them one after the other against the evolving state and appends their events in one append with the
  * expected revision. So a busy tenant costs one append per round, not per request, and decisions see
- * every earlier decision (trial caps and chains hold exactly). When another process appended first,
- * the round reloads the state and decides again.
+ * every earlier decision (trial caps and chains hold exactly). The cached state is used without
+ * re-reading the stream; when another process appended first, the conditional append fails and the
+ * round reloads the state and decides again.
  */
 import { randomUUID } from 'node:crypto';
 import { type EventStore, type NewEvent, WrongExpectedVersionError } from '../ports/event-store';
@@ -88,10 +89,22 @@ export class AggregateWriter<S> {
   private async runRound(stream: string, entry: Entry<S>, round: Pending<S>[]): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.catchUp(stream, entry);
+        // A warm entry is trusted without reading the stream: the append below is conditional on its
+        // revision, so if anyone else appended meanwhile it fails and the round reloads and decides anew.
+        const warm = entry.revision >= 0;
+        if (!warm) await this.catchUp(stream, entry);
         const decided = await this.decideAll(entry, round);
         if (!decided) return;
         const { events, outcomes } = decided;
+        // Refusals append nothing, so no conditional append vouches for the state they were decided
+        // on: check it is still the stream's, and decide again on the newer one if not.
+        if (
+          events.length === 0 &&
+          warm &&
+          attempt < this.maxConflicts &&
+          (await this.caughtUpWithNews(stream, entry))
+        )
+          continue;
         let position: number | null = null;
         if (events.length > 0) {
           const expectedRevision = entry.revision < 0 ? 'no-stream' : entry.revision;
@@ -109,7 +122,7 @@ export class AggregateWriter<S> {
         entry.revision = -1;
         // Someone else (another command-api process) wrote to the stream: decide anew on the reloaded
         // state, after a short random pause so that two busy writers stop colliding in lockstep.
-        if (error instanceof WrongExpectedVersionError && attempt < (this.options.maxConflicts ?? 10)) {
+        if (error instanceof WrongExpectedVersionError && attempt < this.maxConflicts) {
           await sleep(Math.random() * Math.min(50, 2 ** attempt));
           continue;
         }
@@ -144,7 +157,18 @@ export class AggregateWriter<S> {
     return outcomes.length > 0 ? { events, outcomes } : null;
   }
 
-  /** Applies events appended since the cached revision (by this process's other rounds or anyone else). */
+  /** Catches up; true when the stream had events the cached state had not seen. */
+  private get maxConflicts(): number {
+    return this.options.maxConflicts ?? 10;
+  }
+
+  private async caughtUpWithNews(stream: string, entry: Entry<S>): Promise<boolean> {
+    const before = entry.revision;
+    await this.catchUp(stream, entry);
+    return entry.revision !== before;
+  }
+
+  /** Applies the stream's events after the cached revision (all of them for a cold entry). */
   private async catchUp(stream: string, entry: Entry<S>): Promise<void> {
     for await (const event of this.eventStore.readStream(stream, { fromRevision: entry.revision + 1 })) {
       this.aggregate.evolve(entry.state, event);
