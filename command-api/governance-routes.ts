@@ -17,7 +17,6 @@ import { decideSubmitExecution, type ExecutionOutcome, type ParentAuthorization 
 import { tenantStream } from './tenant-state';
 
 /** How long an admission waits for its signed tree head before answering 503 (the leaf still lands). */
-const INTEGRATION_TIMEOUT_MS = 20_000;
 
 /** The authenticated write side: key rotation, evidence, executions. */
 export function governanceCommandRoutes(services: Services): Router {
@@ -131,10 +130,15 @@ async function integrated(
 ): Promise<IntegratedLeaf[] | null> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), INTEGRATION_TIMEOUT_MS);
+    timer = setTimeout(() => resolve(null), services.config.integrationTimeoutMs);
+  });
+  let signed = false;
+  const leavesSigned = Promise.all(committed.eventIds.map((id) => services.awaitLeaf(id))).then((leaves) => {
+    signed = true;
+    return leaves;
   });
   const done = Promise.all([
-    Promise.all(committed.eventIds.map((id) => services.awaitLeaf(id))),
+    leavesSigned,
     committed.position === null
       ? undefined
       : services.awaitProjections(committed.position, ADMISSION_EVENT_TYPES),
@@ -142,11 +146,14 @@ async function integrated(
   const leaves = await Promise.race([done, timeout]);
   clearTimeout(timer);
   if (!leaves) {
+    // Say which part is late: the sequencer (no signed head yet) or only the read models.
     sendError(
       res,
       503,
       'SERVICE_UNAVAILABLE',
-      `the leaf ${leafHash} is stored but not yet under a signed tree head; check GET /gov/v1/log/proof?leaf_hash=${leafHash} before retrying`,
+      signed
+        ? `the leaf ${leafHash} is stored and under a signed tree head, but the read models (chain, status, report) have not caught up yet; the proof is at GET /gov/v1/log/proof?leaf_hash=${leafHash}, and the report will follow shortly: do not resubmit`
+        : `the leaf ${leafHash} is stored but not yet under a signed tree head; check GET /gov/v1/log/proof?leaf_hash=${leafHash} before retrying`,
     );
   }
   return leaves;

@@ -67,6 +67,11 @@ export interface Config {
   /** GOV_WEBHOOK_TIMEOUT_MS: how long one delivery attempt waits for the receiver (spec: 10 s). */
   webhookTimeoutMs: number;
   /**
+   * GOV_INTEGRATION_TIMEOUT_MS: how long an admission waits for its leaf to be under a signed tree head
+   * and in the read models before it answers 503 (the leaf stays stored and is integrated later).
+   */
+  integrationTimeoutMs: number;
+  /**
    * GOV_VALIDATOR_THREAD: `1` (the default) runs the in-process validators' examinations and
    * signatures on a thread of their own, off the admission path's core; `0` runs them inline.
    */
@@ -133,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((entry) => entry.trim())
       .filter((entry) => entry !== ''),
     webhookTimeoutMs: integer('GOV_WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    integrationTimeoutMs: integer('GOV_INTEGRATION_TIMEOUT_MS', 20_000, 100, 600_000),
     validatorThread: integer('GOV_VALIDATOR_THREAD', 1, 0, 1) === 1,
     projectionThread: integer('GOV_PROJECTION_THREAD', 1, 0, 1) === 1,
     witnessKeys: parseWitnessKeys(env.GOV_WITNESS_KEYS ?? '', problems),
