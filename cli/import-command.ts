@@ -13,6 +13,7 @@ import type { RecordedEvent } from '../ports/event-store';
 import { ProgressBar } from '../runtime/progress-bar';
 import { type CliCommand, EXIT, UsageError } from './command';
 import { importIntoEventStoreDb } from './import-eventstoredb';
+import { printImportSummary } from './import-summary';
 import {
   chooseEventStore,
   openTransferStore,
@@ -160,23 +161,16 @@ async function importAtomically(
   // The reader yields nothing past a missing header and ends only after a verified trailer.
   if (!header || !trailer) throw new Error('the import ended without a verified header and trailer');
   if (json)
-    console.log(
-      JSON.stringify(
-        {
-          file: file === '-' ? null : file,
-          store: storeName,
-          source: header.source,
-          exported_at: header.exported_at,
-          events: trailer.events,
-          last_position: trailer.last_position,
-          sha256: trailer.sha256,
-          seconds,
-          events_per_second: Math.round(final.rate),
-        },
-        null,
-        2,
-      ),
-    );
+    printImportSummary({
+      file,
+      storeName,
+      header,
+      trailer,
+      appended: trailer.events,
+      alreadyImported: 0,
+      lastPosition: trailer.last_position,
+      seconds,
+    });
   else
     console.log(
       `imported ${trailer.events} events (up to position ${trailer.last_position}, exported ${header.exported_at} from ${header.source}) ` +

@@ -12,6 +12,7 @@ import { ExportIntegrityError } from '../adapters/ndjson/export-file';
 import { LeafPositionError } from '../projectors/leaf-positions';
 import { type Progress, ProgressBar } from '../runtime/progress-bar';
 import { EXIT } from './command';
+import { printImportSummary } from './import-summary';
 import {
   ImportInterruptedError,
   ImportRefusedError,
@@ -56,25 +57,16 @@ export async function importIntoEventStoreDb(options: EventStoreDbImport): Promi
   const seconds = (performance.now() - started) / 1000;
   const { header, trailer } = result;
   if (options.json)
-    console.log(
-      JSON.stringify(
-        {
-          file: file === '-' ? null : file,
-          store: storeName,
-          source: header.source,
-          exported_at: header.exported_at,
-          events: trailer.events,
-          appended: result.appended,
-          already_imported: result.kept,
-          last_position: result.last_position,
-          sha256: trailer.sha256,
-          seconds,
-          events_per_second: Math.round(result.appended / Math.max(seconds, 1e-3)),
-        },
-        null,
-        2,
-      ),
-    );
+    printImportSummary({
+      file,
+      storeName,
+      header,
+      trailer,
+      appended: result.appended,
+      alreadyImported: result.kept,
+      lastPosition: result.last_position,
+      seconds,
+    });
   else
     console.log(
       `imported ${trailer.events} events (exported ${header.exported_at} from ${header.source}) into ${storeName} ` +

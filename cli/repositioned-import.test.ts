@@ -11,9 +11,9 @@ import path from 'node:path';
 import type { EsdbClient } from '../adapters/eventstoredb/event-store';
 import { EsdbEventStore } from '../adapters/eventstoredb/event-store';
 import { ExportIntegrityError } from '../adapters/ndjson/export-file';
-import { writeExport } from '../adapters/ndjson/export-writer';
 import type { RecordedEvent } from '../ports/event-store';
 import { LeafPositionError } from '../projectors/leaf-positions';
+import { writeExportFile } from '../tests/support/export-files';
 import { FakeEsdbClient } from '../tests/support/fake-esdb-client';
 import { eventsModuloPositions } from '../tests/support/store-positions';
 import { tempDir } from '../tests/support/temp-dir';
@@ -90,22 +90,8 @@ describe('importing a gov export into EventStoreDB (on the imitation of its clie
     work.remove();
   });
 
-  async function exported(events: RecordedEvent[], name: string): Promise<string> {
-    const file = path.join(work.dir, name);
-    const output = fs.createWriteStream(file);
-    await writeExport({
-      store: {
-        headPosition: async () => events[events.length - 1]?.position ?? 0,
-        readAll: async function* () {
-          yield* events;
-        },
-      },
-      source: 'sqlite:/test/events.db',
-      output,
-    });
-    await new Promise((resolve) => output.end(resolve));
-    return file;
-  }
+  const exported = (events: RecordedEvent[], name: string) =>
+    writeExportFile(events, path.join(work.dir, name));
 
   const stored = async () => {
     const events: RecordedEvent[] = [];

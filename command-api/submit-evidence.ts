@@ -5,6 +5,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { artifactHashOf, buildProofBundle, sha256Hex } from '../domain/bundle';
+import { leavesCountedToday, secondsUntilAllowanceResets } from '../domain/daily-allowance';
 import { buildEnvelope } from '../domain/envelope';
 import { evaluateGates } from '../domain/gates';
 import { evolveSubject, refusesEvidence } from '../domain/lifecycle';
@@ -13,7 +14,7 @@ import type { EvidenceAdmitted, GateFailed, SubmitEvidenceBody } from '../event-
 import { canonicalJson, leafHashOfRecord, toHex } from '../merkle-core';
 import type { Decision } from './aggregate-writer';
 import { subjectOf, type TenantState } from './tenant-state';
-import { HOUR_MS, secondsUntilNextUtcDay, TIER_LIMITS, utcDay } from './tier-limits';
+import { HOUR_MS, TIER_LIMITS } from './tier-limits';
 
 export interface AdmissionContext {
   now: Date;
@@ -132,9 +133,9 @@ function checkAllowance(state: Readonly<TenantState>, now: Date): Refusal | null
     }
   }
   const perDay = state.daily_leaf_limit ?? limits.leavesPerDay;
-  const today = state.day === utcDay(now) ? state.leaves_on_day : 0;
-  if (perDay !== null && today >= perDay) {
-    const retryAfterSeconds = secondsUntilNextUtcDay(now);
+  // Counted per the tenant's day, which a clock stepped back does not turn back.
+  if (perDay !== null && leavesCountedToday(state, now) >= perDay) {
+    const retryAfterSeconds = secondsUntilAllowanceResets(state, now);
     return {
       kind: 'refused',
       status: 429,

@@ -5,11 +5,12 @@
  * daily limits, subject chains and "one execution per authorization" exact.
  */
 
+import { countLeaf } from '../domain/daily-allowance';
 import { evolveSubject, initialSubject, type SubjectState } from '../domain/lifecycle';
 import { DEFAULT_POLICY } from '../domain/policy';
 import type { EventPayloads, TenantPolicy } from '../event-schemas';
 import type { Aggregate } from './aggregate-writer';
-import { type Tier, utcDay } from './tier-limits';
+import type { Tier } from './tier-limits';
 
 export interface TenantState {
   exists: boolean;
@@ -22,7 +23,7 @@ export interface TenantState {
   policy: TenantPolicy;
   /** Authorization leaves admitted so far. */
   evidence_leaves: number;
-  /** UTC day of the last admission and how many were admitted that day. */
+  /** The day leaves count towards and how many count towards it (domain/daily-allowance.ts). */
   day: string;
   leaves_on_day: number;
   subjects: Map<string, SubjectState>;
@@ -84,9 +85,7 @@ export const tenantAggregate: Aggregate<TenantState> = {
       case 'EvidenceAdmitted': {
         const data = event.data as EventPayloads['EvidenceAdmitted'];
         state.evidence_leaves++;
-        const day = utcDay(data.admitted_at);
-        state.leaves_on_day = day === state.day ? state.leaves_on_day + 1 : 1;
-        state.day = day;
+        Object.assign(state, countLeaf(state, data.admitted_at));
         state.subjects.set(
           data.subject_id,
           evolveSubject(subjectOf(state, data.subject_id), {

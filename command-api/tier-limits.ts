@@ -23,13 +23,5 @@ export const TIER_LIMITS: Readonly<Record<Tier, TierLimits>> = {
 
 export const HOUR_MS = 3_600_000;
 
-/** The UTC calendar day of an instant, `YYYY-MM-DD`: daily leaf limits reset at 00:00 UTC. */
-export function utcDay(time: Date | string): string {
-  return (typeof time === 'string' ? time : time.toISOString()).slice(0, 10);
-}
-
-/** Whole seconds from `now` until the next UTC midnight (at least 1). */
-export function secondsUntilNextUtcDay(now: Date): number {
-  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-  return Math.max(1, Math.ceil((next - now.getTime()) / 1000));
-}
+// Daily leaf limits reset at 00:00 UTC; how leaves are counted per day: domain/daily-allowance.ts.
+export { utcDay } from '../domain/daily-allowance';

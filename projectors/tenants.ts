@@ -1,3 +1,4 @@
+import { countLeaf } from '../domain/daily-allowance';
 import type { EventPayloads } from '../event-schemas';
 import type { RecordedEvent } from '../ports/event-store';
 import type { Change } from '../ports/read-store';
@@ -117,11 +118,12 @@ export const tenantsProjection: Projection = {
         break;
       }
       case 'EvidenceAdmitted': {
-        const day = (event.data as EventPayloads['EvidenceAdmitted']).admitted_at.slice(0, 10);
         tenant.leaf_count++;
         tenant.evidence_leaves++;
-        tenant.leaves_on_day = day === tenant.day ? tenant.leaves_on_day + 1 : 1;
-        tenant.day = day;
+        Object.assign(
+          tenant,
+          countLeaf(tenant, (event.data as EventPayloads['EvidenceAdmitted']).admitted_at),
+        );
         break;
       }
       default:

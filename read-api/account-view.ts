@@ -1,10 +1,11 @@
-import { HOUR_MS, TIER_LIMITS, utcDay } from '../command-api/tier-limits';
+import { HOUR_MS, TIER_LIMITS } from '../command-api/tier-limits';
+import { leavesCountedToday } from '../domain/daily-allowance';
 import type { TenantView } from '../projectors/tenants';
 
 /** GET /account: the tenant, its tier, trial status, leaf count and allowances at `now`. */
 export function accountView(tenant: TenantView, now: Date) {
   const limits = TIER_LIMITS[tenant.tier];
-  const leavesToday = tenant.day === utcDay(now) ? tenant.leaves_on_day : 0;
+  const leavesToday = leavesCountedToday(tenant, now);
   let trial = null;
   if (limits.trial) {
     const expiresAt = Date.parse(tenant.registered_at) + limits.trial.windowHours * HOUR_MS;

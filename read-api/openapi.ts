@@ -8,12 +8,12 @@
  */
 import { type Request, type Response, Router } from 'express';
 import { MAX_WEBHOOKS_PER_TENANT } from '../command-api/webhook-commands';
+import { MAX_BODY_DEPTH } from '../event-schemas/json-shape';
 import { commandSchemas, recordSchemas, responseSchemas, webhookSchemas } from '../event-schemas/schemas';
 import { ATTEMPT_TIMEOUT_MS, MAX_PAYLOAD_BYTES, USER_AGENT } from '../projectors/dispatcher/http-deliverer';
 import { BACKOFF_MS, MAX_ATTEMPTS, RETRY_AFTER_CAP_MS } from '../projectors/dispatcher/retry-policy';
 import { SIGNATURE_HEADER } from '../projectors/dispatcher/signature';
 import type { ErrorCode } from '../runtime/http/errors';
-import { MAX_BODY_DEPTH } from '../runtime/http/json-shape';
 import { SERVICE_VERSION, type Services } from '../runtime/services';
 import { CHAIN_DEFAULT_LIMIT, CHAIN_MAX_LIMIT } from './chain-query';
 import { DELIVERY_LOG_DEFAULT_LIMIT, DELIVERY_LOG_MAX_LIMIT } from './webhook-routes';
@@ -1114,7 +1114,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): object {
       description: [
         'Enrollment, evidence submission through gates G1–G5, compliance reports, closed-loop execution and variance records (L2 and above), webhooks, and the public transparency log (`/gov/v1/log/*`, no credentials).',
         '',
-        `Every error answers the ErrorResponse body (the 422 gate failure has its own). Shared behaviour not repeated per operation: an unmatched method or path answers 404 NOT_FOUND; any request carrying a JSON body is parsed first, so even operations that take no body answer 400 for malformed JSON, 413 PAYLOAD_TOO_LARGE and 415 UNSUPPORTED_MEDIA_TYPE (JSON bodies are UTF-8: invalid UTF-8 answers 400, another charset 415); a body nested deeper than ${MAX_BODY_DEPTH} levels or with a member named \`__proto__\` answers 400 INVALID_REQUEST; a client slower than the headers or request timeout gets 408 and a closed connection; the log endpoints answer CORS preflight (OPTIONS) with 204; GET operations also answer HEAD.`,
+        `Every error answers the ErrorResponse body (the 422 gate failure has its own). Shared behaviour not repeated per operation: an unmatched method or path answers 404 NOT_FOUND; any request carrying a JSON body is parsed first, so even operations that take no body answer 400 for malformed JSON, 413 PAYLOAD_TOO_LARGE and 415 UNSUPPORTED_MEDIA_TYPE (JSON bodies are UTF-8: invalid UTF-8 answers 400, another charset 415); a body nested deeper than ${MAX_BODY_DEPTH} levels or with a member named \`__proto__\` answers 400 INVALID_REQUEST; a client slower than the headers or request timeout gets 408 REQUEST_TIMEOUT and a closed connection; a request line and headers over 16 KB together answer 431 HEADERS_TOO_LARGE, and a request that is not valid HTTP/1.1 (an unknown method, a malformed request line or header) 400 INVALID_REQUEST, each closing the connection; the log endpoints answer CORS preflight (OPTIONS) with 204; GET operations also answer HEAD.`,
         '',
         'Tiers: Trial (L1, 5 leaves within 72 hours, 60 requests/min), Pay-as-you-govern (L2, 300/min), Certified (L2+, 1000/min), Networked (L4, custom).',
         '',

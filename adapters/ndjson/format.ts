@@ -19,6 +19,7 @@
  * This module holds the format's types and its pure line codecs; reading and writing files is done
  * by `export-file.ts` and `export-writer.ts`.
  */
+import { jsonShapeProblem, MAX_EVENT_DATA_DEPTH } from '../../event-schemas/json-shape';
 import type { RecordedEvent } from '../../ports/event-store';
 
 export const EXPORT_FORMAT = 'gov-events';
@@ -160,6 +161,14 @@ export function decodeEvent(value: Record<string, unknown>, line: number): Recor
   const fields = new FieldReader(value, line, 'event');
   fields.onlyMembers(EVENT_MEMBERS);
   if (!Object.hasOwn(value, 'data')) throw new ExportIntegrityError(line, "event has no member 'data'");
+  // What the HTTP API refuses in a body is refused here too: a store must never hold data nested
+  // without bound (a 1,000-deep execution_context once wedged the governance projector).
+  const shape = jsonShapeProblem(value.data, MAX_EVENT_DATA_DEPTH, '/data');
+  if (shape)
+    throw new ExportIntegrityError(
+      line,
+      `the event's ${shape.pointer} ${shape.reason}; no such event can be imported`,
+    );
   return {
     id: fields.nonEmptyString('id'),
     type: fields.nonEmptyString('type'),

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { type CommandName, validateCommand } from '../../event-schemas';
+import { jsonShapeProblem } from '../../event-schemas/json-shape';
 import { sendInvalid } from './errors';
-import { jsonShapeProblem } from './json-shape';
 
 /** Validates `req.body` against a command's JSON Schema; 400 INVALID_REQUEST naming each field otherwise. */
 export function validateBody(command: CommandName) {

@@ -123,4 +123,33 @@ describe('fault: clock jumps under load', () => {
     const report = await promisesKept();
     expect(report.heads).toBeGreaterThan(4);
   }, 120_000);
+
+  it('given an L2 tenant allowed 3 leaves a day that used them on day D and 2 on D+1, when the clock steps back from 00:05 on D+1 to 23:58 on D and then catches up, then one more leaf is admitted in all, and the refusal waits for the end of D+1', async () => {
+    const stepped = await t.client.register();
+    await setTier(t.server, stepped.tenant_id, 'L2', '3');
+    const submitted = async (count: number) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < count; i++)
+        statuses.push((await t.client.submitEvidence(stepped.api_key, validEvidence('stepped'))).status);
+      return statuses;
+    };
+    // A midnight at least a day ahead, so the test clock (which only goes forward) can reach 23:50 before it.
+    const midnight = startOfUtcDay(t.clock.now()) + 48 * HOUR_MS;
+    t.clock.set(midnight - 10 * MINUTE_MS);
+    expect(await submitted(4)).toEqual([201, 201, 201, 429]);
+    t.clock.set(midnight + 5 * MINUTE_MS);
+    expect(await submitted(2)).toEqual([201, 201]);
+
+    t.clock.stepBack(7 * MINUTE_MS); // 23:58 on D: the tenant's day stays D+1, with 2 leaves counted
+    expect(await submitted(2)).toEqual([201, 429]);
+    const refused = await t.client.submitEvidence(stepped.api_key, validEvidence('stepped'));
+    expect(refused.body.message).toMatch(/daily allowance of 3 leaves is used up/);
+    expect(refused.headers.get('retry-after')).toBe(String(2 * 60 + 24 * 60 * 60));
+    // A 201 answers once the read models hold the leaf, so the account already shows all three.
+    const account = await t.client.get<{ limits: { leaves_today: number } }>('/account', stepped.api_key);
+    expect(account.body.limits.leaves_today).toBe(3);
+
+    t.clock.set(midnight + 6 * MINUTE_MS); // caught up: still D+1, whose 3 leaves are used
+    expect(await submitted(2)).toEqual([429, 429]);
+  }, 60_000);
 });
