@@ -38,7 +38,7 @@ function serve(data: CheckWorkerData): void {
       return;
     }
     try {
-      answer({ kind: 'checked', id: request.id, result: withPackedHashes(await runner.run(request.chunk)) });
+      answer({ kind: 'checked', id: request.id, result: await runner.run(request.chunk) });
     } catch (error) {
       answer({ kind: 'failed', id: request.id, error: (error as Error)?.stack ?? String(error) });
     }
@@ -49,22 +49,6 @@ function serve(data: CheckWorkerData): void {
   port.on('message', (request: CheckRequest) => {
     work = work.then(() => handle(request));
   });
-}
-
-/**
- * The result with its leaf hashes moved into one buffer (each fact keeps a view of it): a message
- * then carries one ArrayBuffer per chunk instead of one per leaf, which the main thread would have to
- * allocate and collect one by one.
- */
-export function withPackedHashes(result: ChunkResult): ChunkResult {
-  const leaves = result.facts.filter((facts) => facts.leaf?.hash);
-  const packed = new Uint8Array(leaves.length * 32);
-  leaves.forEach((facts, i) => {
-    const view = packed.subarray(i * 32, i * 32 + 32);
-    view.set(facts.leaf!.hash!);
-    facts.leaf!.hash = view;
-  });
-  return result;
 }
 
 if (!isMainThread && (workerData as Partial<CheckWorkerData> | null)?.mark === CHECK_WORKER_MARK)

@@ -16,7 +16,7 @@ import { leafHashOfRecord } from '../merkle-core';
 import { LEAF_RECORD_MEMBER } from '../projectors/log-sequencer';
 import { checkExecutionAdmitted, checkVarianceRecorded } from './closed-loop-checks';
 import {
-  type ChunkResult,
+  type ChunkResultBuilder,
   type EventFacts,
   type Hce,
   type LinkFacts,
@@ -24,7 +24,7 @@ import {
   treeHeadFacts,
 } from './event-facts';
 import { checkEvidenceAdmitted } from './evidence-checks';
-import { checkLogEvent } from './log-checks';
+import { checkLogEvent, logRowOf } from './log-checks';
 import { discrepancyAt, type Finding } from './report';
 import { checkTreeHeadSigned } from './tree-head-checks';
 import type { PreparedTrust } from './trust';
@@ -55,23 +55,28 @@ export interface LinkSink {
   add(position: number, eventId: string, hash: Uint8Array | null, link: LinkFacts): void;
 }
 
-/** Checks `rows` in order, adding their facts and findings to `result` (a fresh one by default). */
+/** Checks `rows` in order, adding their facts and findings to `result`. */
 export async function checkRows(
   rows: readonly RawEventRow[],
   trust: PreparedTrust,
-  links: LinkSink | null = null,
-  scope: AuditScope = 'all',
-  result: ChunkResult = { facts: [], discrepancies: [], signatures: 0 },
-): Promise<ChunkResult> {
+  links: LinkSink | null,
+  scope: AuditScope,
+  result: ChunkResultBuilder,
+): Promise<void> {
   for (const row of rows) {
-    const { facts, findings, link, signatures } =
-      scope === 'log' ? await checkLogEvent(row, trust) : await checkEvent(row, trust);
-    result.facts.push(facts);
-    result.signatures += signatures;
-    for (const finding of findings) result.discrepancies.push(discrepancyAt(facts, finding));
+    const verdict =
+      scope === 'log' ? await checkLogEvent(logRowOf(row), trust) : await checkEvent(row, trust);
+    addVerdict(verdict, result);
+    const { facts, link } = verdict;
     if (link && links) links.add(facts.position, facts.id, facts.leaf?.hash ?? null, link);
   }
-  return result;
+}
+
+/** Adds one event's facts, findings and signatures to a chunk's result. */
+export function addVerdict({ facts, findings, signatures }: EventVerdict, result: ChunkResultBuilder): void {
+  result.add(facts);
+  result.signatures += signatures;
+  for (const finding of findings) result.discrepancies.push(discrepancyAt(facts, finding));
 }
 
 export async function checkEvent(row: RawEventRow, trust: PreparedTrust): Promise<EventVerdict> {

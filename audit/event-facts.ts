@@ -80,10 +80,113 @@ export interface EventFacts {
   tree_head?: TreeHeadFacts;
 }
 
-/** The outcome of checking one chunk of events: facts in position order, and what was found wrong. */
+/**
+ * The outcome of checking one chunk of events, column by column: a few typed arrays and short string
+ * lists cross to the main thread instead of an object (and a hash buffer) per event, which it would
+ * have to build and collect one by one. Events are in position order; event i of the chunk is at
+ * index i of every per-event column.
+ */
 export interface ChunkResult {
-  facts: EventFacts[];
+  count: number;
+  /** As read, even when not integers (the ordering checks report those). */
+  positions: number[];
+  revisions: number[];
+  /** Index into `types` / `streams` per event (each distinct name crosses once per chunk). */
+  typeCodes: Uint32Array;
+  types: string[];
+  streamCodes: Uint32Array;
+  streams: string[];
+  /** The event ids end to end; event i's is ids.slice(idEnds[i - 1] ?? 0, idEnds[i]). */
+  ids: string;
+  idEnds: Uint32Array;
+  /** Per event: NOT_A_LEAF, or a leaf with its hash next in `leafHashes`, or an unreadable leaf. */
+  leafKinds: Uint8Array;
+  /** 32 bytes per LEAF_HASHED event, in event order. */
+  leafHashes: Uint8Array;
+  /** The readable TreeHeadSigned events, by index in the chunk. */
+  treeHeads: { index: number; head: TreeHeadFacts }[];
   discrepancies: Discrepancy[];
   /** Ed25519 signatures the chunk's checks covered (votes, envelopes, checkpoints). */
   signatures: number;
+}
+
+export const NOT_A_LEAF = 0;
+export const LEAF_HASHED = 1;
+/** An admission whose leaf record cannot be read: the tree cannot be followed past it. */
+export const LEAF_UNREADABLE = 2;
+
+/** Collects the facts of a chunk's events as they are checked, then packs them into a ChunkResult. */
+export class ChunkResultBuilder {
+  readonly discrepancies: Discrepancy[] = [];
+  signatures = 0;
+  private readonly positions: number[] = [];
+  private readonly revisions: number[] = [];
+  private readonly typeCodes: number[] = [];
+  private readonly streamCodes: number[] = [];
+  private readonly types = new Map<string, number>();
+  private readonly streams = new Map<string, number>();
+  private readonly ids: string[] = [];
+  private readonly leafKinds: number[] = [];
+  private readonly hashes: Uint8Array[] = [];
+  private readonly treeHeads: { index: number; head: TreeHeadFacts }[] = [];
+
+  get count(): number {
+    return this.positions.length;
+  }
+
+  add(facts: EventFacts): void {
+    const index = this.positions.length;
+    this.positions.push(facts.position);
+    this.revisions.push(facts.revision);
+    this.typeCodes.push(codeOf(this.types, facts.type));
+    this.streamCodes.push(codeOf(this.streams, facts.stream));
+    this.ids.push(String(facts.id));
+    const hash = facts.leaf?.hash;
+    this.leafKinds.push(!facts.leaf ? NOT_A_LEAF : hash ? LEAF_HASHED : LEAF_UNREADABLE);
+    if (hash) this.hashes.push(hash);
+    if (facts.tree_head) this.treeHeads.push({ index, head: facts.tree_head });
+  }
+
+  finish(): ChunkResult {
+    const idEnds = new Uint32Array(this.ids.length);
+    let end = 0;
+    this.ids.forEach((id, i) => {
+      end += id.length;
+      idEnds[i] = end;
+    });
+    const leafHashes = new Uint8Array(this.hashes.length * 32);
+    this.hashes.forEach((hash, i) => {
+      leafHashes.set(hash, i * 32);
+    });
+    return {
+      count: this.positions.length,
+      positions: this.positions,
+      revisions: this.revisions,
+      typeCodes: Uint32Array.from(this.typeCodes),
+      types: [...this.types.keys()],
+      streamCodes: Uint32Array.from(this.streamCodes),
+      streams: [...this.streams.keys()],
+      ids: this.ids.join(''),
+      idEnds,
+      leafKinds: Uint8Array.from(this.leafKinds),
+      leafHashes,
+      treeHeads: this.treeHeads,
+      discrepancies: this.discrepancies,
+      signatures: this.signatures,
+    };
+  }
+}
+
+function codeOf(codes: Map<string, number>, name: string): number {
+  let code = codes.get(name);
+  if (code === undefined) {
+    code = codes.size;
+    codes.set(name, code);
+  }
+  return code;
+}
+
+/** The id of event `index` of a chunk result. */
+export function eventIdAt(result: ChunkResult, index: number): string {
+  return result.ids.slice(index === 0 ? 0 : result.idEnds[index - 1], result.idEnds[index]);
 }

@@ -5,6 +5,11 @@
  * signature, checkpoint contents). Ordering, roots and consistency are the sequential replay's, as in a
  * full audit. Not checked here: other events' data, JSON Schemas of admissions, the bundle, the
  * validator certificate, the envelope's signature, the closed-loop links (the full audit's job).
+ *
+ * An intact admission is not parsed: its leaf hash comes straight from the stored text
+ * (stored-leaf.ts), exactly as parsing would give it. Any other one is parsed, and the findings
+ * worded, as below. (Whether the rest of an admission's data is well-formed JSON is the full audit's
+ * concern: a raw control character in another member's string is only reported there.)
  */
 import { type TreeHeadSigned, validateEventData } from '../event-schemas';
 import { leafHashOfRecord } from '../merkle-core';
@@ -12,33 +17,53 @@ import { LEAF_RECORD_MEMBER } from '../projectors/log-sequencer';
 import type { EventVerdict } from './event-checks';
 import { type EventFacts, type RawEventRow, treeHeadFacts } from './event-facts';
 import type { Finding } from './report';
+import { intactLeafHash } from './stored-leaf';
 import { checkTreeHeadSigned } from './tree-head-checks';
 import type { PreparedTrust } from './trust';
 
 type AdmissionType = keyof typeof LEAF_RECORD_MEMBER;
 
-export async function checkLogEvent(row: RawEventRow, trust: PreparedTrust): Promise<EventVerdict> {
-  const [position, id, stream, revision, type] = row;
-  const facts: EventFacts = { position, id, type, stream, revision };
-  const findings: Finding[] = [];
-  const admission = Object.hasOwn(LEAF_RECORD_MEMBER, type);
-  if (!admission && type !== 'TreeHeadSigned') return { facts, findings, signatures: 0 };
+/** What a log audit reads of a stored event: no metadata beyond what ordering needs. */
+export type LogEventRow = [
+  position: number,
+  id: string,
+  stream: string,
+  revision: number,
+  type: string,
+  data: unknown,
+];
 
-  let data: unknown;
-  try {
-    data = JSON.parse(dataText(row[10]));
-  } catch (error) {
-    findings.push({
-      check: 'json-invalid',
-      message: `the stored data is not valid JSON (${(error as Error).message}): the event was altered or truncated`,
-    });
-    if (admission) facts.leaf = { hash: null };
+export function logRowOf(row: RawEventRow): LogEventRow {
+  return [row[0], row[1], row[2], row[3], row[4], row[10]];
+}
+
+/** The verdict on one stored event: a promise only for a TreeHeadSigned (its signature check is async). */
+export function checkLogEvent(row: LogEventRow, trust: PreparedTrust): EventVerdict | Promise<EventVerdict> {
+  const [position, id, stream, revision, type, stored] = row;
+  const facts: EventFacts = { position, id, type, stream, revision };
+  if (Object.hasOwn(LEAF_RECORD_MEMBER, type))
+    return checkAdmission(type as AdmissionType, dataText(stored), facts);
+  if (type !== 'TreeHeadSigned') return { facts, findings: [], signatures: 0 };
+  return checkTreeHead(dataText(stored), facts, trust);
+}
+
+function checkAdmission(type: AdmissionType, text: string, facts: EventFacts): EventVerdict {
+  const findings: Finding[] = [];
+  // An intact admission needs no parse; any other is parsed, which says what is wrong.
+  const intact = intactLeafHash(type, text);
+  if (intact) {
+    facts.leaf = { hash: intact };
     return { facts, findings, signatures: 0 };
   }
-  if (admission) {
-    facts.leaf = { hash: leafOf(type as AdmissionType, data, findings) };
-    return { facts, findings, signatures: 0 };
-  }
+  const data = parsed(text, findings);
+  facts.leaf = { hash: data === UNREADABLE ? null : leafOf(type, data, findings) };
+  return { facts, findings, signatures: 0 };
+}
+
+async function checkTreeHead(text: string, facts: EventFacts, trust: PreparedTrust): Promise<EventVerdict> {
+  const findings: Finding[] = [];
+  const data = parsed(text, findings);
+  if (data === UNREADABLE) return { facts, findings, signatures: 0 };
   const validation = validateEventData('TreeHeadSigned', data);
   if (!validation.ok) {
     findings.push({
@@ -51,6 +76,21 @@ export async function checkLogEvent(row: RawEventRow, trust: PreparedTrust): Pro
   findings.push(...(await checkTreeHeadSigned(head, trust)));
   facts.tree_head = treeHeadFacts(head);
   return { facts, findings, signatures: 1 };
+}
+
+const UNREADABLE = Symbol('not JSON');
+
+/** The parsed data, or UNREADABLE (and a json-invalid finding). */
+function parsed(text: string, findings: Finding[]): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    findings.push({
+      check: 'json-invalid',
+      message: `the stored data is not valid JSON (${(error as Error).message}): the event was altered or truncated`,
+    });
+    return UNREADABLE;
+  }
 }
 
 /** The leaf hash of the admission's record (null when there is none to hash), checked against the stored one. */

@@ -9,7 +9,7 @@ import type { Progress } from '../runtime/progress-bar';
 import { type ChunkChecker, createChunkChecker } from './checker-pool';
 import type { AuditChunk } from './chunks';
 import type { AuditScope } from './event-checks';
-import type { ChunkResult, EventFacts } from './event-facts';
+import { type ChunkResult, eventIdAt, LEAF_HASHED, NOT_A_LEAF } from './event-facts';
 import { LinkChecks } from './link-index';
 import { LogReplay, type ReplayHooks } from './log-replay';
 import { type AuditReport, type Discrepancy, discrepancyAt, sortDiscrepancies } from './report';
@@ -97,7 +97,31 @@ class SequentialAudit {
     this.signatures += result.signatures;
     // The events' own findings first: for one position they read before the sequential ones.
     for (const discrepancy of result.discrepancies) this.discrepancies.push(discrepancy);
-    for (const facts of result.facts) await this.next(facts);
+    const { positions, revisions, streams, streamCodes, types, typeCodes, leafKinds, leafHashes, treeHeads } =
+      result;
+    let hashAt = 0;
+    let nextHead = 0;
+    for (let i = 0; i < result.count; i++) {
+      const position = positions[i]!;
+      this.events++;
+      this.lastPosition = Math.max(this.lastPosition, position);
+      const ordering = this.order.next(position, streams[streamCodes[i]!]!, revisions[i]!);
+      for (const finding of ordering) this.discrepancies.push(discrepancyAt(eventAt(result, i), finding));
+      const leaf = leafKinds[i];
+      if (leaf !== NOT_A_LEAF) {
+        this.leaves++;
+        const hash = leaf === LEAF_HASHED ? leafHashes.subarray(hashAt, hashAt + 32) : null;
+        if (hash) hashAt += 32;
+        this.replay.admit(position, hash);
+      }
+      if (types[typeCodes[i]!] !== 'TreeHeadSigned') continue;
+      this.treeHeads++;
+      // An unreadable head integrates nothing here; the next head's first_leaf_index says what it lost.
+      if (treeHeads[nextHead]?.index !== i) continue;
+      const { head } = treeHeads[nextHead++]!;
+      for (const finding of await this.replay.treeHead(position, head))
+        this.discrepancies.push(discrepancyAt(eventAt(result, i), finding));
+    }
   }
 
   progress(started: number, target: number | null): Progress {
@@ -129,24 +153,6 @@ class SequentialAudit {
       seconds,
       leaves_per_second: seconds > 0 ? this.leaves / seconds : 0,
     };
-  }
-
-  private async next(facts: EventFacts): Promise<void> {
-    this.events++;
-    this.lastPosition = Math.max(this.lastPosition, facts.position);
-    for (const finding of this.order.next(facts.position, facts.stream, facts.revision))
-      this.discrepancies.push(discrepancyAt(facts, finding));
-    if (facts.leaf) {
-      this.leaves++;
-      this.replay.admit(facts.position, facts.leaf.hash);
-    }
-    if (facts.type === 'TreeHeadSigned') {
-      this.treeHeads++;
-      // An unreadable head integrates nothing here; the next head's first_leaf_index says what it lost.
-      if (facts.tree_head)
-        for (const finding of await this.replay.treeHead(facts.position, facts.tree_head))
-          this.discrepancies.push(discrepancyAt(facts, finding));
-    }
   }
 }
 
@@ -184,6 +190,15 @@ async function* checkInOrder(
   } finally {
     if (failure === null) await source.return?.();
   }
+}
+
+/** What a discrepancy names of event `index` of a chunk. */
+function eventAt(result: ChunkResult, index: number): { position: number; id: string; type: string } {
+  return {
+    position: result.positions[index]!,
+    id: eventIdAt(result, index),
+    type: result.types[result.typeCodes[index]!]!,
+  };
 }
 
 function messageOf(error: unknown): string {

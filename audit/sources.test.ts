@@ -37,8 +37,7 @@ describe('the embedded store as an audit source', () => {
     );
     try {
       const chunks: number[][] = [];
-      for await (const chunk of opened.chunks())
-        chunks.push((await runner.run(chunk)).facts.map((facts) => facts.position));
+      for await (const chunk of opened.chunks()) chunks.push(Array.from((await runner.run(chunk)).positions));
       expect(chunks.map((chunk) => chunk.length)).toEqual([32, 32, 6]);
       expect(chunks.flat()).toEqual(positions);
       expect(opened.target).toBe(positions[positions.length - 1]);

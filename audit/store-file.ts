@@ -5,6 +5,10 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { EVENT_COLUMNS, type RawEventRow } from '../adapters/sqlite/event-store';
+import type { LogEventRow } from './log-checks';
+
+/** The columns of a LogEventRow, in its order. */
+const LOG_EVENT_COLUMNS = 'position, id, stream, revision, type, data';
 
 /** The source cannot be read at all (missing file, not an event store…): nothing was audited. */
 export class AuditSourceError extends Error {
@@ -20,6 +24,7 @@ export interface StoreBounds {
 export class StoreFileReader {
   private readonly db: Database.Database;
   private readonly range: Database.Statement<[number, number, number], RawEventRow>;
+  private readonly logRange: Database.Statement<[number, number, number], LogEventRow>;
   private readonly nth: Database.Statement<[number, number], number>;
 
   constructor(readonly file: string) {
@@ -33,6 +38,11 @@ export class StoreFileReader {
       this.range = this.db
         .prepare<[number, number, number], RawEventRow>(
           `SELECT ${EVENT_COLUMNS} FROM events WHERE position >= ? AND position < ? ORDER BY position LIMIT ?`,
+        )
+        .raw(true);
+      this.logRange = this.db
+        .prepare<[number, number, number], LogEventRow>(
+          `SELECT ${LOG_EVENT_COLUMNS} FROM events WHERE position >= ? AND position < ? ORDER BY position LIMIT ?`,
         )
         .raw(true);
       this.nth = this.db
@@ -59,6 +69,11 @@ export class StoreFileReader {
   /** The events with from ≤ position < to, in position order; at most `limit` of them. */
   rows(from: number, to: number, limit = Number.MAX_SAFE_INTEGER): RawEventRow[] {
     return this.range.all(from, to, limit);
+  }
+
+  /** As rows(), with only the columns a log audit reads (LogEventRow): fewer values to build per row. */
+  logRows(from: number, to: number, limit = Number.MAX_SAFE_INTEGER): LogEventRow[] {
+    return this.logRange.all(from, to, limit);
   }
 
   /** The position of the `n`th event (0 first) at or after `from`; null when there are not that many. */

@@ -10,8 +10,23 @@ export class StreamOrder {
   private lastPosition: number | null = null;
   private readonly revisions = new Map<string, number>();
 
-  /** The ordering findings of the next event read. */
-  next(position: number, stream: string, revision: number): Finding[] {
+  /** The ordering findings of the next event read (one shared empty list when there are none). */
+  next(position: number, stream: string, revision: number): readonly Finding[] {
+    const last = this.revisions.get(stream);
+    if (
+      Number.isSafeInteger(position) &&
+      (this.lastPosition === null || position > this.lastPosition) &&
+      revision === (last === undefined ? 0 : last + 1)
+    ) {
+      // The common case, in order: no finding, and nothing allocated.
+      this.lastPosition = position;
+      this.revisions.set(stream, revision);
+      return NO_FINDINGS;
+    }
+    return this.findings(position, stream, revision, last);
+  }
+
+  private findings(position: number, stream: string, revision: number, last: number | undefined): Finding[] {
     const findings: Finding[] = [];
     if (!Number.isSafeInteger(position))
       findings.push({ check: 'position-order', message: `position ${position} is not an integer` });
@@ -23,7 +38,6 @@ export class StreamOrder {
         });
       this.lastPosition = Math.max(this.lastPosition ?? position, position);
     }
-    const last = this.revisions.get(stream);
     const expected = last === undefined ? 0 : last + 1;
     if (!Number.isSafeInteger(revision)) {
       findings.push({
@@ -50,3 +64,5 @@ export class StreamOrder {
     return findings;
   }
 }
+
+const NO_FINDINGS: readonly Finding[] = Object.freeze([]);

@@ -83,10 +83,11 @@ export async function measureAudit(request: MeasureRequest): Promise<AuditMeasur
       trust,
       workers: request.workers,
       onProgress: (progress) => {
-        const now = sample();
+        // Reading the RSS takes the process's memory map lock, which the audit threads contend for:
+        // only at the checkpoints here (the timer and the kernel's high-water mark catch the peak).
         const fraction = progress.target > 0 ? progress.position / progress.target : 1;
         for (const { fraction: at, key } of CHECKPOINTS)
-          if (fraction >= at && rss[key] === null) rss[key] = now;
+          if (fraction >= at && rss[key] === null) rss[key] = sample();
         bar.update(progress);
       },
     });

@@ -1,0 +1,98 @@
+/**
+ * Canonical JSON straight from JSON text: exactly canonicalJson(JSON.parse(text)) whenever it answers,
+ * it answers for everything JSON.stringify writes from plain data, and it gives up (null) on spellings
+ * whose canonical form would differ.
+ */
+import fc from 'fast-check';
+import { canonicalJson } from '../merkle-core';
+import { canonicalJsonOfText } from './canonical-text';
+
+const ofText = (text: string) => canonicalJsonOfText(text, 0, text.length);
+
+/** Strings JSON.stringify writes as they are: printable, no quote or backslash. */
+const plainString = fc.string({ unit: fc.constantFrom(...Array.from('abcXYZ09 _-:/+=.é€😀')), maxLength: 8 });
+const plainKey = fc.string({ unit: fc.constantFrom(...'abcXYZ_-é'.split('')), maxLength: 6 });
+const plainJson = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    plainString,
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(plainKey, tie('value'), { maxKeys: 5 }),
+  ),
+})).value;
+
+describe('canonical JSON from text', () => {
+  it('given plain data as JSON.stringify writes it (members in any order), then its canonical JSON', () => {
+    fc.assert(
+      fc.property(plainJson, (value) => {
+        const text = JSON.stringify(value);
+        expect(ofText(text)).toBe(canonicalJson(JSON.parse(text)));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('given any JSON value as JSON.stringify writes it, then its canonical JSON or null', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const text = JSON.stringify(value);
+        const canonical = ofText(text);
+        if (canonical !== null) expect(canonical).toBe(canonicalJson(JSON.parse(text)));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('given such a text with one character replaced, inserted or deleted, when it answers, then with the canonical JSON of what JSON.parse reads', () => {
+    const edit = fc.record({
+      at: fc.nat(),
+      kind: fc.constantFrom('replace', 'insert', 'delete'),
+      char: fc.constantFrom(...'"\\{}[],: 0-.eEtfnu1b'.split('')),
+    });
+    fc.assert(
+      fc.property(plainJson, edit, (value, { at, kind, char }) => {
+        const original = JSON.stringify({ z: value, a: [1, { y: 'x', b: null }] });
+        const i = at % original.length;
+        const text =
+          original.slice(0, i) +
+          (kind === 'delete' ? '' : char) +
+          original.slice(kind === 'insert' ? i : i + 1);
+        const canonical = ofText(text);
+        if (canonical !== null) expect(canonical).toBe(canonicalJson(JSON.parse(text)));
+      }),
+      { numRuns: 4000 },
+    );
+  });
+
+  it('given members out of order at every depth, then they are ordered by UTF-16 code units, as RFC 8785 orders them (the empty key first)', () => {
+    const text = '{"b":[{"z":1,"a":true}],"a":{"é":"x","e":"y","E":null},"😀":0,"\uFFFF":1,"":2}';
+    expect(ofText(text)).toBe(canonicalJson(JSON.parse(text)));
+    expect(ofText(text)).toBe(
+      '{"":2,"a":{"E":null,"e":"y","é":"x"},"b":[{"a":true,"z":1}],"😀":0,"\uFFFF":1}',
+    );
+  });
+
+  it('given spellings whose canonical form differs (escapes, whitespace, numbers JCS writes otherwise, repeated or engine-ordered keys, control characters, lone surrogates), then null', () => {
+    for (const text of [
+      '{"a":"\\u0041"}',
+      '{"\\u0061":1}',
+      '{"a":"x\\"y"}',
+      '{"a": 1}',
+      '{"a":1.0}',
+      '{"a":1e3}',
+      '{"a":-0}',
+      '{"a":12345678901234567890}',
+      '{"a":1,"a":2}',
+      '{"b":1,"a":2,"b":3}',
+      '{"1":1}',
+      '{"__proto__":1}',
+      '{"a":"tab\there"}',
+      '{"a":"\uD800"}',
+    ])
+      expect(ofText(text)).toBeNull();
+  });
+});
