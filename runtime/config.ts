@@ -82,6 +82,11 @@ export interface Config {
    */
   projectionThread: boolean;
   /**
+   * GOV_EVENT_WRITER_THREAD: `1` (the default) commits the embedded event store's group commits, and
+   * the fsync each waits for, on a thread of their own instead of blocking the main thread; `0` inline.
+   */
+  eventWriterThread: boolean;
+  /**
    * GOV_WITNESS_KEYS: comma-separated note verifier keys (`name+keyid+base64`, cosignature/v1) of the
    * witnesses whose cosignatures the log accepts and serves; empty: no witness is trusted.
    */
@@ -141,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     integrationTimeoutMs: integer('GOV_INTEGRATION_TIMEOUT_MS', 20_000, 100, 600_000),
     validatorThread: integer('GOV_VALIDATOR_THREAD', 1, 0, 1) === 1,
     projectionThread: integer('GOV_PROJECTION_THREAD', 1, 0, 1) === 1,
+    eventWriterThread: integer('GOV_EVENT_WRITER_THREAD', 1, 0, 1) === 1,
     witnessKeys: parseWitnessKeys(env.GOV_WITNESS_KEYS ?? '', problems),
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);

@@ -48,7 +48,7 @@ export async function startEmbedded(
   const clock = options.clock ?? (() => new Date());
   const metrics = createMetrics();
   const keyring = await openServerKeyring(config.dataDir, config.logOrigin);
-  const events = await openEventStore(config);
+  const events = await openEventStore(config, { writerThread: config.eventWriterThread });
   let projectionThread: ProjectionThread | null = null;
   const eventStore = config.projectionThread
     ? observeAppends(events.store, () => projectionThread?.noteAppended())

@@ -50,12 +50,20 @@ export interface OpenedEventStore {
   binding: string;
 }
 
-export async function openEventStore(config: Config): Promise<OpenedEventStore> {
+export async function openEventStore(
+  config: Config,
+  /** `writerThread`: the embedded store commits on a writer thread (the server's appends). */
+  options: { writerThread?: boolean } = {},
+): Promise<OpenedEventStore> {
   if (config.eventStoreUrl) {
     const store = await EsdbEventStore.connect(config.eventStoreUrl, { maxEventBytes: config.maxEventBytes });
     return { store: new ValidatingEventStore(store), binding: 'eventstoredb' };
   }
-  const store = new SqliteEventStore({ file: config.eventStoreFile, maxEventBytes: config.maxEventBytes });
+  const store = new SqliteEventStore({
+    file: config.eventStoreFile,
+    maxEventBytes: config.maxEventBytes,
+    writerThread: options.writerThread,
+  });
   return { store: new ValidatingEventStore(store), binding: 'sqlite' };
 }
 

@@ -20,3 +20,23 @@ eventStoreContract('embedded SQLite', {
     };
   },
 });
+
+// The same contract with every group committed on the writer thread (the server's default).
+eventStoreContract('embedded SQLite, writer thread', {
+  maxEventBytes,
+  create: async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gov-es-thread-'));
+    const store = new SqliteEventStore({
+      file: path.join(dir, 'events.db'),
+      maxEventBytes,
+      writerThread: true,
+    });
+    return {
+      store,
+      dispose: async () => {
+        await store.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+});

@@ -9,15 +9,15 @@ import {
   EventStoreClosedError,
   type EventSubscription,
   EventTooLargeError,
-  type ExpectedRevision,
   type NewEvent,
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
   type SubscribeOptions,
-  WrongExpectedVersionError,
 } from '../../ports/event-store';
 import { AppendNotifier } from './append-notifier';
+import { EventWriterThread } from './event-writer';
+import { type AppendOutcome, type AppendRequest, type EventRow, GroupCommitter } from './group-commit';
 import { openSqlite, type SqliteDatabase } from './open';
 
 export interface SqliteEventStoreOptions {
@@ -29,26 +29,18 @@ export interface SqliteEventStoreOptions {
   pollIntervalMs?: number;
   /** Events per page when reading `$all` or catching up. Default 1000. */
   pageSize?: number;
+  /**
+   * Commit on a writer thread with its own connection (started on the first append), so that the
+   * commit's fsync never blocks this thread. The server's choice; tools commit on their own thread.
+   */
+  writerThread?: boolean;
   now?: () => Date;
 }
 
 /** An append waiting for the next group commit, already serialized and size-checked. */
-interface PendingAppend {
-  stream: string;
-  expected: ExpectedRevision;
-  rows: EventRow[];
+interface PendingAppend extends AppendRequest {
   resolve: (result: AppendResult) => void;
   reject: (error: Error) => void;
-}
-
-interface EventRow {
-  id: string;
-  type: string;
-  tenant_id: string;
-  correlation_id: string;
-  causation_id: string | null;
-  schema_version: number;
-  data: string;
 }
 
 /**
@@ -81,7 +73,8 @@ const DEFAULT_MAX_EVENT_BYTES = 1024 * 1024;
  *
  * Group commit: appends issued in the same turn of the event loop wait for one `setImmediate` and are
  * then committed together in a single IMMEDIATE transaction (one fsync). Each append is still checked
- * on its own, so a wrong expected revision fails that append alone.
+ * on its own, so a wrong expected revision fails that append alone. With `writerThread` the group is
+ * committed on a thread of its own, and appends arriving while it is in flight form the next group.
  *
  * Global positions are SQLite rowids assigned inside the writer's exclusive transaction, so they are
  * dense and increase in commit order even when several processes share the file: a reader that has
@@ -100,6 +93,11 @@ export class SqliteEventStore implements EventStore {
   /** An `importEvents` transaction is open on the connection: appends must not join it. */
   private importing = false;
   private readonly statements: ReturnType<typeof prepareStatements>;
+  /** Commits groups on this connection, or (writerThread) on the writer thread's. */
+  private readonly committer: GroupCommitter | null;
+  private readonly writer: EventWriterThread | null;
+  /** The group on the writer thread; appends arriving meanwhile form the next one. */
+  private inFlight: Promise<void> | null = null;
 
   constructor(options: SqliteEventStoreOptions) {
     this.db = openSqlite(options.file);
@@ -109,6 +107,9 @@ export class SqliteEventStore implements EventStore {
     this.pageSize = options.pageSize ?? 1000;
     this.now = options.now ?? (() => new Date());
     this.notifier = new AppendNotifier(options.pollIntervalMs ?? 25, () => this.statements.dataVersion());
+    this.writer =
+      options.writerThread && options.file !== ':memory:' ? new EventWriterThread(options.file) : null;
+    this.committer = this.writer ? null : new GroupCommitter(this.db);
   }
 
   append(stream: string, events: readonly NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
@@ -248,8 +249,11 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    // Appends already accepted are committed before the store closes.
     this.flush();
+    while (this.inFlight) await this.inFlight;
     this.closed = true;
+    await this.writer?.close();
     this.notifier.close();
     this.db.close();
   }
@@ -300,21 +304,39 @@ export class SqliteEventStore implements EventStore {
   /** Commits every pending append in one transaction; each append succeeds or fails on its own. */
   private flush(): void {
     this.flushScheduled = false;
-    const batch = this.pending;
-    if (batch.length === 0) return;
+    if (this.inFlight) return; // the group in flight flushes the next when it is done
+    const group = this.pending;
+    if (group.length === 0) return;
     this.pending = [];
     const recordedAt = this.now().toISOString();
-    const outcomes: Array<AppendResult | Error> = [];
-    try {
-      this.statements.commitGroup(() => {
-        for (const append of batch) outcomes.push(this.applyOne(append, recordedAt));
-      });
-    } catch (error) {
-      // The transaction rolled back (disk full, I/O error): nothing of this group is stored.
-      for (const append of batch) append.reject(error as Error);
+    if (this.writer) {
+      this.inFlight = this.writer
+        .commit(
+          group.map(({ stream, expected, rows }) => ({ stream, expected, rows })),
+          recordedAt,
+        )
+        .then(
+          (outcomes) => this.settle(group, outcomes),
+          (error: Error) => this.fail(group, error),
+        )
+        .finally(() => {
+          this.inFlight = null;
+          this.flush();
+        });
       return;
     }
-    batch.forEach((append, i) => {
+    let outcomes: AppendOutcome[];
+    try {
+      outcomes = this.committer!.commit(group, recordedAt);
+    } catch (error) {
+      this.fail(group, error as Error);
+      return;
+    }
+    this.settle(group, outcomes);
+  }
+
+  private settle(group: readonly PendingAppend[], outcomes: readonly AppendOutcome[]): void {
+    group.forEach((append, i) => {
       const outcome = outcomes[i]!;
       if (outcome instanceof Error) append.reject(outcome);
       else append.resolve(outcome);
@@ -322,36 +344,9 @@ export class SqliteEventStore implements EventStore {
     this.notifier.notify();
   }
 
-  private applyOne(append: PendingAppend, recordedAt: string): AppendResult | Error {
-    const s = this.statements;
-    const idempotent = this.findIdempotentRetry(append);
-    if (idempotent) return idempotent;
-    const current = (s.streamRevision.pluck().get(append.stream) as number | undefined) ?? null;
-    const mismatch = checkExpectedRevision(append.stream, append.expected, current);
-    if (mismatch) return mismatch;
-    for (const row of append.rows) {
-      if (s.eventById.get(row.id)) return new DuplicateEventIdError(row.id);
-    }
-    let revision = current ?? -1;
-    let position = 0;
-    for (const row of append.rows) {
-      revision += 1;
-      position = Number(
-        s.insert.run(
-          row.id,
-          append.stream,
-          revision,
-          row.type,
-          recordedAt,
-          row.tenant_id,
-          row.correlation_id,
-          row.causation_id,
-          row.schema_version,
-          row.data,
-        ).lastInsertRowid,
-      );
-    }
-    return { nextRevision: revision, position };
+  /** The transaction rolled back (disk full, I/O error): nothing of this group is stored. */
+  private fail(group: readonly PendingAppend[], error: Error): void {
+    for (const append of group) append.reject(error);
   }
 
   private importOne(event: RecordedEvent, previousPosition: number): void {
@@ -388,24 +383,6 @@ export class SqliteEventStore implements EventStore {
       throw error;
     }
   }
-
-  /**
-   * As EventStoreDB does, re-appending exactly the same event ids, in order, to the same stream is an
-   * idempotent retry (a client that lost the acknowledgement): it returns the original result.
-   */
-  private findIdempotentRetry(append: PendingAppend): AppendResult | null {
-    const first = this.statements.eventById.get(append.rows[0]!.id) as
-      | { stream: string; revision: number; position: number }
-      | undefined;
-    if (!first || first.stream !== append.stream) return null;
-    let last = first;
-    for (let i = 1; i < append.rows.length; i++) {
-      const next = this.statements.eventById.get(append.rows[i]!.id) as typeof first | undefined;
-      if (!next || next.stream !== append.stream || next.revision !== first.revision + i) return null;
-      last = next;
-    }
-    return { nextRevision: last.revision, position: last.position };
-  }
 }
 
 /** An append or a second import while `importEvents` is running on the same store. */
@@ -439,18 +416,11 @@ function createSchema(db: SqliteDatabase): void {
 }
 
 function prepareStatements(db: SqliteDatabase) {
-  const insert = db.prepare(
-    `INSERT INTO events (id, stream, revision, type, recorded_at, tenant_id, correlation_id, causation_id, schema_version, data)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const commitGroup = db.transaction((work: () => void) => work());
   return {
-    insert,
     importInsert: db.prepare(
       `INSERT INTO events (position, id, stream, revision, type, recorded_at, tenant_id, correlation_id, causation_id, schema_version, data)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    commitGroup: (work: () => void) => commitGroup.immediate(work),
     streamRevision: db.prepare('SELECT revision FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1'),
     eventById: db.prepare('SELECT stream, revision, position FROM events WHERE id = ?'),
     readStreamForwards: db
@@ -495,20 +465,6 @@ function filteredPageSql(filter: EventFilter, order: 'ASC' | 'DESC'): string {
 
 function sqlString(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
-}
-
-function checkExpectedRevision(
-  stream: string,
-  expected: ExpectedRevision,
-  current: number | null,
-): WrongExpectedVersionError | null {
-  const actual = current ?? 'no-stream';
-  const ok =
-    expected === 'any' ||
-    (expected === 'no-stream' && current === null) ||
-    (expected === 'exists' && current !== null) ||
-    (typeof expected === 'number' && current === expected);
-  return ok ? null : new WrongExpectedVersionError(stream, expected, actual);
 }
 
 function serializedSize(row: EventRow, stream: string): number {
