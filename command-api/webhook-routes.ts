@@ -4,7 +4,7 @@
  */
 import { type Request, type Response, Router } from 'express';
 import type { RegisterWebhookBody } from '../event-schemas';
-import { DELIVERY_LOG, type DeliveryLogEntry } from '../projectors/dispatcher/delivery-worker';
+import { DELIVERY_LOG, type DeliveryLogEntry } from '../projectors/dispatcher/delivery-log';
 import { generateWebhookSecret, sealSecret } from '../projectors/dispatcher/secret-box';
 import { ownWebhook, unknownWebhook, WEBHOOK_ID } from '../read-api/webhook-routes';
 import { authenticate, callerOf } from '../runtime/http/auth';

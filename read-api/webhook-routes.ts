@@ -3,7 +3,7 @@
  * tenant's webhook reads as missing.
  */
 import { type Request, type Response, Router } from 'express';
-import { DELIVERY_LOG, type DeliveryLogEntry } from '../projectors/dispatcher/delivery-worker';
+import { bodyBytesOf, DELIVERY_LOG, type DeliveryLogEntry } from '../projectors/dispatcher/delivery-log';
 import type { WebhookView } from '../projectors/dispatcher/dispatcher-projection';
 import { authenticate, callerOf } from '../runtime/http/auth';
 import { sendError, sendInvalid } from '../runtime/http/errors';
@@ -101,7 +101,7 @@ function deliveryView(entry: DeliveryLogEntry) {
     queued_at: entry.queued_at,
     next_attempt_at: entry.next_attempt_at,
     redelivery_of: entry.redelivery_of,
-    body_bytes: Buffer.byteLength(entry.body, 'utf8'),
+    body_bytes: bodyBytesOf(entry),
     attempts: entry.attempts,
   };
 }

@@ -1,5 +1,5 @@
 /** The messages between the server's main thread and its delivery thread (runtime/delivery-thread.ts). */
-import type { AttemptRecord, DeliveryStatus } from '../projectors/dispatcher/delivery-worker';
+import type { AttemptRecord, DeliveryStatus } from '../projectors/dispatcher/delivery-log';
 import type { DeliveryView } from '../projectors/dispatcher/dispatcher-projection';
 import type { Config } from './config';
 import type { ReadStoreLocation } from './stores';
@@ -19,6 +19,13 @@ export interface ThreadSettings {
   logLevel: string;
 }
 
+/** One finished attempt, as the main thread's metrics need it. */
+export interface AttemptReport {
+  status: DeliveryStatus;
+  queued_at: string;
+  attempt: AttemptRecord;
+}
+
 /** Main thread → delivery thread. */
 export type ThreadRequest =
   | { kind: 'wake' }
@@ -33,7 +40,8 @@ export type ThreadReport =
   | { kind: 'started' }
   | { kind: 'ran'; id: number }
   | { kind: 'render'; id: number; delivery: DeliveryView }
-  | { kind: 'attempt'; status: DeliveryStatus; queued_at: string; attempt: AttemptRecord }
+  /** Finished attempts (for the metrics), a few at a time rather than a message each. */
+  | { kind: 'attempts'; attempts: AttemptReport[] }
   /** A frame for the tenant's sockets on the main thread. */
   | { kind: 'frame'; tenantId: string; frame: string }
   | { kind: 'stopped' };

@@ -4,6 +4,8 @@
  * connection to the read store; the main thread wakes it, renders what needs the Merkle log, and
  * turns its attempt reports into metrics.
  */
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ReadStore } from '../ports/read-store';
 import { DeliveryWorker } from '../projectors/dispatcher/delivery-worker';
@@ -16,7 +18,7 @@ import {
 import type { FramePublisher } from '../projectors/dispatcher/frame-fanout';
 import { TargetGuard } from '../projectors/dispatcher/target-guard';
 import type { Config } from './config';
-import type { ThreadReport, ThreadRequest, ThreadSettings } from './delivery-thread-protocol';
+import type { AttemptReport, ThreadReport, ThreadRequest, ThreadSettings } from './delivery-thread-protocol';
 import { DISPATCHER_GENERATION } from './dispatcher';
 import { createLogger } from './logger';
 import { assertDispatchOrder, openBus, openEventStore, openReadStore } from './stores';
@@ -28,6 +30,36 @@ let nextRender = 0;
 const send = (report: ThreadReport) => port.postMessage(report);
 
 let stopConsuming: (() => Promise<void>) | null = null;
+
+/**
+ * The nice value this thread runs at: when the cores are short, the admission path's threads (main,
+ * validators, projections) get them first and deliveries take what is left. Linux only (a thread is
+ * its own scheduling entity there); elsewhere the thread keeps the process's priority.
+ */
+const DELIVERY_THREAD_NICE = 5;
+function yieldToAdmissions(): void {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, DELIVERY_THREAD_NICE);
+  } catch {
+    // no /proc/thread-self (not Linux): the thread keeps the process's priority
+  }
+}
+
+/** Attempts go to the main thread's metrics every ATTEMPT_REPORT_MS, not one message each. */
+const ATTEMPT_REPORT_MS = 50;
+let attemptReports: AttemptReport[] = [];
+let attemptTimer: NodeJS.Timeout | null = null;
+function reportAttempt(report: AttemptReport): void {
+  attemptReports.push(report);
+  attemptTimer ??= setTimeout(sendAttemptReports, ATTEMPT_REPORT_MS);
+}
+function sendAttemptReports(): void {
+  if (attemptTimer) clearTimeout(attemptTimer);
+  attemptTimer = null;
+  if (attemptReports.length > 0) send({ kind: 'attempts', attempts: attemptReports });
+  attemptReports = [];
+}
 
 /** Tenants with sockets on the main thread: only their frames cross over, straight to the sockets. */
 const frameTenants = new Set<string>();
@@ -48,7 +80,7 @@ async function startConsuming(config: Config, readStore: ReadStore, worker: Deli
     projection: dispatcherProjection({ publicUrl: config.publicUrl }),
     generation: DISPATCHER_GENERATION,
     deliveries: WEBHOOK_DELIVERIES,
-    onQueued: () => worker.wake(),
+    onQueued: (deliveries) => worker.offer(deliveries),
     fanout: frames,
     // Webhook commands on the main thread wait for the tenant's progress in the read store.
     recordProgress: true,
@@ -64,6 +96,7 @@ async function startConsuming(config: Config, readStore: ReadStore, worker: Deli
 }
 
 async function main(): Promise<void> {
+  yieldToAdmissions();
   const { store: readStore } = await openReadStore(settings.readStore);
 
   const worker = new DeliveryWorker({
@@ -81,7 +114,7 @@ async function main(): Promise<void> {
         send({ kind: 'render', id, delivery });
       }),
     onAttempt: (entry, attempt) =>
-      send({ kind: 'attempt', status: entry.status, queued_at: entry.queued_at, attempt }),
+      reportAttempt({ status: entry.status, queued_at: entry.queued_at, attempt }),
   });
 
   port.on('message', (request: ThreadRequest) => {
@@ -107,7 +140,10 @@ async function main(): Promise<void> {
         void (stopConsuming ?? (async () => undefined))()
           .then(() => worker.stop())
           .then(() => readStore.close())
-          .then(() => send({ kind: 'stopped' }));
+          .then(() => {
+            sendAttemptReports();
+            send({ kind: 'stopped' });
+          });
         return;
     }
   });

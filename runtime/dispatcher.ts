@@ -4,11 +4,8 @@
  * worker runs on a thread of its own (runtime/delivery-thread.ts) so attempts use another core.
  */
 import type { Bus } from '../ports/bus';
-import {
-  type AttemptRecord,
-  type DeliveryStatus,
-  DeliveryWorker,
-} from '../projectors/dispatcher/delivery-worker';
+import type { AttemptRecord, DeliveryStatus } from '../projectors/dispatcher/delivery-log';
+import { DeliveryWorker } from '../projectors/dispatcher/delivery-worker';
 import { DispatcherConsumer } from '../projectors/dispatcher/dispatcher-consumer';
 import {
   type DeliveryView,
@@ -94,7 +91,7 @@ export async function startDispatcher({
     projection: dispatcherProjection({ publicUrl: services.config.publicUrl }),
     generation: DISPATCHER_GENERATION,
     deliveries: WEBHOOK_DELIVERIES,
-    onQueued: () => worker.wake(),
+    onQueued: (deliveries) => worker.offer(deliveries),
     fanout,
     recordProgress,
   });
@@ -127,7 +124,7 @@ function recordAttempt(
     );
 }
 
-async function startInProcess(services: Services, render: Render): Promise<DeliveryRunner> {
+async function startInProcess(services: Services, render: Render): Promise<DeliveryWorker> {
   const worker = new DeliveryWorker({
     readStore: services.readStore,
     collections: DISPATCHER_COLLECTIONS,
@@ -184,8 +181,10 @@ async function startDeliveryThread(
         ran.get(report.id)?.();
         ran.delete(report.id);
         return;
-      case 'attempt':
-        return recordAttempt(services, report.status, report.queued_at, report.attempt);
+      case 'attempts':
+        for (const { status, queued_at, attempt } of report.attempts)
+          recordAttempt(services, status, queued_at, attempt);
+        return;
       case 'frame':
         return fanout.publish(report.tenantId, report.frame);
       case 'render':

@@ -1,58 +1,42 @@
 /**
  * The delivery side of the dispatcher. The dispatcher projection queues what is owed in
- * `webhook_deliveries` (durable, rebuilt by replay); this worker takes each new delivery into its own
- * delivery log (`webhook_delivery_log`, moving its intake checkpoint in the same write), then sends
- * every due delivery, signs it, records the attempt, and schedules the next one by the retry policy.
+ * `webhook_deliveries` (durable, rebuilt by replay); this worker takes each new delivery in, sends it
+ * at once, and writes it into its delivery log (`webhook_delivery_log`) together with that first
+ * attempt's outcome and its intake checkpoint: one small write per delivery, the body staying where
+ * the projection put it (delivery-bodies.ts). Due retries are found in the log, sent, and recorded.
  *
- * Crash safety: a delivery is in the log before the intake checkpoint passes it, and an attempt is
- * recorded only after it was made, so a crash re-sends at most the attempts in flight (at least once;
+ * Crash safety: the intake checkpoint moves only in the write that puts the deliveries it passes into
+ * the log, pages in order, so a crash before it re-takes (and re-sends) them; an attempt is recorded
+ * only after it was made. A crash re-sends at most the attempts not yet written (at least once;
  * receivers deduplicate by event id). Nothing here runs on the admission path.
  */
 import type { Logger } from 'pino';
-import type { Change, ReadStore, StoredDocument } from '../../ports/read-store';
+import type { Change, ReadStore } from '../../ports/read-store';
+import { DeliveryBodies } from './delivery-bodies';
+import { type AttemptRecord, DELIVERY_LOG, type DeliveryLogEntry, newLogEntry } from './delivery-log';
 import type { DeliveryView, WebhookView } from './dispatcher-projection';
 import { EndpointLimiter } from './endpoint-limiter';
 import { type DeliveryResult, deliver as httpDeliver } from './http-deliverer';
+import { IntakePage, type LogDocument } from './intake-page';
 import { PinnedAgents } from './pinned-agents';
 import { isSuccess, nextAttempt, parseRetryAfter } from './retry-policy';
 import { openSecret, type SecretBoxKey } from './secret-box';
 import { SIGNATURE_HEADER, signatureHeader } from './signature';
 import type { TargetGuard } from './target-guard';
 
-/** The worker's own collection: one document per delivery, its status and every attempt. */
-export const DELIVERY_LOG = 'webhook_delivery_log';
 /** The checkpoint of the intake: the `seq` of the last queued delivery taken into the log. */
 export const INTAKE_CHECKPOINT = 'webhook-intake';
 const INTAKE_PAGE = 500;
 const DUE_PAGE = 500;
-
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
-
-export interface AttemptRecord {
-  attempt: number;
-  /** When the attempt started (ISO 8601 UTC). */
-  at: string;
-  /** The receiver's HTTP status, or null (timeout, refused connection, refused target). */
-  status_code: number | null;
-  error: string | null;
-  latency_ms: number;
-}
-
-export interface DeliveryLogEntry {
-  delivery_id: string;
-  webhook_id: string;
-  tenant_id: string;
-  event_id: string;
-  event_type: string;
-  seq: number;
-  queued_at: string;
-  redelivery_of: string | null;
-  /** The exact bytes sent (and signed) on every attempt. */
-  body: string;
-  status: DeliveryStatus;
-  attempts: AttemptRecord[];
-  next_attempt_at: string | null;
-}
+/**
+ * How long a page of taken deliveries waits for its first attempts before it is written anyway
+ * (pending): a slow receiver delays its own log entries by this much, never the checkpoint for long.
+ */
+const INTAKE_HOLD_MS = 250;
+/** Offered deliveries kept at most; past that the intake reads them from the store again. */
+const MAX_OFFERED = 2 * INTAKE_PAGE;
+/** Opened webhook secrets kept (an AES-GCM open per attempt cost as much as the signature). */
+const MAX_SECRETS = 1024;
 
 export interface DeliveryWorkerOptions {
   readStore: ReadStore;
@@ -77,7 +61,24 @@ export class DeliveryWorker {
   private readonly inFlight = new Set<string>();
   private readonly attempts = new Set<Promise<void>>();
   private pendingWrites: Change[] = [];
+  /** The intake checkpoint the next write moves to, once the pages it passes are in it. */
+  private pendingCheckpoint: number | null = null;
   private flushing: Promise<void> | null = null;
+  /** The seq of the newest delivery taken in (null: read the durable checkpoint first). */
+  private takenThrough: number | null = null;
+  /**
+   * Deliveries the consumer on this thread just queued, taken in from memory instead of read back
+   * from the store; trusted only while the intake is known to be caught up with the store (a read
+   * found less than a page since the last start, failure or poll).
+   */
+  private offered: DeliveryView[] = [];
+  private caughtUp = false;
+  private readonly secrets = new Map<string, string>();
+  /** Pages are written one after the other: the checkpoint never passes an unwritten page. */
+  private intakeWrites: Promise<void> = Promise.resolve();
+  private unwrittenPages = 0;
+  /** Moves when a page write fails: later pages are dropped and taken in again from the checkpoint. */
+  private intakeEpoch = 0;
   private running: Promise<void> | null = null;
   private again = false;
   /** The last look for due attempts filled a page: look again once the ones in flight thin out. */
@@ -92,12 +93,18 @@ export class DeliveryWorker {
   private stopped = false;
   private readonly limiter: EndpointLimiter;
   private readonly deliver: typeof httpDeliver;
+  private readonly bodies: DeliveryBodies;
   /** Receivers' connections kept alive between attempts. */
   private readonly agents = new PinnedAgents();
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.limiter = options.limiter ?? new EndpointLimiter();
     this.deliver = options.deliver ?? httpDeliver;
+    this.bodies = new DeliveryBodies({
+      readStore: options.readStore,
+      deliveries: options.collections.deliveries,
+      render: options.render,
+    });
   }
 
   async start(): Promise<void> {
@@ -144,9 +151,22 @@ export class DeliveryWorker {
     await this.idle();
   }
 
-  /** Retries may have come due: the next pass looks for them. */
+  /**
+   * Deliveries just written by the consumer on this thread, in seq order: taken in on the next pass
+   * without reading them back (the store stays the source of truth after a restart or a failure).
+   */
+  offer(deliveries: readonly DeliveryView[]): void {
+    if (this.offered.length + deliveries.length > MAX_OFFERED) {
+      this.offered = [];
+      this.caughtUp = false;
+    } else this.offered.push(...deliveries);
+    this.wake();
+  }
+
+  /** Retries may have come due: the next pass looks for them (and reads the queue from the store). */
   private wakeForDue(): void {
     this.lookForDue = true;
+    this.caughtUp = false;
     this.wake();
   }
 
@@ -161,16 +181,18 @@ export class DeliveryWorker {
   private async pass(): Promise<void> {
     for (;;) {
       const taken = await this.intake();
-      for (const document of taken) {
+      if (!taken) break;
+      for (const { document, body } of taken.deliveries) {
         // Bound what is held in memory: past a page in flight, the rest waits for the due query.
         if (this.attempts.size >= DUE_PAGE) {
           this.backlog = true;
           break;
         }
-        this.begin(document);
+        this.begin(document, { body, page: taken.page });
       }
-      // a full page: there may be more
-      if (taken.length < INTAKE_PAGE || this.stopped) break;
+      this.writeWhenReady(taken.page);
+      // a full page, or offers left: there may be more
+      if (this.stopped || (taken.deliveries.length < INTAKE_PAGE && this.offered.length === 0)) break;
     }
     if (this.lookForDue) {
       this.lookForDue = false;
@@ -183,58 +205,87 @@ export class DeliveryWorker {
     for (;;) {
       if (this.running) await this.running;
       else if (this.attempts.size > 0) await Promise.all([...this.attempts]);
+      else if (this.unwrittenPages > 0) await this.intakeWrites;
       else if (this.flushing) await this.flushing;
       else return;
     }
   }
 
-  /** Moves newly queued deliveries into the delivery log; returns the log documents it wrote. */
-  private async intake(): Promise<Array<StoredDocument<DeliveryLogEntry>>> {
-    const { readStore, collections, clock } = this.options;
-    const after = (await readStore.getCheckpoint(INTAKE_CHECKPOINT)) ?? -1;
-    const page = await readStore.find<DeliveryView>(collections.deliveries, {
+  /** Takes in the next page of newly queued deliveries (null when there is none): held, not yet written. */
+  private async intake(): Promise<{
+    page: IntakePage;
+    deliveries: Array<{ document: LogDocument; body: string }>;
+  } | null> {
+    const { clock } = this.options;
+    const epoch = this.intakeEpoch;
+    const queued = await this.nextQueued();
+    if (queued.length === 0) return null;
+    const now = clock().toISOString();
+    const page = new IntakePage(queued[queued.length - 1]!.seq);
+    const deliveries: Array<{ document: LogDocument; body: string }> = [];
+    for (const data of queued) {
+      const { body, keep } = await this.bodies.take(data);
+      const document: LogDocument = { id: data.delivery_id, position: 0, data: newLogEntry(data, body, now) };
+      page.hold(document, keep);
+      deliveries.push({ document, body });
+    }
+    // A page write failed meanwhile: the intake starts again from the checkpoint on the next pass.
+    if (epoch !== this.intakeEpoch) return null;
+    this.takenThrough = page.lastSeq;
+    return { page, deliveries };
+  }
+
+  /** The next deliveries past the ones taken in, in seq order: offered ones, or read from the store. */
+  private async nextQueued(): Promise<DeliveryView[]> {
+    const { readStore, collections } = this.options;
+    if (this.caughtUp && this.takenThrough !== null) {
+      const after = this.takenThrough;
+      return this.offered.splice(0, INTAKE_PAGE).filter((delivery) => delivery.seq > after);
+    }
+    // Everything offered so far is committed, so this read covers it.
+    this.offered = [];
+    const epoch = this.intakeEpoch;
+    const after = this.takenThrough ?? (await readStore.getCheckpoint(INTAKE_CHECKPOINT)) ?? -1;
+    const found = await readStore.find<DeliveryView>(collections.deliveries, {
       range: { seq: { gt: after } },
       sort: { field: 'seq', direction: 'asc' },
       limit: INTAKE_PAGE,
     });
-    if (page.items.length === 0) return [];
-    const now = clock().toISOString();
-    const changes: Change[] = [];
-    const taken: Array<StoredDocument<DeliveryLogEntry>> = [];
-    for (const { data } of page.items) {
-      const body = data.body ?? (await this.render(data));
-      const entry: DeliveryLogEntry = {
-        delivery_id: data.delivery_id,
-        webhook_id: data.webhook_id,
-        tenant_id: data.tenant_id,
-        event_id: data.event_id,
-        event_type: data.event_type,
-        seq: data.seq,
-        queued_at: data.queued_at,
-        redelivery_of: data.redelivery_of,
-        body,
-        status: 'pending',
-        attempts: [],
-        next_attempt_at: now,
-      };
-      // Position 1 = taken in; each recorded attempt moves it on, so a replayed intake changes nothing.
-      changes.push({
-        kind: 'upsert',
-        collection: DELIVERY_LOG,
-        id: data.delivery_id,
-        position: 1,
-        data: entry,
-      });
-      taken.push({ id: data.delivery_id, position: 1, data: entry });
-    }
-    const last = page.items[page.items.length - 1]!.data.seq;
-    await readStore.apply(changes, { projector: INTAKE_CHECKPOINT, position: last });
-    return taken;
+    this.caughtUp = found.items.length < INTAKE_PAGE;
+    // Nothing new: the intake is through `after` (unless a page write failed meanwhile).
+    if (found.items.length === 0 && epoch === this.intakeEpoch) this.takenThrough = after;
+    return found.items.map((item) => item.data);
   }
 
-  private async render(delivery: DeliveryView): Promise<string> {
-    if (!this.options.render) throw new Error(`no renderer for delivery ${delivery.delivery_id}`);
-    return this.options.render(delivery);
+  /**
+   * Writes the page once it is ready, after the pages before it, moving the intake checkpoint with it.
+   * If the write fails, the pages after it are dropped too and everything past the checkpoint is taken
+   * in again (and possibly sent again: at least once).
+   */
+  private writeWhenReady(page: IntakePage): void {
+    const epoch = this.intakeEpoch;
+    this.unwrittenPages++;
+    page.close(INTAKE_HOLD_MS);
+    this.intakeWrites = this.intakeWrites
+      .then(() => page.ready)
+      .then(() => {
+        if (epoch !== this.intakeEpoch) return page.discard();
+        this.pendingWrites.push(...page.seal());
+        this.pendingCheckpoint = page.lastSeq;
+        return this.flush();
+      })
+      .catch((error: unknown) => {
+        this.intakeEpoch++;
+        this.takenThrough = null;
+        this.caughtUp = false;
+        this.options.logger.error(
+          { err: error },
+          'webhook intake write failed; taking the deliveries in again',
+        );
+      })
+      .finally(() => {
+        this.unwrittenPages--;
+      });
   }
 
   /** Starts every due attempt not already in flight (the limiter queues them per endpoint). */
@@ -250,18 +301,23 @@ export class DeliveryWorker {
     if (page.items.length === DUE_PAGE) this.backlog = true;
   }
 
-  /** Starts one attempt unless it is already in flight (the limiter queues it per endpoint). */
-  private begin(document: StoredDocument<DeliveryLogEntry>): void {
+  /**
+   * Starts one attempt unless it is already in flight (the limiter queues it per endpoint). A delivery
+   * just taken in comes with its body and the page holding its entry.
+   */
+  private begin(document: LogDocument, taken?: { body: string; page: IntakePage }): void {
     if (this.inFlight.has(document.id) || this.stopped) return;
     this.inFlight.add(document.id);
+    taken?.page.attemptBegun();
     const attempt = this.limiter
-      .run(document.data.webhook_id, () => this.attempt(document))
+      .run(document.data.webhook_id, () => this.attempt(document, taken))
       .catch((error: unknown) =>
         this.options.logger.error({ err: error, delivery: document.id }, 'webhook attempt failed to record'),
       )
       .finally(() => {
         this.inFlight.delete(document.id);
         this.attempts.delete(attempt);
+        taken?.page.attemptEnded();
         if (this.backlog && this.attempts.size < DUE_PAGE / 2) {
           this.backlog = false;
           this.wakeForDue();
@@ -270,19 +326,23 @@ export class DeliveryWorker {
     this.attempts.add(attempt);
   }
 
-  private async attempt(document: StoredDocument<DeliveryLogEntry>): Promise<void> {
+  private async attempt(document: LogDocument, taken?: { body: string; page: IntakePage }): Promise<void> {
     const { readStore, collections, clock } = this.options;
     const entry = document.data;
     const webhook = await readStore.get<WebhookView>(collections.webhooks, entry.webhook_id);
     if (!webhook || webhook.data.removed_at !== null) {
-      await this.record(document, { ...entry, status: 'cancelled', next_attempt_at: null });
+      await this.record(document, { ...entry, status: 'cancelled', next_attempt_at: null }, taken?.page);
       return;
     }
     const number = entry.attempts.length + 1;
     const startedAt = clock();
-    // A delivery that cannot even be sent (a secret that no longer opens, an oversize body) is a
-    // failed attempt like any other: it must run out of attempts, not stay pending forever.
-    const result = await this.send(entry, webhook.data, number).catch(
+    // A delivery that cannot even be sent (a secret that no longer opens, an oversize body, a body
+    // no longer found) is a failed attempt like any other: it must run out of attempts, not stay
+    // pending forever.
+    const result = await (async () => {
+      const body = taken?.body ?? (await this.bodies.of(entry));
+      return this.send(entry, webhook.data, number, body);
+    })().catch(
       (error: unknown): DeliveryResult => ({
         status: null,
         retryAfter: null,
@@ -314,7 +374,7 @@ export class DeliveryWorker {
           : { status: 'failed', next_attempt_at: null };
     }
     const updated = { ...entry, ...next, attempts };
-    await this.record(document, updated);
+    await this.record(document, updated, taken?.page);
     this.options.onAttempt?.(updated, attempt);
   }
 
@@ -322,9 +382,10 @@ export class DeliveryWorker {
     entry: DeliveryLogEntry,
     webhook: WebhookView,
     attempt: number,
+    text: string,
   ): Promise<DeliveryResult> {
-    const body = Buffer.from(entry.body, 'utf8');
-    const secret = openSecret(this.options.secretKey, webhook.webhook_id, webhook.secret_sealed);
+    const body = Buffer.from(text, 'utf8');
+    const secret = this.secretOf(webhook);
     return this.deliver({
       url: webhook.url,
       body,
@@ -341,8 +402,23 @@ export class DeliveryWorker {
     });
   }
 
-  /** Queues the new state; writes are grouped into one read-store apply per tick. */
-  private record(document: StoredDocument<DeliveryLogEntry>, data: DeliveryLogEntry): Promise<void> {
+  private secretOf(webhook: WebhookView): string {
+    const key = `${webhook.webhook_id}\u0000${webhook.secret_sealed}`;
+    let secret = this.secrets.get(key);
+    if (secret === undefined) {
+      secret = openSecret(this.options.secretKey, webhook.webhook_id, webhook.secret_sealed);
+      if (this.secrets.size >= MAX_SECRETS) this.secrets.clear();
+      this.secrets.set(key, secret);
+    }
+    return secret;
+  }
+
+  /**
+   * The delivery's new state: folded into its intake page while that is not written yet, else queued
+   * as its own write; writes are grouped into one read-store apply per tick.
+   */
+  private record(document: LogDocument, data: DeliveryLogEntry, page?: IntakePage): Promise<void> {
+    if (page?.fold(document, data)) return Promise.resolve();
     this.pendingWrites.push({
       kind: 'upsert',
       collection: DELIVERY_LOG,
@@ -356,9 +432,15 @@ export class DeliveryWorker {
   private flush(): Promise<void> {
     this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
       const writes = this.pendingWrites;
+      const checkpoint = this.pendingCheckpoint;
       this.pendingWrites = [];
+      this.pendingCheckpoint = null;
       this.flushing = null;
-      if (writes.length > 0) await this.options.readStore.apply(writes);
+      if (writes.length === 0 && checkpoint === null) return;
+      await this.options.readStore.apply(
+        writes,
+        checkpoint === null ? undefined : { projector: INTAKE_CHECKPOINT, position: checkpoint },
+      );
     });
     return this.flushing;
   }

@@ -10,6 +10,7 @@ import type { Change, ReadStore } from '../../ports/read-store';
 import { PositionWaiters } from '../position-waiters';
 import { type Projection, physicalCollection } from '../projection';
 import { projectEvents } from '../runner';
+import { compactChanges } from './compact-changes';
 import type { DeliveryView } from './dispatcher-projection';
 import type { FramePublisher } from './frame-fanout';
 
@@ -23,16 +24,21 @@ export interface DispatcherConsumerOptions {
   generation: number;
   /** Collection (logical name) holding the owed deliveries. */
   deliveries: string;
-  onQueued(): void;
+  /** The deliveries a batch queued, in seq order, once they are written. */
+  onQueued(deliveries: readonly DeliveryView[]): void;
   fanout?: FramePublisher;
   /**
-   * Record in the read store, per tenant, the position of the newest event handled (collection
-   * DISPATCHER_PROGRESS), so that processes other than the dispatcher's can wait for it.
+   * Record in the read store, per tenant with a webhook command in the batch, the position of the
+   * newest of its events handled (collection DISPATCHER_PROGRESS), so that webhook commands answered
+   * by other processes can wait for it.
    */
   recordProgress?: boolean;
 }
 
-/** Per tenant: the position of the newest of its events the dispatcher has handled (logical name). */
+/**
+ * Per tenant: the position of the newest of its events the dispatcher has handled, moved by the
+ * batches that hold one of its webhook commands (what such a command waits for) (logical name).
+ */
 export const DISPATCHER_PROGRESS = 'dispatcher_progress';
 
 export class DispatcherConsumer {
@@ -71,14 +77,18 @@ export class DispatcherConsumer {
     const changes =
       relevant.length > 0 ? await projectEvents(projection, readStore, generation, relevant) : [];
     const progress = this.options.recordProgress ? progressChanges(events, generation) : [];
-    if (changes.length + progress.length > 0) await readStore.apply([...changes, ...progress]);
+    // One write per batch, and of each document only its last version: the fewer rows, the shorter
+    // the read store's write lock is held away from the read-model projections.
+    if (changes.length + progress.length > 0)
+      await readStore.apply(compactChanges([...changes, ...progress]));
     this.position = Math.max(this.position, events[events.length - 1]?.position ?? 0);
     this.waiters.release(this.position);
     const queued = physicalCollection(this.options.deliveries, generation);
     const deliveries = changes.filter((change) => change.kind === 'upsert' && change.collection === queued);
     if (deliveries.length === 0) return;
-    this.options.onQueued();
-    this.publishFrames(deliveries.map((change) => (change as { data: DeliveryView }).data));
+    const views = deliveries.map((change) => (change as { data: DeliveryView }).data);
+    this.options.onQueued(views);
+    this.publishFrames(views);
   }
 
   /** One frame per event (not per webhook) to the tenant's connected sockets. */
@@ -95,11 +105,25 @@ export class DispatcherConsumer {
   }
 }
 
-/** One position-guarded upsert per tenant of the batch: the newest of its events now handled. */
+/** The events of webhook commands, the only ones a command waits for the dispatcher to handle. */
+const WEBHOOK_COMMAND_EVENTS: ReadonlySet<string> = new Set([
+  'WebhookRegistered',
+  'WebhookRemoved',
+  'WebhookRedeliveryRequested',
+]);
+
+/**
+ * One position-guarded upsert per tenant with a webhook command in the batch: the newest of its
+ * events now handled. (An upsert per tenant of every batch was a write per admission.)
+ */
 function progressChanges(events: readonly RecordedEvent[], generation: number): Change[] {
+  const commanding = new Set<string>();
+  for (const event of events) if (WEBHOOK_COMMAND_EVENTS.has(event.type)) commanding.add(event.tenant_id);
   const newest = new Map<string, number>();
-  for (const event of events)
-    newest.set(event.tenant_id, Math.max(newest.get(event.tenant_id) ?? 0, event.position));
+  for (const event of events) {
+    if (commanding.has(event.tenant_id))
+      newest.set(event.tenant_id, Math.max(newest.get(event.tenant_id) ?? 0, event.position));
+  }
   const collection = physicalCollection(DISPATCHER_PROGRESS, generation);
   return [...newest].map(([tenant, position]) => ({
     kind: 'upsert',

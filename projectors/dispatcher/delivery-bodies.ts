@@ -1,0 +1,60 @@
+/**
+ * Where the body of a delivery is kept, once: the dispatcher projection's delivery document holds it
+ * (and copies it for a redelivery), except for a compliance report, which the projection cannot build
+ * (its inclusion proof needs the log): that one is rendered when the delivery is taken in and kept in
+ * `webhook_rendered_bodies`, so every attempt sends the same signed bytes.
+ */
+import type { Change, ReadStore } from '../../ports/read-store';
+import type { DeliveryLogEntry } from './delivery-log';
+import type { DeliveryView } from './dispatcher-projection';
+
+export const RENDERED_BODIES = 'webhook_rendered_bodies';
+
+interface RenderedBody {
+  body: string;
+}
+
+export interface DeliveryBodiesOptions {
+  readStore: ReadStore;
+  /** Physical name of the dispatcher projection's delivery collection. */
+  deliveries: string;
+  /** Renders a body the projection could not build itself. */
+  render?: (delivery: DeliveryView) => Promise<string>;
+}
+
+export class DeliveryBodies {
+  constructor(private readonly options: DeliveryBodiesOptions) {}
+
+  /** The body of a delivery being taken in, and the change that keeps it when it was rendered here. */
+  async take(delivery: DeliveryView): Promise<{ body: string; keep: Change | null }> {
+    if (delivery.body !== null) return { body: delivery.body, keep: null };
+    const body = await this.render(delivery);
+    return {
+      body,
+      // Written with the delivery's first log entry: the log never names a body that is not kept.
+      keep: {
+        kind: 'upsert',
+        collection: RENDERED_BODIES,
+        id: delivery.delivery_id,
+        position: 1,
+        data: { body },
+      },
+    };
+  }
+
+  /** The exact bytes of a logged delivery, for an attempt after the first. */
+  async of(entry: DeliveryLogEntry): Promise<string> {
+    if (entry.body !== undefined) return entry.body; // an entry of an older release carries its body
+    const { readStore, deliveries } = this.options;
+    const queued = await readStore.get<DeliveryView>(deliveries, entry.delivery_id);
+    if (!queued) throw new Error(`delivery ${entry.delivery_id} is not in the dispatcher's queue`);
+    if (queued.data.body !== null) return queued.data.body;
+    const rendered = await readStore.get<RenderedBody>(RENDERED_BODIES, entry.delivery_id);
+    return rendered ? rendered.data.body : this.render(queued.data);
+  }
+
+  private render(delivery: DeliveryView): Promise<string> {
+    if (!this.options.render) throw new Error(`no renderer for delivery ${delivery.delivery_id}`);
+    return this.options.render(delivery);
+  }
+}

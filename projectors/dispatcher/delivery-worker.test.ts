@@ -1,0 +1,268 @@
+import { SqliteReadStore } from '../../adapters/sqlite/read-store';
+import type { Change, Checkpoint, FindQuery, Page } from '../../ports/read-store';
+import { createLogger } from '../../runtime/logger';
+import { RENDERED_BODIES } from './delivery-bodies';
+import { bodyBytesOf, DELIVERY_LOG, type DeliveryLogEntry } from './delivery-log';
+import { DeliveryWorker, INTAKE_CHECKPOINT } from './delivery-worker';
+import type { DeliveryView, WebhookView } from './dispatcher-projection';
+import type { DeliveryRequest, DeliveryResult } from './http-deliverer';
+import { sealSecret } from './secret-box';
+import { TargetGuard } from './target-guard';
+
+const KEY = new Uint8Array(32).fill(7);
+const WEBHOOK = 'wh_000000000000000000000001';
+const COLLECTIONS = { webhooks: 'g1_webhooks', deliveries: 'g1_webhook_deliveries' };
+const BODY = JSON.stringify({ type: 'leaf_admitted', padding: 'x'.repeat(2000) });
+
+/** A read store that counts the writes to each collection, and the finds, and can refuse the next apply. */
+class CountingStore extends SqliteReadStore {
+  readonly writes = new Map<string, number>();
+  readonly finds = new Map<string, number>();
+  failNextApply = false;
+
+  override find<T>(collection: string, query: FindQuery): Promise<Page<T>> {
+    this.finds.set(collection, (this.finds.get(collection) ?? 0) + 1);
+    return super.find<T>(collection, query);
+  }
+
+  override async apply(changes: readonly Change[], checkpoint?: Checkpoint): Promise<void> {
+    if (this.failNextApply) {
+      this.failNextApply = false;
+      throw new Error('disk full');
+    }
+    for (const change of changes)
+      this.writes.set(change.collection, (this.writes.get(change.collection) ?? 0) + 1);
+    return super.apply(changes, checkpoint);
+  }
+}
+
+/** A receiver answering each attempt with the next status of `answers` (then 200), recording the bodies. */
+function receiver(answers: number[] = []) {
+  const received: string[] = [];
+  const deliver = async (request: DeliveryRequest): Promise<DeliveryResult> => {
+    received.push(request.body.toString('utf8'));
+    return { status: answers.shift() ?? 200, retryAfter: null, latencyMs: 1, error: null };
+  };
+  return { received, deliver };
+}
+
+function delivery(seq: number, overrides: Partial<DeliveryView> = {}): DeliveryView {
+  const eventId = `evt_${seq.toString(16).padStart(32, '0')}`;
+  return {
+    seq,
+    delivery_id: `${WEBHOOK}.${eventId}`,
+    tenant_id: 'ten_1',
+    webhook_id: WEBHOOK,
+    event_id: eventId,
+    event_type: 'leaf_admitted',
+    body: BODY,
+    queued_at: '2025-06-01T12:00:00.000Z',
+    redelivery_of: null,
+    ...overrides,
+  };
+}
+
+async function world(deliver: (request: DeliveryRequest) => Promise<DeliveryResult>) {
+  const store = new CountingStore(':memory:');
+  let now = Date.parse('2025-06-01T12:00:01.000Z');
+  const renders: string[] = [];
+  const webhook: WebhookView = {
+    tenant_id: 'ten_1',
+    webhook_id: WEBHOOK,
+    url: 'http://127.0.0.1:9/hook',
+    events: ['leaf_admitted', 'compliance_report_ready'],
+    secret_sealed: sealSecret(KEY, WEBHOOK, 'a-secret-of-thirty-two-characters'),
+    secret_generated: false,
+    created_at: '2025-06-01T11:00:00.000Z',
+    removed_at: null,
+  };
+  await store.apply([
+    { kind: 'upsert', collection: COLLECTIONS.webhooks, id: WEBHOOK, position: 1, data: webhook },
+  ]);
+  const worker = new DeliveryWorker({
+    readStore: store,
+    collections: COLLECTIONS,
+    guard: new TargetGuard({ allow: ['127.0.0.1'] }),
+    secretKey: KEY,
+    clock: () => new Date(now),
+    logger: createLogger('silent'),
+    deliver,
+    pollMs: 60_000,
+    render: async (view) => {
+      renders.push(view.delivery_id);
+      return JSON.stringify({ type: 'compliance_report_ready', report: `rendered ${renders.length}` });
+    },
+  });
+  return {
+    store,
+    worker,
+    renders,
+    advance: (ms: number) => {
+      now += ms;
+    },
+    queue: (...views: DeliveryView[]) =>
+      store.apply(
+        views.map((view) => ({
+          kind: 'upsert' as const,
+          collection: COLLECTIONS.deliveries,
+          id: view.delivery_id,
+          position: view.seq,
+          data: view,
+        })),
+      ),
+    logged: async (id: string) => (await store.get<DeliveryLogEntry>(DELIVERY_LOG, id))?.data,
+  };
+}
+
+describe('the delivery worker', () => {
+  it('given 3 queued deliveries and a receiver answering 200, then each is sent and logged in one small write with its outcome, and the intake checkpoint passes them', async () => {
+    const { received, deliver } = receiver();
+    const w = await world(deliver);
+    await w.queue(delivery(1024), delivery(1025), delivery(1026));
+
+    await w.worker.runOnce();
+
+    expect(received).toEqual([BODY, BODY, BODY]);
+    expect(w.store.writes.get(DELIVERY_LOG)).toBe(3);
+    const entry = await w.logged(delivery(1024).delivery_id);
+    expect(entry).toMatchObject({
+      status: 'delivered',
+      body_bytes: Buffer.byteLength(BODY),
+      next_attempt_at: null,
+    });
+    expect(entry).not.toHaveProperty('body');
+    expect(entry!.attempts).toHaveLength(1);
+    expect(JSON.stringify(entry).length).toBeLessThan(600);
+    expect(await w.store.getCheckpoint(INTAKE_CHECKPOINT)).toBe(1026);
+    await w.worker.stop();
+  });
+
+  it('given a receiver failing once, when the retry comes due, then the same bytes are sent again from the queued delivery and the attempt is recorded', async () => {
+    const { received, deliver } = receiver([500]);
+    const w = await world(deliver);
+    await w.queue(delivery(2048));
+    await w.worker.runOnce();
+    expect(await w.logged(delivery(2048).delivery_id)).toMatchObject({ status: 'pending' });
+
+    w.advance(5_000);
+    await w.worker.runOnce();
+
+    expect(received).toEqual([BODY, BODY]);
+    const entry = await w.logged(delivery(2048).delivery_id);
+    expect(entry).toMatchObject({ status: 'delivered' });
+    expect(entry!.attempts.map((a) => a.status_code)).toEqual([500, 200]);
+    await w.worker.stop();
+  });
+
+  it('given a compliance report (no body in the queue), then it is rendered once, kept, and a retry sends the kept bytes without rendering again', async () => {
+    const { received, deliver } = receiver([503]);
+    const w = await world(deliver);
+    const report = delivery(3072, { body: null, event_type: 'compliance_report_ready' });
+    await w.queue(report);
+    await w.worker.runOnce();
+    w.advance(5_000);
+    await w.worker.runOnce();
+
+    expect(w.renders).toEqual([report.delivery_id]);
+    expect(received).toHaveLength(2);
+    expect(received[1]).toBe(received[0]);
+    const kept = await w.store.get<{ body: string }>(RENDERED_BODIES, report.delivery_id);
+    expect(kept?.data.body).toBe(received[0]);
+    expect(await w.logged(report.delivery_id)).toMatchObject({
+      status: 'delivered',
+      body_bytes: Buffer.byteLength(received[0]!),
+    });
+    await w.worker.stop();
+  });
+
+  it('given a pending entry written by an older release (the body in the log, no body_bytes), then its body is sent and its size still reads', async () => {
+    const { received, deliver } = receiver();
+    const w = await world(deliver);
+    const old = delivery(4096);
+    const legacy = {
+      delivery_id: old.delivery_id,
+      webhook_id: WEBHOOK,
+      tenant_id: 'ten_1',
+      event_id: old.event_id,
+      event_type: old.event_type,
+      seq: old.seq,
+      queued_at: old.queued_at,
+      redelivery_of: null,
+      body: '{"type":"leaf_admitted","from":"an older release"}',
+      status: 'pending',
+      attempts: [],
+      next_attempt_at: '2025-06-01T12:00:00.500Z',
+    };
+    await w.store.apply(
+      [{ kind: 'upsert', collection: DELIVERY_LOG, id: old.delivery_id, position: 1, data: legacy }],
+      { projector: INTAKE_CHECKPOINT, position: old.seq },
+    );
+
+    await w.worker.runOnce();
+
+    expect(received).toEqual([legacy.body]);
+    const entry = await w.logged(old.delivery_id);
+    expect(entry).toMatchObject({ status: 'delivered' });
+    expect(bodyBytesOf(entry!)).toBe(Buffer.byteLength(legacy.body));
+    await w.worker.stop();
+  });
+
+  it('given a receiver slower than the hold, then the delivery is logged pending (checkpoint moved) before its attempt ends, and the outcome follows', async () => {
+    let answer!: (result: DeliveryResult) => void;
+    const slow = () =>
+      new Promise<DeliveryResult>((resolve) => {
+        answer = resolve;
+      });
+    const w = await world(slow);
+    await w.queue(delivery(5120));
+    w.worker.wake();
+
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(await w.logged(delivery(5120).delivery_id)).toMatchObject({ status: 'pending', attempts: [] });
+    expect(await w.store.getCheckpoint(INTAKE_CHECKPOINT)).toBe(5120);
+
+    answer({ status: 200, retryAfter: null, latencyMs: 400, error: null });
+    await w.worker.runOnce();
+    const stored = await w.store.get<DeliveryLogEntry>(DELIVERY_LOG, delivery(5120).delivery_id);
+    expect(stored?.data).toMatchObject({ status: 'delivered' });
+    expect(stored?.position).toBe(2);
+    await w.worker.stop();
+  });
+
+  it('given the intake caught up with the queue, when the consumer offers what it just queued, then it is sent without reading the queue back; offered twice, it is sent once', async () => {
+    const { received, deliver } = receiver();
+    const w = await world(deliver);
+    await w.worker.runOnce(); // reads the empty queue: caught up
+    const reads = w.store.finds.get(COLLECTIONS.deliveries);
+    const views = [delivery(7168), delivery(7169)];
+    await w.queue(...views);
+
+    w.worker.offer(views);
+    while (received.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    w.worker.offer(views);
+    await w.worker.stop();
+
+    expect(received).toHaveLength(2);
+    expect(w.store.finds.get(COLLECTIONS.deliveries)).toBe(reads);
+    expect(await w.logged(views[1]!.delivery_id)).toMatchObject({ status: 'delivered' });
+    expect(await w.store.getCheckpoint(INTAKE_CHECKPOINT)).toBe(7169);
+  });
+
+  it('given the write of a taken page fails, then the checkpoint stays, the deliveries are taken in again and logged (sent at least once)', async () => {
+    const { received, deliver } = receiver();
+    const w = await world(deliver);
+    await w.queue(delivery(6144), delivery(6145));
+    w.store.failNextApply = true;
+
+    await w.worker.runOnce();
+    expect(await w.store.getCheckpoint(INTAKE_CHECKPOINT)).toBeNull();
+    expect(await w.logged(delivery(6144).delivery_id)).toBeUndefined();
+
+    await w.worker.runOnce();
+    expect(await w.store.getCheckpoint(INTAKE_CHECKPOINT)).toBe(6145);
+    expect(await w.logged(delivery(6144).delivery_id)).toMatchObject({ status: 'delivered' });
+    expect(await w.logged(delivery(6145).delivery_id)).toMatchObject({ status: 'delivered' });
+    expect(received).toHaveLength(4);
+    await w.worker.stop();
+  });
+});
