@@ -6,12 +6,12 @@
 import type { KeyObject } from 'node:crypto';
 import { artifactHashOf, buildProofBundle, sha256Hex } from '../domain/bundle';
 import { leavesCountedToday, secondsUntilAllowanceResets } from '../domain/daily-allowance';
-import { buildEnvelope } from '../domain/envelope';
+import { type EnvelopeSealer, sealEnvelope, unsignedEnvelope } from '../domain/envelope';
 import { evaluateGates } from '../domain/gates';
 import { evolveSubject, refusesEvidence } from '../domain/lifecycle';
 import { runValidatorRound, type Validator } from '../domain/validators';
 import type { EvidenceAdmitted, GateFailed, SubmitEvidenceBody } from '../event-schemas';
-import { canonicalJson, leafHashOfRecord, toHex } from '../merkle-core';
+import { canonicalJson } from '../merkle-core';
 import type { Decision } from './aggregate-writer';
 import { subjectOf, type TenantState } from './tenant-state';
 import { HOUR_MS, TIER_LIMITS } from './tier-limits';
@@ -20,7 +20,8 @@ export interface AdmissionContext {
   now: Date;
   correlationId: string;
   validators: readonly Validator[];
-  authority: { privateKey: KeyObject; nodeId: string };
+  /** The node key; `seal`, when given, signs and leaf-hashes the envelope elsewhere (the same bytes). */
+  authority: { privateKey: KeyObject; nodeId: string; seal?: EnvelopeSealer };
   logBinding: { log_id: string; log_url: string };
   replayUrl(artifactHash: string): string;
 }
@@ -85,7 +86,7 @@ export async function decideSubmitEvidence(
     policy: state.policy,
     now: at,
   });
-  const envelope = buildEnvelope(
+  const unsigned = unsignedEnvelope(
     {
       bundle_hash: artifactHash,
       payload_uri: context.replayUrl(artifactHash),
@@ -95,10 +96,12 @@ export async function decideSubmitEvidence(
       log_binding: context.logBinding,
       generated_at: at,
     },
-    context.authority,
+    context.authority.nodeId,
   );
+  const { envelope, leafHash } = context.authority.seal
+    ? await context.authority.seal(unsigned)
+    : sealEnvelope(unsigned, context.authority.privateKey);
   const after = evolveSubject(subject, { kind: 'pass', artifact_hash: artifactHash, at });
-  const leafHash = toHex(leafHashOfRecord(envelope));
   const event: EvidenceAdmitted = {
     tenant_id: state.tenant_id,
     subject_id: body.subject_id,

@@ -4,6 +4,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import type { GovernanceEnvelope, ValidatorCertificate } from '../event-schemas';
+import { leafHashOfRecord, toHex } from '../merkle-core';
 import { publicKeyId, signRecord, verifyRecord, without } from './signing';
 
 /** `node_` + the first 24 hex digits of SHA-256 of the node key's DER SubjectPublicKeyInfo. */
@@ -28,10 +29,26 @@ export interface Authority {
   nodeId: string;
 }
 
+export type UnsignedEnvelope = Omit<GovernanceEnvelope, 'authority_signature'>;
+
+/** A signed envelope and the leaf hash it is logged under. */
+export interface SealedEnvelope {
+  envelope: GovernanceEnvelope;
+  leafHash: string;
+}
+
+/** Signs and leaf-hashes envelopes somewhere else (the validator thread): same bytes, other core. */
+export type EnvelopeSealer = (unsigned: UnsignedEnvelope) => Promise<SealedEnvelope>;
+
 export function buildEnvelope(input: EnvelopeInput, authority: Authority): GovernanceEnvelope {
+  return signEnvelope(unsignedEnvelope(input, authority.nodeId), authority.privateKey);
+}
+
+/** The envelope's fields before the authority signs them. */
+export function unsignedEnvelope(input: EnvelopeInput, authorityNodeId: string): UnsignedEnvelope {
   if (input.certificate.body_hash !== input.bundle_hash)
     throw new Error('the certificate is for another bundle than the envelope');
-  const unsigned: Omit<GovernanceEnvelope, 'authority_signature'> = {
+  return {
     type: 'GOV_GOVERNANCE_ENVELOPE_V1',
     version: 1,
     artifact_type: 'GOV_PROOF_BUNDLE_V1',
@@ -44,11 +61,20 @@ export function buildEnvelope(input: EnvelopeInput, authority: Authority): Gover
       signature: vote.signature,
     })),
     certificate_hash: input.certificate.cert_hash,
-    authority_node_id: authority.nodeId,
+    authority_node_id: authorityNodeId,
     log_binding: { log_id: input.log_binding.log_id, log_url: input.log_binding.log_url },
     generated_at: input.generated_at,
   };
-  return { ...unsigned, authority_signature: signRecord(unsigned, authority.privateKey) };
+}
+
+export function signEnvelope(unsigned: UnsignedEnvelope, privateKey: KeyObject): GovernanceEnvelope {
+  return { ...unsigned, authority_signature: signRecord(unsigned, privateKey) };
+}
+
+/** Signs the envelope and computes its leaf hash (RFC 6962 leaf of its canonical JSON). */
+export function sealEnvelope(unsigned: UnsignedEnvelope, privateKey: KeyObject): SealedEnvelope {
+  const envelope = signEnvelope(unsigned, privateKey);
+  return { envelope, leafHash: toHex(leafHashOfRecord(envelope)) };
 }
 
 /** Whether authority_signature is the given node key's signature over the rest of the envelope. */

@@ -48,7 +48,9 @@ export function composeServices(parts: ServiceParts): ComposedServices {
   const catalog = new ProjectionCatalog(readStore, 1000);
   const readModels = new ReadModels({ readStore, catalog });
   const log = new SequencedLog(logSource, readModels);
-  const validatorThread = config.validatorThread ? ValidatorThread.start(keyring.validators) : null;
+  const validatorThread = config.validatorThread
+    ? ValidatorThread.start(keyring.validators, keyring.authority.privateKey)
+    : null;
   const services: Services = {
     config,
     logger: parts.logger,
@@ -66,7 +68,12 @@ export function composeServices(parts: ServiceParts): ComposedServices {
     admission: {
       validators: validatorThread?.validators ?? createLocalValidators(keyring.validators),
       validatorKeys: keyring.validators,
-      authority: { ...keyring.authority, nodeId: authorityNodeIdOf(keyring.authority.publicKey) },
+      authority: {
+        ...keyring.authority,
+        nodeId: authorityNodeIdOf(keyring.authority.publicKey),
+        // The node's signature and the leaf hash are made on the validator thread too, when it runs.
+        ...(validatorThread ? { seal: validatorThread.seal } : {}),
+      },
       logBinding: { log_id: keyring.logSigner.verifierKey, log_url: `${config.publicUrl}/gov/v1/log` },
     },
     requestLimiter: new RequestRateLimiter(parts.clock),

@@ -1,4 +1,5 @@
 import { artifactHashOf, buildProofBundle } from '../domain/bundle';
+import { sealEnvelope, unsignedEnvelope } from '../domain/envelope';
 import { ed25519Keys, hex, NOW, TENANT, validBody, voteRequest } from '../domain/test-fixtures';
 import {
   createLocalValidators,
@@ -24,8 +25,9 @@ describe('validators on the validator thread', () => {
   const inline = createLocalValidators(keys);
   let thread: ValidatorThread;
 
+  const [authorityKey] = ed25519Keys(1);
   beforeAll(() => {
-    thread = ValidatorThread.start(keys);
+    thread = ValidatorThread.start(keys, authorityKey);
   });
   afterAll(async () => {
     await thread.close();
@@ -72,5 +74,51 @@ describe('validators on the validator thread', () => {
     const closed = ValidatorThread.start(keys);
     await closed.close();
     await expect(closed.validators[0]!.vote(voteRequest())).rejects.toThrow('the validator thread is closed');
+  });
+
+  it('given envelopes to seal, when they are sealed on the thread, then signature and leaf hash are byte for byte the inline ones', async () => {
+    const envelopes = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const request = bundleRequest(`sealed-${i}`);
+        const certificate = await runValidatorRound(inline, request);
+        return unsignedEnvelope(
+          {
+            bundle_hash: request.artifact_hash,
+            payload_uri: `https://gov.example/replay/${request.artifact_hash}`,
+            tenant_id: TENANT,
+            subject_id: `sealed-${i}`,
+            certificate,
+            log_binding: { log_id: 'log', log_url: 'https://gov.example/gov/v1/log' },
+            generated_at: NOW,
+          },
+          'node_0123456789abcdef01234567',
+        );
+      }),
+    );
+    const sealed = await Promise.all(envelopes.map((unsigned) => thread.seal(unsigned)));
+    expect(sealed).toEqual(envelopes.map((unsigned) => sealEnvelope(unsigned, authorityKey!)));
+    expect(new Set(sealed.map((s) => s.leafHash)).size).toBe(20);
+  });
+
+  it('given a thread started without the authority key, then sealing fails saying so', async () => {
+    const keyless = ValidatorThread.start(keys);
+    try {
+      const certificate = await runValidatorRound(inline, voteRequest());
+      const unsigned = unsignedEnvelope(
+        {
+          bundle_hash: certificate.body_hash,
+          payload_uri: 'https://gov.example/replay',
+          tenant_id: TENANT,
+          subject_id: 'keyless',
+          certificate,
+          log_binding: { log_id: 'log', log_url: 'https://gov.example/gov/v1/log' },
+          generated_at: NOW,
+        },
+        'node_0123456789abcdef01234567',
+      );
+      await expect(keyless.seal(unsigned)).rejects.toThrow('holds no authority key');
+    } finally {
+      await keyless.close();
+    }
   });
 });

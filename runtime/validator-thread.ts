@@ -2,17 +2,27 @@
  * The in-process validators on a thread of their own: examining a bundle (its canonical hash, the
  * gate rules) and signing four votes is most of an admission's CPU, and here it uses the second core.
  * The validators of one process see the same bundle bytes, so they share one examination of it.
+ * The node's envelope signature and leaf hash are made here too, for the same reason.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { sealEnvelope } from '../domain/envelope';
 import {
   createLocalValidators,
   type Examination,
   examineBundle,
   type VoteRequest,
 } from '../domain/validators';
-import type { ValidatorThreadData, VoteAnswer, VoteBatch, VotedBatch } from './validator-thread-protocol';
+import type {
+  SealAnswer,
+  SealItem,
+  ValidatorThreadData,
+  VoteAnswer,
+  VoteBatch,
+  VotedBatch,
+} from './validator-thread-protocol';
 
-const validators = createLocalValidators((workerData as ValidatorThreadData).privateKeys);
+const { privateKeys, authorityKey } = workerData as ValidatorThreadData;
+const validators = createLocalValidators(privateKeys);
 const port = parentPort!;
 
 function messageOf(error: unknown): string {
@@ -36,10 +46,19 @@ function answers(request: VoteRequest, asked: readonly number[]): VoteAnswer[] {
   });
 }
 
+function seal({ id, unsigned }: SealItem): SealAnswer {
+  try {
+    if (!authorityKey) throw new Error('this validator thread holds no authority key');
+    return { id, sealed: sealEnvelope(unsigned, authorityKey) };
+  } catch (error) {
+    return { id, error: messageOf(error) };
+  }
+}
+
 port.on('message', (batch: VoteBatch) => {
   const items = batch.items.map(({ id, request, validators: asked }) => ({
     id,
     answers: answers(request, asked),
   }));
-  port.postMessage({ items } satisfies VotedBatch);
+  port.postMessage({ items, sealed: batch.seals.map(seal) } satisfies VotedBatch);
 });
