@@ -55,10 +55,11 @@ function seal({ id, unsigned }: SealItem): SealAnswer {
   }
 }
 
+// Each answer goes back as soon as it is made, not with the rest of its batch: an admission waiting
+// for its votes proceeds while the thread works on the others, so admissions do not move in convoys.
 port.on('message', (batch: VoteBatch) => {
-  const items = batch.items.map(({ id, request, validators: asked }) => ({
-    id,
-    answers: answers(request, asked),
-  }));
-  port.postMessage({ items, sealed: batch.seals.map(seal) } satisfies VotedBatch);
+  for (const item of batch.seals) port.postMessage({ items: [], sealed: [seal(item)] } satisfies VotedBatch);
+  for (const { id, request, validators: asked } of batch.items) {
+    port.postMessage({ items: [{ id, answers: answers(request, asked) }], sealed: [] } satisfies VotedBatch);
+  }
 });
