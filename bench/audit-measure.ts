@@ -13,6 +13,7 @@ import {
 } from '../audit';
 import { readPublishedKeys } from '../runtime/key-history';
 import { ProgressBar } from '../runtime/progress-bar';
+import { ownPeakRss } from './process-memory';
 
 export interface MeasureRequest {
   eventStoreFile: string;
@@ -93,7 +94,9 @@ export async function measureAudit(request: MeasureRequest): Promise<AuditMeasur
     });
     const cpu = process.cpuUsage(cpuBefore);
     rss.at100 ??= sample();
-    rss.peak = Math.max(rss.peak, process.resourceUsage().maxRSS * 1024);
+    // The kernel's high-water mark of this process's own memory (not getrusage: see ownPeakRss).
+    const highWater = ownPeakRss();
+    if (!Number.isNaN(highWater)) rss.peak = Math.max(rss.peak, highWater);
     process.stderr.write(
       `${request.label}: ${report.leaves.toLocaleString('en-US')} leaves in ${report.seconds.toFixed(1)} s\n`,
     );

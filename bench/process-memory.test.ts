@@ -64,3 +64,21 @@ describe('processMemory', () => {
     }
   });
 });
+
+describe('ownPeakRss', () => {
+  it("given a child process that allocates little, then its peak is its own, not its parent's larger one", async () => {
+    const { execFile } = await import('node:child_process');
+    // The parent's high-water mark first goes well above what the child will use.
+    const ballast = Buffer.alloc(300 * 1024 * 1024, 1);
+    const code = `require(${JSON.stringify(require.resolve('tsx/cjs'))});
+      const { ownPeakRss } = require(${JSON.stringify(require.resolve('./process-memory'))});
+      console.log(JSON.stringify({ peak: ownPeakRss(), maxRSS: process.resourceUsage().maxRSS * 1024 }));`;
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['-e', code], (error, out) => (error ? reject(error) : resolve(out))),
+    );
+    const answer = JSON.parse(stdout) as { peak: number; maxRSS: number };
+    expect(ballast.length).toBeGreaterThan(0);
+    expect(answer.peak).toBeGreaterThan(0);
+    expect(answer.peak).toBeLessThan(200 * 1024 * 1024);
+  });
+});

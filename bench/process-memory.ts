@@ -10,14 +10,28 @@ export interface ProcessMemory {
   heapUsed: number;
 }
 
+/** A `Name:   N kB` line of a Linux /proc/<pid>/status, in bytes; NaN when absent. */
+function statusBytes(status: string, name: string): number {
+  const match = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status);
+  return match ? Number(match[1]) * 1024 : Number.NaN;
+}
+
 /** Parses the VmRSS and RssAnon lines of a Linux /proc/<pid>/status. */
 export function parseProcStatus(status: string): { rss: number; anon: number } | null {
-  const kib = (name: string) => {
-    const match = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status);
-    return match ? Number(match[1]) * 1024 : Number.NaN;
-  };
-  const rss = kib('VmRSS');
-  return Number.isNaN(rss) ? null : { rss, anon: kib('RssAnon') };
+  const rss = statusBytes(status, 'VmRSS');
+  return Number.isNaN(rss) ? null : { rss, anon: statusBytes(status, 'RssAnon') };
+}
+
+/**
+ * This process's peak RSS since it started (VmHWM, Linux), or NaN. Not getrusage's maxRSS: Linux
+ * carries that across fork and exec, so a forked child reports its parent's peak when that is higher.
+ */
+export function ownPeakRss(): number {
+  try {
+    return statusBytes(readFileSync('/proc/self/status', 'utf8'), 'VmHWM');
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** A gauge's value on a Prometheus text page (whatever prefix precedes `name`); NaN when absent. */
