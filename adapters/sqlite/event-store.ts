@@ -34,6 +34,8 @@ export interface SqliteEventStoreOptions {
    * commit's fsync never blocks this thread. The server's choice; tools commit on their own thread.
    */
   writerThread?: boolean;
+  /** This connection's page cache (default 64 MiB); a reader that only follows the head needs less. */
+  cacheMiB?: number;
   now?: () => Date;
 }
 
@@ -100,7 +102,7 @@ export class SqliteEventStore implements EventStore {
   private inFlight: Promise<void> | null = null;
 
   constructor(options: SqliteEventStoreOptions) {
-    this.db = openSqlite(options.file);
+    this.db = openSqlite(options.file, 'durable', options.cacheMiB);
     createSchema(this.db);
     this.statements = prepareStatements(this.db);
     this.maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;

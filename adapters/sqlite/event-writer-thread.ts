@@ -10,7 +10,8 @@ import { openSqlite } from './open';
 
 const { file } = workerData as WriterThreadData;
 const port = parentPort!;
-const db = openSqlite(file);
+// It only appends (the right edge of the B-trees) and looks up a few index pages: a small cache.
+const db = openSqlite(file, 'durable', 8);
 const committer = new GroupCommitter(db);
 const send = (report: WriterReport) => port.postMessage(report);
 

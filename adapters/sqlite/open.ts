@@ -20,15 +20,20 @@ export type Durability = 'durable' | 'derived';
  * durability its content needs, and a busy timeout so several processes sharing the file (the topology
  * test does) wait instead of failing.
  */
-export function openSqlite(file: string, durability: Durability = 'durable'): SqliteDatabase {
+export function openSqlite(
+  file: string,
+  durability: Durability = 'durable',
+  /** Page cache of this connection; a connection that only appends or scans forward needs little. */
+  cacheMiB = 64,
+): SqliteDatabase {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma(durability === 'durable' ? 'synchronous = FULL' : 'synchronous = NORMAL');
   db.pragma('busy_timeout = 10000');
   db.pragma('foreign_keys = ON');
-  // Bigger page cache and memory-mapped reads: read-all and rebuild are read-heavy scans.
-  db.pragma('cache_size = -65536');
+  // A big page cache by default and memory-mapped reads: read-all and rebuild are read-heavy scans.
+  db.pragma(`cache_size = -${Math.round(cacheMiB * 1024)}`);
   db.pragma('mmap_size = 268435456');
   return db;
 }
