@@ -36,9 +36,13 @@ export class EventWriterThread {
     this.closing ??= (async () => {
       const thread = this.thread;
       if (!thread) return;
-      const closed = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
+      // The thread closes its connection and says so (or dies); then it is ended.
+      const closed = new Promise<void>((resolve) => {
+        thread.once('exit', () => resolve());
+        thread.on('message', (report: WriterReport) => report.kind === 'closed' && resolve());
+      });
       thread.postMessage({ kind: 'close' } satisfies WriterRequest);
-      await Promise.race([closed, new Promise((resolve) => thread.once('message', resolve))]);
+      await closed;
       await thread.terminate();
       this.thread = null;
     })();
