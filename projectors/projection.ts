@@ -26,18 +26,6 @@ export interface Projection {
 }
 
 /**
- * Whether a read-your-write wait for the `appended` event types must wait for `projection`: a
- * filtered projection never sees, so never passes, a position holding none of its types. Without
- * `appended`, every projection is waited for.
- */
-export function awaitedFor(
-  projection: Pick<Projection, 'eventTypes'>,
-  appended?: readonly string[],
-): boolean {
-  return !appended || projection.eventTypes.some((type) => appended.includes(type));
-}
-
-/**
  * Physical collection of a logical one in a generation. Each rebuild beside the serving copy writes a
  * new generation; the catalog says which one is served. `chain` in generation 2 → `chain__g2`.
  */

@@ -4,7 +4,7 @@ import type { LeaseManager } from '../ports/lease';
 import type { ReadStore } from '../ports/read-store';
 import type { Metrics } from '../runtime/metrics';
 import { ProjectionCatalog } from './catalog';
-import { awaitedFor, type Projection } from './projection';
+import type { Projection } from './projection';
 import { clearGeneration } from './rebuild';
 import { ProjectorRunner } from './runner';
 
@@ -76,7 +76,7 @@ export class ProjectionSupervisor implements RunningProjections {
   async waitForPosition(position: number, eventTypes?: readonly string[]): Promise<void> {
     const waits: Promise<void>[] = [];
     for (const projection of this.options.projections) {
-      if (!awaitedFor(projection, eventTypes)) continue;
+      if (eventTypes && !projection.eventTypes.some((type) => eventTypes.includes(type))) continue;
       const runner = this.runners.get(projection.name);
       if (runner) waits.push(runner.waitForPosition(position));
     }

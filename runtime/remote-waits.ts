@@ -8,7 +8,7 @@ import type { ReadStore } from '../ports/read-store';
 import { projections } from '../projectors';
 import { ProjectionCatalog } from '../projectors/catalog';
 import { DISPATCHER_PROGRESS } from '../projectors/dispatcher/dispatcher-consumer';
-import { awaitedFor, checkpointName, type Projection, physicalCollection } from '../projectors/projection';
+import { checkpointName, type Projection, physicalCollection } from '../projectors/projection';
 import { DISPATCHER_GENERATION } from './dispatcher';
 import { sleep } from './sleep';
 
@@ -33,7 +33,7 @@ export class RemoteWaits {
     const { projections, catalog, readStore } = this.options;
     await Promise.all(
       projections
-        .filter((projection) => awaitedFor(projection, eventTypes))
+        .filter((projection) => projection.eventTypes.some((type) => eventTypes.includes(type)))
         .map(async (projection) => {
           const checkpoint = checkpointName(projection, await catalog.servingGeneration(projection.name));
           await this.until(

@@ -8,7 +8,6 @@ import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { projections } from '../projectors';
 import { PositionWaiters } from '../projectors/position-waiters';
-import { awaitedFor } from '../projectors/projection';
 import type { RunningProjections } from '../projectors/supervisor';
 import type { Config } from './config';
 import type { Metrics } from './metrics';
@@ -63,7 +62,7 @@ export class ProjectionThread implements RunningProjections {
   waitForPosition(position: number, eventTypes?: readonly string[]): Promise<void> {
     const waits: Promise<void>[] = [];
     for (const projection of projections) {
-      if (!awaitedFor(projection, eventTypes)) continue;
+      if (eventTypes && !projection.eventTypes.some((type) => eventTypes.includes(type))) continue;
       const reached = this.reached.get(projection.name) ?? null;
       waits.push(this.waiters.get(projection.name)!.wait(position, reached));
     }

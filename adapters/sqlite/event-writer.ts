@@ -36,13 +36,9 @@ export class EventWriterThread {
     this.closing ??= (async () => {
       const thread = this.thread;
       if (!thread) return;
-      // The thread closes its connection and says so (or dies); then it is ended.
-      const closed = new Promise<void>((resolve) => {
-        thread.once('exit', () => resolve());
-        thread.on('message', (report: WriterReport) => report.kind === 'closed' && resolve());
-      });
+      const closed = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
       thread.postMessage({ kind: 'close' } satisfies WriterRequest);
-      await closed;
+      await Promise.race([closed, new Promise((resolve) => thread.once('message', resolve))]);
       await thread.terminate();
       this.thread = null;
     })();
