@@ -7,4 +7,6 @@ module.exports = {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
   testTimeout: 60_000,
+  // The default reporter, then one plain closing line that CI tooling can count tests from.
+  reporters: ['default', '<rootDir>/scripts/closing-line-reporter.js'],
 };
