@@ -16,8 +16,6 @@ import { decideSubmitEvidence, type Refusal } from './submit-evidence';
 import { decideSubmitExecution, type ExecutionOutcome, type ParentAuthorization } from './submit-execution';
 import { tenantStream } from './tenant-state';
 
-/** How long an admission waits for its signed tree head before answering 503 (the leaf still lands). */
-
 /** The authenticated write side: key rotation, evidence, executions. */
 export function governanceCommandRoutes(services: Services): Router {
   const router = Router();
@@ -52,6 +50,7 @@ export function governanceCommandRoutes(services: Services): Router {
             correlationId: res.locals.correlationId as string,
             validators: admission.validators,
             authority: admission.authority,
+            ...(admission.certify ? { certify: admission.certify } : {}),
             logBinding: admission.logBinding,
             replayUrl: (artifactHash) => `${config.publicUrl}/governance/replay/${artifactHash}`,
           }),

@@ -4,12 +4,12 @@
  * is a port (validators may be remote).
  */
 import type { KeyObject } from 'node:crypto';
+import { type AdmissionCertifier, certifyAndSeal } from '../domain/admission-round';
 import { artifactHashOf, buildProofBundle, sha256Hex } from '../domain/bundle';
 import { leavesCountedToday, secondsUntilAllowanceResets } from '../domain/daily-allowance';
-import { type EnvelopeSealer, sealEnvelope, unsignedEnvelope } from '../domain/envelope';
 import { evaluateGates } from '../domain/gates';
 import { evolveSubject, refusesEvidence } from '../domain/lifecycle';
-import { runValidatorRound, type Validator } from '../domain/validators';
+import type { Validator } from '../domain/validators';
 import type { EvidenceAdmitted, GateFailed, SubmitEvidenceBody } from '../event-schemas';
 import { canonicalJson } from '../merkle-core';
 import type { Decision } from './aggregate-writer';
@@ -20,8 +20,10 @@ export interface AdmissionContext {
   now: Date;
   correlationId: string;
   validators: readonly Validator[];
-  /** The node key; `seal`, when given, signs and leaf-hashes the envelope elsewhere (the same bytes). */
-  authority: { privateKey: KeyObject; nodeId: string; seal?: EnvelopeSealer };
+  /** The node key, which signs the envelope. */
+  authority: { privateKey: KeyObject; nodeId: string };
+  /** When given, runs the validator round and seals the envelope elsewhere (the same bytes). */
+  certify?: AdmissionCertifier;
   logBinding: { log_id: string; log_url: string };
   replayUrl(artifactHash: string): string;
 }
@@ -79,28 +81,24 @@ export async function decideSubmitEvidence(
     generated_at: at,
   });
   const artifactHash = artifactHashOf(bundle);
-  const certificate = await runValidatorRound([...context.validators], {
+  const request = {
     bundle,
     artifact_hash: artifactHash,
     expected_parent_hash: subject.last_bundle_hash,
     policy: state.policy,
     now: at,
-  });
-  const unsigned = unsignedEnvelope(
-    {
-      bundle_hash: artifactHash,
-      payload_uri: context.replayUrl(artifactHash),
-      tenant_id: state.tenant_id,
-      subject_id: body.subject_id,
-      certificate,
-      log_binding: context.logBinding,
-      generated_at: at,
-    },
-    context.authority.nodeId,
-  );
-  const { envelope, leafHash } = context.authority.seal
-    ? await context.authority.seal(unsigned)
-    : sealEnvelope(unsigned, context.authority.privateKey);
+  };
+  const fields = {
+    bundle_hash: artifactHash,
+    payload_uri: context.replayUrl(artifactHash),
+    tenant_id: state.tenant_id,
+    subject_id: body.subject_id,
+    log_binding: context.logBinding,
+    generated_at: at,
+  };
+  const { certificate, envelope, leafHash } = context.certify
+    ? await context.certify(request, fields)
+    : await certifyAndSeal(context.validators, request, fields, context.authority);
   const after = evolveSubject(subject, { kind: 'pass', artifact_hash: artifactHash, at });
   const event: EvidenceAdmitted = {
     tenant_id: state.tenant_id,

@@ -37,9 +37,6 @@ export interface SealedEnvelope {
   leafHash: string;
 }
 
-/** Signs and leaf-hashes envelopes somewhere else (the validator thread): same bytes, other core. */
-export type EnvelopeSealer = (unsigned: UnsignedEnvelope) => Promise<SealedEnvelope>;
-
 export function buildEnvelope(input: EnvelopeInput, authority: Authority): GovernanceEnvelope {
   return signEnvelope(unsignedEnvelope(input, authority.nodeId), authority.privateKey);
 }

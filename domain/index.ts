@@ -1,4 +1,5 @@
 /** The pure domain: gates, observables, lifecycle, closed loop, proof bundle, validator round, envelope, report. */
+export * from './admission-round';
 export * from './bundle';
 export * from './closed-loop';
 export * from './envelope';

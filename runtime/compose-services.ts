@@ -66,14 +66,11 @@ export function composeServices(parts: ServiceParts): ComposedServices {
     publishedKeys: keyring.published,
     awaitLeaf: (eventId) => logSource.waitForEvent(eventId),
     admission: {
-      validators: validatorThread?.validators ?? createLocalValidators(keyring.validators),
+      validators: createLocalValidators(keyring.validators),
       validatorKeys: keyring.validators,
-      authority: {
-        ...keyring.authority,
-        nodeId: authorityNodeIdOf(keyring.authority.publicKey),
-        // The node's signature and the leaf hash are made on the validator thread too, when it runs.
-        ...(validatorThread ? { seal: validatorThread.seal } : {}),
-      },
+      authority: { ...keyring.authority, nodeId: authorityNodeIdOf(keyring.authority.publicKey) },
+      // The votes, the node's signature and the leaf hash in one message to the validator thread.
+      ...(validatorThread ? { certify: validatorThread.certify } : {}),
       logBinding: { log_id: keyring.logSigner.verifierKey, log_url: `${config.publicUrl}/gov/v1/log` },
     },
     requestLimiter: new RequestRateLimiter(parts.clock),

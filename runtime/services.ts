@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AggregateWriter } from '../command-api/aggregate-writer';
 import type { TenantState } from '../command-api/tenant-state';
-import type { EnvelopeSealer } from '../domain/envelope';
+import type { AdmissionCertifier } from '../domain/admission-round';
 import type { Validator } from '../domain/validators';
 import type { EventStore } from '../ports/event-store';
 import type { ReadStore } from '../ports/read-store';
@@ -47,7 +47,9 @@ export interface Services {
   admission: {
     validators: readonly Validator[];
     validatorKeys: readonly KeyObject[];
-    authority: { privateKey: KeyObject; publicKey: KeyObject; nodeId: string; seal?: EnvelopeSealer };
+    authority: { privateKey: KeyObject; publicKey: KeyObject; nodeId: string };
+    /** The round and the envelope's seal on the validator thread, when it runs. */
+    certify?: AdmissionCertifier;
     logBinding: { log_id: string; log_url: string };
   };
   requestLimiter: RequestRateLimiter;

@@ -1,10 +1,12 @@
+import { createPublicKey } from 'node:crypto';
+import { type CertifiedEnvelope, certifyAndSeal, type EnvelopeFields } from '../domain/admission-round';
 import { artifactHashOf, buildProofBundle } from '../domain/bundle';
-import { sealEnvelope, unsignedEnvelope } from '../domain/envelope';
+import { authorityNodeIdOf } from '../domain/envelope';
 import { ed25519Keys, hex, NOW, TENANT, validBody, voteRequest } from '../domain/test-fixtures';
 import {
   createLocalValidators,
   QuorumNotReachedError,
-  runValidatorRound,
+  ValidatorNetworkError,
   type VoteRequest,
 } from '../domain/validators';
 import { ValidatorThread } from './thread-validators';
@@ -20,12 +22,24 @@ function bundleRequest(subjectId: string): VoteRequest {
   return voteRequest({ bundle, artifact_hash: artifactHashOf(bundle) });
 }
 
-describe('validators on the validator thread', () => {
+function fieldsFor(request: VoteRequest, subjectId = 'subject-1'): EnvelopeFields {
+  return {
+    bundle_hash: request.artifact_hash,
+    payload_uri: `https://gov.example/governance/replay/${request.artifact_hash}`,
+    tenant_id: TENANT,
+    subject_id: subjectId,
+    log_binding: { log_id: 'log', log_url: 'https://gov.example/gov/v1/log' },
+    generated_at: NOW,
+  };
+}
+
+describe('the admission round on the validator thread', () => {
   const keys = ed25519Keys(4);
+  const [authorityKey] = ed25519Keys(1) as [ReturnType<typeof ed25519Keys>[number]];
   const inline = createLocalValidators(keys);
+  const authority = { privateKey: authorityKey, nodeId: authorityNodeIdOf(createPublicKey(authorityKey)) };
   let thread: ValidatorThread;
 
-  const [authorityKey] = ed25519Keys(1);
   beforeAll(() => {
     thread = ValidatorThread.start(keys, authorityKey);
   });
@@ -33,92 +47,53 @@ describe('validators on the validator thread', () => {
     await thread.close();
   });
 
-  it('given the same keys, then they are the same validators (ids, public keys) as the inline ones', () => {
-    expect(thread.validators.map((v) => v.id)).toEqual(inline.map((v) => v.id));
-    expect(thread.validators.every((v, i) => v.publicKey?.equals(inline[i]!.publicKey))).toBe(true);
-  });
-
-  it('given a valid bundle, when a round runs on the thread, then its certificate is byte for byte the inline one', async () => {
+  it('given a valid bundle, when the round runs on the thread, then certificate, envelope and leaf hash are byte for byte the inline ones', async () => {
     const request = voteRequest();
-    expect(await runValidatorRound(thread.validators, request)).toEqual(
-      await runValidatorRound(inline, request),
-    );
+    const certified = await thread.certify(request, fieldsFor(request));
+    expect(certified).toEqual(await certifyAndSeal(inline, request, fieldsFor(request), authority));
+    expect(certified.envelope.authority_node_id).toBe(authority.nodeId);
   });
 
-  it('given 200 concurrent rounds, when they run on the thread, then each gets the certificate of its own bundle', async () => {
+  it('given 200 concurrent rounds, when they run on the thread, then each gets the envelope of its own bundle', async () => {
     const requests = Array.from({ length: 200 }, (_, i) => bundleRequest(`subject-${i}`));
     const threaded = await Promise.all(
-      requests.map((request) => runValidatorRound(thread.validators, request)),
+      requests.map((request, i) => thread.certify(request, fieldsFor(request, `subject-${i}`))),
     );
-    const expected = await Promise.all(requests.map((request) => runValidatorRound(inline, request)));
+    const expected: CertifiedEnvelope[] = [];
+    for (const [i, request] of requests.entries())
+      expected.push(await certifyAndSeal(inline, request, fieldsFor(request, `subject-${i}`), authority));
     expect(threaded).toEqual(expected);
-    expect(new Set(threaded.map((certificate) => certificate.body_hash)).size).toBe(200);
+    expect(new Set(threaded.map((certified) => certified.leafHash)).size).toBe(200);
   });
 
-  it('given a bundle the validators reject, when a round runs on the thread, then the quorum fails with their reasons', async () => {
+  it('given a bundle the validators reject, when the round runs on the thread, then it fails as the inline round does, with their reasons', async () => {
     const request = voteRequest({ artifact_hash: hex('f') });
-    const failure = await runValidatorRound(thread.validators, request).catch((error: unknown) => error);
+    const failure = await thread.certify(request, fieldsFor(request)).catch((error: unknown) => error);
+    const inlineFailure = await certifyAndSeal(inline, request, fieldsFor(request), authority).catch(
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(QuorumNotReachedError);
+    expect(failure).toEqual(inlineFailure);
     expect((failure as QuorumNotReachedError).reasons.join(' ')).toContain(`artifact_hash ${hex('f')}`);
   });
 
-  it('given a request that cannot be examined, then every validator of the round fails and the thread keeps serving', async () => {
+  it('given a request that cannot be examined, then the round fails as a validator failure and the thread keeps serving', async () => {
     const broken = { ...voteRequest(), bundle: null } as unknown as VoteRequest;
-    await expect(runValidatorRound(thread.validators, broken)).rejects.toThrow(/validator/);
-    await expect(runValidatorRound(thread.validators, voteRequest())).resolves.toMatchObject({
-      type: 'GOV_CERTIFICATE_V1',
+    const failure = await thread.certify(broken, fieldsFor(broken)).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ValidatorNetworkError);
+    expect((failure as ValidatorNetworkError).failures).toHaveLength(4);
+    const request = voteRequest();
+    await expect(thread.certify(request, fieldsFor(request))).resolves.toMatchObject({
+      certificate: { type: 'GOV_CERTIFICATE_V1' },
     });
   });
 
-  it('given a closed thread, then a vote fails saying so', async () => {
-    const closed = ValidatorThread.start(keys);
+  it('given a closed thread, then a round fails saying so', async () => {
+    const closed = ValidatorThread.start(keys, authorityKey);
     await closed.close();
-    await expect(closed.validators[0]!.vote(voteRequest())).rejects.toThrow('the validator thread is closed');
-  });
-
-  it('given envelopes to seal, when they are sealed on the thread, then signature and leaf hash are byte for byte the inline ones', async () => {
-    const envelopes = await Promise.all(
-      Array.from({ length: 20 }, async (_, i) => {
-        const request = bundleRequest(`sealed-${i}`);
-        const certificate = await runValidatorRound(inline, request);
-        return unsignedEnvelope(
-          {
-            bundle_hash: request.artifact_hash,
-            payload_uri: `https://gov.example/replay/${request.artifact_hash}`,
-            tenant_id: TENANT,
-            subject_id: `sealed-${i}`,
-            certificate,
-            log_binding: { log_id: 'log', log_url: 'https://gov.example/gov/v1/log' },
-            generated_at: NOW,
-          },
-          'node_0123456789abcdef01234567',
-        );
-      }),
+    const request = voteRequest();
+    await expect(closed.certify(request, fieldsFor(request))).rejects.toThrow(
+      'the validator thread is closed',
     );
-    const sealed = await Promise.all(envelopes.map((unsigned) => thread.seal(unsigned)));
-    expect(sealed).toEqual(envelopes.map((unsigned) => sealEnvelope(unsigned, authorityKey!)));
-    expect(new Set(sealed.map((s) => s.leafHash)).size).toBe(20);
-  });
-
-  it('given a thread started without the authority key, then sealing fails saying so', async () => {
-    const keyless = ValidatorThread.start(keys);
-    try {
-      const certificate = await runValidatorRound(inline, voteRequest());
-      const unsigned = unsignedEnvelope(
-        {
-          bundle_hash: certificate.body_hash,
-          payload_uri: 'https://gov.example/replay',
-          tenant_id: TENANT,
-          subject_id: 'keyless',
-          certificate,
-          log_binding: { log_id: 'log', log_url: 'https://gov.example/gov/v1/log' },
-          generated_at: NOW,
-        },
-        'node_0123456789abcdef01234567',
-      );
-      await expect(keyless.seal(unsigned)).rejects.toThrow('holds no authority key');
-    } finally {
-      await keyless.close();
-    }
   });
 });

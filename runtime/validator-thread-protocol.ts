@@ -1,40 +1,43 @@
 /** Messages between the admission path and the validator thread (runtime/validator-thread.ts). */
 import type { KeyObject } from 'node:crypto';
-import type { SealedEnvelope, UnsignedEnvelope } from '../domain/envelope';
+import type { CertifiedEnvelope, EnvelopeFields } from '../domain/admission-round';
 import type { VoteRequest } from '../domain/validators';
 import type { ValidatorVote } from '../event-schemas';
 
 export interface ValidatorThreadData {
   /** The validators' Ed25519 private keys (KeyObjects cross threads by structured clone). */
   privateKeys: KeyObject[];
-  /** The node (authority) key, when the thread also seals envelopes. */
-  authorityKey: KeyObject | null;
+  /** The node (authority) key, which seals the envelopes. */
+  authorityKey: KeyObject;
 }
 
-/** An envelope to sign with the authority key and leaf-hash. */
-export interface SealItem {
-  id: number;
-  unsigned: UnsignedEnvelope;
-}
-
-export type SealAnswer = { id: number; sealed: SealedEnvelope } | { id: number; error: string };
-
-/** One round's request, and which of the thread's validators (by index) are asked. */
-export interface VoteItem {
+/** One admission's round: certify the bundle and seal the envelope with these fields. */
+export interface RoundItem {
   id: number;
   request: VoteRequest;
-  validators: number[];
+  fields: EnvelopeFields;
 }
 
 /** Every round asked during one turn of the event loop travels in one message. */
-export interface VoteBatch {
-  items: VoteItem[];
-  seals: SealItem[];
+export interface RoundBatch {
+  rounds: RoundItem[];
 }
 
-export type VoteAnswer = { vote: ValidatorVote } | { error: string };
+/**
+ * Why a round failed, in a form that crosses threads (errors lose their class there): the quorum
+ * and network failures are rebuilt as the round's own errors, which the route turns into the spec's 500.
+ */
+export type RoundFailure =
+  | { kind: 'quorum'; accepted: number; threshold: number; reasons: string[]; votes: ValidatorVote[] }
+  | {
+      kind: 'network';
+      accepted: number;
+      threshold: number;
+      failures: { validator_id: string; message: string }[];
+    }
+  | { kind: 'error'; message: string };
 
-export interface VotedBatch {
-  items: Array<{ id: number; answers: VoteAnswer[] }>;
-  sealed: SealAnswer[];
-}
+/** Each answer is its own message, sent as soon as the round is done. */
+export type RoundAnswer =
+  | { id: number; certified: CertifiedEnvelope }
+  | { id: number; failure: RoundFailure };

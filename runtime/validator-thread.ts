@@ -1,65 +1,70 @@
 /**
- * The in-process validators on a thread of their own: examining a bundle (its canonical hash, the
- * gate rules) and signing four votes is most of an admission's CPU, and here it uses the second core.
- * The validators of one process see the same bundle bytes, so they share one examination of it.
- * The node's envelope signature and leaf hash are made here too, for the same reason.
+ * The in-process validators and the node key on a thread of their own: examining a bundle (its
+ * canonical hash, the gate rules), signing four votes and sealing the envelope is most of an
+ * admission's CPU, and here it uses the second core. The whole round is one message each way.
  */
+import { createPublicKey } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
-import { sealEnvelope } from '../domain/envelope';
+import { certifyAndSeal } from '../domain/admission-round';
+import { authorityNodeIdOf } from '../domain/envelope';
 import {
   createLocalValidators,
   type Examination,
   examineBundle,
-  type VoteRequest,
+  QuorumNotReachedError,
+  type Validator,
+  ValidatorNetworkError,
 } from '../domain/validators';
 import type {
-  SealAnswer,
-  SealItem,
+  RoundAnswer,
+  RoundBatch,
+  RoundFailure,
+  RoundItem,
   ValidatorThreadData,
-  VoteAnswer,
-  VoteBatch,
-  VotedBatch,
 } from './validator-thread-protocol';
 
 const { privateKeys, authorityKey } = workerData as ValidatorThreadData;
 const validators = createLocalValidators(privateKeys);
+const authority = { privateKey: authorityKey, nodeId: authorityNodeIdOf(createPublicKey(authorityKey)) };
 const port = parentPort!;
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/** The validators of one round: they see the same bundle bytes, so they examine it once between them. */
+function sharingOneExamination(): Validator[] {
+  let examination: Examination | undefined;
+  return validators.map((validator) => ({
+    id: validator.id,
+    publicKey: validator.publicKey,
+    inProcess: true,
+    vote: async (request) => {
+      examination ??= examineBundle(request);
+      return validator.signVote(request, examination);
+    },
+  }));
 }
 
-/** A throw becomes the asked validators' failure, which the round reports; it never ends the thread. */
-function answers(request: VoteRequest, asked: readonly number[]): VoteAnswer[] {
-  let examination: Examination;
+function failureOf(error: unknown): RoundFailure {
+  if (error instanceof QuorumNotReachedError) {
+    const { accepted, threshold, reasons, votes } = error;
+    return { kind: 'quorum', accepted, threshold, reasons, votes };
+  }
+  if (error instanceof ValidatorNetworkError) {
+    const { accepted, threshold, failures } = error;
+    return { kind: 'network', accepted, threshold, failures };
+  }
+  return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
+}
+
+async function answer({ id, request, fields }: RoundItem): Promise<RoundAnswer> {
   try {
-    examination = examineBundle(request);
+    return { id, certified: await certifyAndSeal(sharingOneExamination(), request, fields, authority) };
   } catch (error) {
-    return asked.map(() => ({ error: messageOf(error) }));
-  }
-  return asked.map((index) => {
-    try {
-      return { vote: validators[index]!.signVote(request, examination) };
-    } catch (error) {
-      return { error: messageOf(error) };
-    }
-  });
-}
-
-function seal({ id, unsigned }: SealItem): SealAnswer {
-  try {
-    if (!authorityKey) throw new Error('this validator thread holds no authority key');
-    return { id, sealed: sealEnvelope(unsigned, authorityKey) };
-  } catch (error) {
-    return { id, error: messageOf(error) };
+    return { id, failure: failureOf(error) };
   }
 }
 
-// Each answer goes back as soon as it is made, not with the rest of its batch: an admission waiting
-// for its votes proceeds while the thread works on the others, so admissions do not move in convoys.
-port.on('message', (batch: VoteBatch) => {
-  for (const item of batch.seals) port.postMessage({ items: [], sealed: [seal(item)] } satisfies VotedBatch);
-  for (const { id, request, validators: asked } of batch.items) {
-    port.postMessage({ items: [{ id, answers: answers(request, asked) }], sealed: [] } satisfies VotedBatch);
-  }
+// Each answer goes back as soon as it is made, not with the rest of its batch: an admission proceeds
+// while the thread works on the others, so admissions do not move in convoys. A failure is the
+// round's answer; it never ends the thread.
+port.on('message', async (batch: RoundBatch) => {
+  for (const item of batch.rounds) port.postMessage(await answer(item));
 });
