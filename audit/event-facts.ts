@@ -127,7 +127,9 @@ export class ChunkResultBuilder {
   private readonly streams = new Map<string, number>();
   private readonly ids: string[] = [];
   private readonly leafKinds: number[] = [];
-  private readonly hashes: Uint8Array[] = [];
+  /** Each hashed leaf's hash: bytes, or lowercase hex from the log audit's fast path. */
+  private readonly hashes: (Uint8Array | string)[] = [];
+  private hexHashes = 0;
   private readonly treeHeads: { index: number; head: TreeHeadFacts }[] = [];
 
   get count(): number {
@@ -147,6 +149,18 @@ export class ChunkResultBuilder {
     if (facts.tree_head) this.treeHeads.push({ index, head: facts.tree_head });
   }
 
+  /** An admission whose leaf hash is known (lowercase hex) and which has nothing to report. */
+  addLeaf(position: number, id: string, type: string, stream: string, revision: number, hex: string): void {
+    this.positions.push(position);
+    this.revisions.push(revision);
+    this.typeCodes.push(codeOf(this.types, type));
+    this.streamCodes.push(codeOf(this.streams, stream));
+    this.ids.push(String(id));
+    this.leafKinds.push(LEAF_HASHED);
+    this.hashes.push(hex);
+    this.hexHashes++;
+  }
+
   finish(): ChunkResult {
     const idEnds = new Uint32Array(this.ids.length);
     let end = 0;
@@ -155,9 +169,14 @@ export class ChunkResultBuilder {
       idEnds[i] = end;
     });
     const leafHashes = new Uint8Array(this.hashes.length * 32);
-    this.hashes.forEach((hash, i) => {
-      leafHashes.set(hash, i * 32);
-    });
+    const view = Buffer.from(leafHashes.buffer, leafHashes.byteOffset, leafHashes.length);
+    // Hex hashes are decoded all at once when there are only those (the log audit of an intact store).
+    if (this.hexHashes === this.hashes.length) view.write(this.hashes.join(''), 0, 'hex');
+    else
+      this.hashes.forEach((hash, i) => {
+        if (typeof hash === 'string') view.write(hash, i * 32, 'hex');
+        else leafHashes.set(hash, i * 32);
+      });
     return {
       count: this.positions.length,
       positions: this.positions,

@@ -28,7 +28,7 @@ export type MemberSpans = (Span | null)[];
 /** A raw control character, which JSON.parse rejects inside a string (and canonical JSON never holds). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
 export const CONTROL_CHARACTER = /[\0-\x1f]/;
-/** Containers deeper than this are left to JSON.parse (the open containers are kept in a 32-bit mask). */
+/** Containers deeper than this are left to JSON.parse (the readers below recurse once per level). */
 const MAX_DEPTH = 31;
 
 /** The UTF-16 code units of JSON's structural characters (canonical-text.ts reads them too). */
@@ -40,17 +40,6 @@ export const OPEN_OBJECT = 0x7b;
 export const CLOSE_OBJECT = 0x7d;
 export const OPEN_ARRAY = 0x5b;
 export const CLOSE_ARRAY = 0x5d;
-
-// What the scanner expects next.
-/** A key, or the end of an object just opened. */
-const FIRST_KEY = 0;
-const KEY = 1;
-const COLON_NEXT = 2;
-const VALUE = 3;
-/** A value, or the end of an array just opened. */
-const FIRST_VALUE = 4;
-/** A comma, or the end of the enclosing container. */
-const NEXT = 5;
 
 /**
  * Reads a wanted member's value itself instead of letting the scanner skip it: returns the index just
@@ -76,14 +65,14 @@ export function topLevelMembers(
     if (text.charCodeAt(i) === CLOSE_OBJECT) return i + 1 === text.length ? spans : null;
     for (;;) {
       if (text.charCodeAt(i) !== QUOTE) return null;
-      const close = endOfString(i);
+      const close = text.indexOf('"', i + 1);
       // A top-level key with an escape could spell a wanted name: left to JSON.parse.
-      if (close < 0 || lastStringEscaped) return null;
+      if (close < 0 || nextBackslash < close) return null;
       const wanted = nameAt(text, i + 1, close, names);
       if (text.charCodeAt(close + 1) !== COLON) return null;
       const start = close + 2;
       const reader = wanted < 0 ? undefined : readers[wanted];
-      const end = reader ? reader(text, start) : endOfValue(start);
+      const end = reader ? reader(text, start) : endOfValue(start, 0);
       if (end < 0) return null;
       if (wanted >= 0) {
         if (spans[wanted] !== null) return null; // a duplicate: JSON.parse would take the last
@@ -100,74 +89,69 @@ export function topLevelMembers(
   }
 }
 
-/** The text being scanned, and the index of its next backslash at or after the scan (its length if none). */
+/**
+ * The text being scanned, and the index of its next backslash at or after the scan (its length if
+ * none): a string that ends before it holds no escape, so indexOf finds its end.
+ */
 let scanned = '';
 let nextBackslash = 0;
 
-/** Whether the string endOfString last read holds an escape. */
-let lastStringEscaped = false;
+/*
+ * The value readers below descend one function per kind of value (recursive descent), each returning
+ * the index just after what it read, or -1 when the text is not in the form the scanner reads.
+ * `depth` counts the containers open inside the member's value.
+ */
 
-/** The end of the string whose opening quote is at `i` (the index of its closing quote), or -1. */
-function endOfString(i: number): number {
-  const close = scanned.indexOf('"', i + 1);
-  lastStringEscaped = close >= 0 && nextBackslash < close;
-  if (!lastStringEscaped) return close;
-  const end = endOfEscapedString(scanned, i + 1);
-  nextBackslash = indexOrEnd(scanned, '\\', end < 0 ? scanned.length : end);
-  return end;
+/** The index just after the value that starts at `start`, or -1. */
+function endOfValue(start: number, depth: number): number {
+  const text = scanned;
+  const c = text.charCodeAt(start);
+  if (c === QUOTE) return endOfString(start);
+  if (c === OPEN_OBJECT) return depth < MAX_DEPTH ? endOfObject(start, depth + 1) : -1;
+  if (c === OPEN_ARRAY) return depth < MAX_DEPTH ? endOfArray(start, depth + 1) : -1;
+  return endOfScalar(text, start, c);
 }
 
-/** The index just after the value that starts at `start`, or -1 when it is not one the scanner reads. */
-function endOfValue(start: number): number {
+function endOfObject(start: number, depth: number): number {
   const text = scanned;
-  const length = text.length;
-  let depth = 0;
-  /** The open containers, innermost in bit 0: 1 for an array, 0 for an object. */
-  let arrays = 0;
-  let expect = VALUE;
-  let i = start;
-  while (i < length) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) {
-      const close = endOfString(i);
-      if (close < 0) return -1;
-      i = close + 1;
-      if (expect === FIRST_KEY || expect === KEY) expect = COLON_NEXT;
-      else if (expect === VALUE || expect === FIRST_VALUE) expect = NEXT;
-      else return -1;
-    } else if (c === COLON) {
-      if (expect !== COLON_NEXT) return -1;
-      expect = VALUE;
-      i++;
-    } else if (c === COMMA) {
-      if (expect !== NEXT || depth === 0) return -1;
-      expect = (arrays & 1) === 1 ? VALUE : KEY;
-      i++;
-    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-      if ((expect !== VALUE && expect !== FIRST_VALUE) || depth >= MAX_DEPTH) return -1;
-      const array = c === OPEN_ARRAY;
-      arrays = (arrays << 1) | (array ? 1 : 0);
-      depth++;
-      expect = array ? FIRST_VALUE : FIRST_KEY;
-      i++;
-    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
-      if (depth === 0) return -1;
-      const array = (arrays & 1) === 1;
-      if (array !== (c === CLOSE_ARRAY)) return -1;
-      if (expect !== NEXT && expect !== (array ? FIRST_VALUE : FIRST_KEY)) return -1;
-      i++;
-      depth--;
-      arrays >>>= 1;
-      expect = NEXT;
-    } else {
-      if (expect !== VALUE && expect !== FIRST_VALUE) return -1;
-      i = endOfScalar(text, i, c);
-      if (i < 0) return -1;
-      expect = NEXT;
-    }
-    if (depth === 0 && expect === NEXT) return i;
+  let i = start + 1;
+  if (text.charCodeAt(i) === CLOSE_OBJECT) return i + 1;
+  for (;;) {
+    if (text.charCodeAt(i) !== QUOTE) return -1;
+    i = endOfString(i);
+    if (i < 0 || text.charCodeAt(i) !== COLON) return -1;
+    i = endOfValue(i + 1, depth);
+    if (i < 0) return -1;
+    const separator = text.charCodeAt(i);
+    if (separator === CLOSE_OBJECT) return i + 1;
+    if (separator !== COMMA) return -1;
+    i++;
   }
-  return -1;
+}
+
+function endOfArray(start: number, depth: number): number {
+  const text = scanned;
+  let i = start + 1;
+  if (text.charCodeAt(i) === CLOSE_ARRAY) return i + 1;
+  for (;;) {
+    i = endOfValue(i, depth);
+    if (i < 0) return -1;
+    const separator = text.charCodeAt(i);
+    if (separator === CLOSE_ARRAY) return i + 1;
+    if (separator !== COMMA) return -1;
+    i++;
+  }
+}
+
+/** The index just after the string whose opening quote is at `i`, or -1. */
+function endOfString(i: number): number {
+  const close = scanned.indexOf('"', i + 1);
+  if (close < 0) return -1;
+  if (close < nextBackslash) return close + 1;
+  const end = endOfEscapedString(scanned, i + 1);
+  if (end < 0) return -1;
+  nextBackslash = indexOrEnd(scanned, '\\', end);
+  return end + 1;
 }
 
 /** The index in `names` of the key text.slice(start, end), or -1; without slicing it out. */

@@ -12,7 +12,7 @@
  * concern: a raw control character in another member's string is only reported there.)
  */
 import { type TreeHeadSigned, validateEventData } from '../event-schemas';
-import { leafHashOfRecord } from '../merkle-core';
+import { fromHex, leafHashOfRecord } from '../merkle-core';
 import { LEAF_RECORD_MEMBER } from '../projectors/log-sequencer';
 import type { EventVerdict } from './event-checks';
 import { type EventFacts, type RawEventRow, treeHeadFacts } from './event-facts';
@@ -51,8 +51,8 @@ function checkAdmission(type: AdmissionType, text: string, facts: EventFacts): E
   const findings: Finding[] = [];
   // An intact admission needs no parse; any other is parsed, which says what is wrong.
   const intact = intactLeafHash(type, text);
-  if (intact) {
-    facts.leaf = { hash: intact };
+  if (intact !== null) {
+    facts.leaf = { hash: fromHex(intact) };
     return { facts, findings, signatures: 0 };
   }
   const data = parsed(text, findings);
