@@ -1,44 +1,52 @@
 /**
- * Webhooks, against the built server in its own process and a local receiver in this one:
+ * Webhooks, against the built server in its own process and a local receiver in another
+ * (webhook-receiver-process.ts), so that receiving does not slow this process's load generator:
  *   1. admission throughput with no webhook registered (the baseline);
  *   2. the same with 100 webhooks registered (leaf_admitted), and the delay from admission to the
  *      receipt of its first delivery, measured at the receiver (an upper bound of first-attempt delay);
  *   3. delivery throughput: one tenant with 100 webhooks on gate_fail, a burst of gate failures, and
  *      the rate at which the receiver gets the 100 × N deliveries.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { fork } from 'node:child_process';
 import path from 'node:path';
 import { failingBody } from '../domain/test-fixtures';
 import { admissions, CONNECTIONS, registerL4Tenants, SECONDS, startServer, stopServer } from './http-server';
 import { percentile } from './percentile';
 import type { BenchRow, BenchSuite } from './report';
 import { tempDir } from './temp-dir';
+import type { Receipt, ReceiverMessage } from './webhook-receiver-process';
 
 const WEBHOOKS = 100;
 const BURST = 100;
 
-interface Receipt {
-  at: number;
-  body: { type: string; event_id: string; admitted_at?: string };
-}
-
+/** The receiver, started in its own process; `receipts` grows as it reports them. */
 async function startReceiver() {
-  const receipts: Receipt[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      receipts.push({ at: Date.now(), body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-      res.writeHead(200).end();
-    });
+  // The same extension as this file: .js when built, .ts under a TypeScript loader.
+  const entry = path.join(__dirname, `webhook-receiver-process${path.extname(__filename)}`);
+  const child = fork(entry, [], {
+    execArgv: entry.endsWith('.ts') ? ['--import', 'tsx'] : [],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  const receipts: Receipt[] = [];
+  const url = await new Promise<string>((resolve, reject) => {
+    child.on('message', (message: ReceiverMessage) => {
+      if (message.kind === 'listening') resolve(message.url);
+      else receipts.push(...message.receipts);
+    });
+    child.once('error', reject);
+    child.once('exit', (code, signal) =>
+      reject(new Error(`the webhook receiver exited (${signal ?? code})`)),
+    );
+  });
   return {
     url,
     receipts,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
   };
 }
 
@@ -94,8 +102,8 @@ export const webhookBench: BenchSuite = async () => {
     // Deliveries may trail the run: wait until the receiver has heard nothing new for a second.
     await quiet(() => receiver.receipts.length, 1000, 120_000);
     const delays = receiver.receipts
-      .filter((r) => r.at >= startedAt && r.body.admitted_at)
-      .map((r) => r.at - Date.parse(r.body.admitted_at!));
+      .filter((r) => r.at >= startedAt && r.admitted_at)
+      .map((r) => r.at - Date.parse(r.admitted_at!));
 
     // Delivery throughput: 100 webhooks on one tenant, a burst of gate failures.
     const [burstTenant] = await registerL4Tenants(base, dataDir, 1);
@@ -115,7 +123,7 @@ export const webhookBench: BenchSuite = async () => {
     );
     const burstOwed = BURST * WEBHOOKS;
     await until(
-      () => receiver.receipts.slice(before).filter((r) => r.body.type === 'gate_fail').length >= burstOwed,
+      () => receiver.receipts.slice(before).filter((r) => r.type === 'gate_fail').length >= burstOwed,
       120_000,
     );
     const burstEnd = receiver.receipts[receiver.receipts.length - 1]!.at;
