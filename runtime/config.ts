@@ -25,6 +25,11 @@ export interface Config {
   /** GOV_READ_STORE_FILE: SQLite file of the read models and checkpoints (when no GOV_READ_STORE_URL). */
   readStoreFile: string;
   /**
+   * GOV_DISPATCH_STORE_FILE: SQLite file of the dispatcher's state (webhooks, delivery queue and log),
+   * apart from the read models so that deliveries never wait for their writes nor hold them up.
+   */
+  dispatchStoreFile: string;
+  /**
    * GOV_EVENT_STORE_URL: an EventStoreDB connection string (`esdb://host:2113?tls=false`); when unset,
    * the embedded SQLite event store in GOV_EVENT_STORE_FILE.
    */
@@ -125,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     eventStoreFile: path.resolve(env.GOV_EVENT_STORE_FILE || path.join(dataDir, 'events.db')),
     readStoreFile: path.resolve(env.GOV_READ_STORE_FILE || path.join(dataDir, 'read-models.db')),
+    dispatchStoreFile: path.resolve(env.GOV_DISPATCH_STORE_FILE || path.join(dataDir, 'dispatch.db')),
     eventStoreUrl: connectionString(env, 'GOV_EVENT_STORE_URL', ['esdb:', 'esdb+discover:'], problems),
     readStoreUrl: connectionString(env, 'GOV_READ_STORE_URL', ['mongodb:', 'mongodb+srv:'], problems),
     readStoreDatabase: env.GOV_READ_STORE_DATABASE || 'gov',

@@ -8,23 +8,27 @@ import { EsdbEventStore } from '../adapters/eventstoredb/event-store';
 import { KafkaBus, type KafkaBusOptions } from '../adapters/kafka/bus';
 import { MongoReadStore } from '../adapters/mongodb/read-store';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
-import { SqliteReadStore } from '../adapters/sqlite/read-store';
+import { SplitReadStore } from '../adapters/sqlite/split-read-store';
 import { ValidatingEventStore } from '../event-schemas';
 import type { Bus } from '../ports/bus';
 import type { EventStore } from '../ports/event-store';
 import type { LeaseManager } from '../ports/lease';
 import type { ReadStore } from '../ports/read-store';
+import { isDispatcherState } from '../projectors/dispatcher/dispatcher-state';
 import type { Config } from './config';
 
-/** Where the read store is, in a form a worker thread can be handed. */
+/**
+ * Where the read store is, in a form a worker thread can be handed. The SQLite one is two files: the
+ * read models in `file`, the dispatcher's state in `dispatchFile` (SplitReadStore).
+ */
 export type ReadStoreLocation =
-  | { kind: 'sqlite'; file: string }
+  | { kind: 'sqlite'; file: string; dispatchFile: string }
   | { kind: 'mongodb'; url: string; database: string };
 
 export function readStoreLocation(config: Config): ReadStoreLocation {
   return config.readStoreUrl
     ? { kind: 'mongodb', url: config.readStoreUrl, database: config.readStoreDatabase }
-    : { kind: 'sqlite', file: config.readStoreFile };
+    : { kind: 'sqlite', file: config.readStoreFile, dispatchFile: config.dispatchStoreFile };
 }
 
 export interface OpenedReadStore {
@@ -40,7 +44,7 @@ export async function openReadStore(location: ReadStoreLocation): Promise<Opened
     const store = await MongoReadStore.connect(location.url, { database: location.database });
     return { store, leases: store.leases(), binding: 'mongodb' };
   }
-  const store = new SqliteReadStore(location.file);
+  const store = SplitReadStore.open(location.file, location.dispatchFile, isDispatcherState);
   return { store, leases: store.leases(), binding: 'sqlite' };
 }
 

@@ -18,6 +18,11 @@ export interface EventStoreBusOptions {
  * (as a checkpoint named `bus:<group>`) only after its handler resolved. A crash re-delivers at most
  * the batch in flight; nothing is lost.
  */
+/** The read-store checkpoint of a consumer group's position on this bus. */
+export function busCheckpointName(group: string): string {
+  return `bus:${group}`;
+}
+
 export class EventStoreBus implements Bus {
   private readonly consumers = new Set<BusConsumer>();
 
@@ -29,7 +34,7 @@ export class EventStoreBus implements Bus {
 
   async subscribe(group: string, handle: (events: RecordedEvent[]) => Promise<void>): Promise<BusConsumer> {
     const { eventStore, readStore } = this.options;
-    const checkpoint = `bus:${group}`;
+    const checkpoint = busCheckpointName(group);
     let stopped = false;
     let subscription: EventSubscription | null = null;
     const wake = new AbortController();
