@@ -77,6 +77,12 @@ export interface SubscribeOptions {
   filter?: EventFilter;
   /** Largest batch handed out at once. */
   maxBatchSize?: number;
+  /**
+   * Only these top-level members of each event's `data` are needed (a follower that reads one hash of
+   * a 5 KB event). An adapter that can select them hands out `data` holding just these (a member the
+   * event lacks is null); one that cannot hands out the whole `data`, which holds them too.
+   */
+  dataMembers?: readonly string[];
 }
 
 /**
