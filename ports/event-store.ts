@@ -78,11 +78,12 @@ export interface SubscribeOptions {
   /** Largest batch handed out at once. */
   maxBatchSize?: number;
   /**
-   * Only these top-level members of each event's `data` are needed (a follower that reads one hash of
-   * a 5 KB event). An adapter that can select them hands out `data` holding just these (a member the
-   * event lacks is null); one that cannot hands out the whole `data`, which holds them too.
+   * For the event types named, only these top-level members of `data` are needed (a follower that
+   * reads one hash of a 5 KB event); other types are needed whole. An adapter that can select them
+   * hands out `data` holding just these (a member the event lacks is null); one that cannot hands
+   * out the whole `data`, which holds them too.
    */
-  dataMembers?: readonly string[];
+  dataMembers?: Readonly<Record<string, readonly string[]>>;
 }
 
 /**

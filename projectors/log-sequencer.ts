@@ -192,7 +192,7 @@ export class LogSequencer implements LogSource {
       filter: { eventTypes: ADMISSION_EVENT_TYPES },
       maxBatchSize: this.options.maxBatch ?? 4096,
       // A leaf is its stored hash: the rest of the (5 KB) admission is not read here.
-      dataMembers: ['leaf_hash'],
+      dataMembers: Object.fromEntries(ADMISSION_EVENT_TYPES.map((type) => [type, ['leaf_hash']])),
     });
     if (this.stopped) await this.subscription.close();
     for await (const batch of this.subscription) {

@@ -22,6 +22,11 @@ export interface Projection {
   readonly indexes?: readonly IndexSpec[];
   /** The event types this projection reads (a server-side filter). */
   readonly eventTypes: readonly string[];
+  /**
+   * Of the types named, the only `data` members `project` reads (the store may leave out the rest);
+   * types not named are read whole. `project` must give the same changes either way.
+   */
+  readonly dataMembers?: Readonly<Record<string, readonly string[]>>;
   project(event: RecordedEvent, state: ProjectionState): Promise<Change[]> | Change[];
 }
 

@@ -160,6 +160,7 @@ export class ProjectorRunner {
       after: this.position,
       filter: { eventTypes: projection.eventTypes },
       maxBatchSize: this.options.batchSize ?? 1000,
+      ...(projection.dataMembers ? { dataMembers: projection.dataMembers } : {}),
     });
     if ((this.state as State) === 'stopped') await this.subscription.close();
     for await (const batch of this.subscription) {

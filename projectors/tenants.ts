@@ -49,6 +49,12 @@ export const tenantsProjection: Projection = {
     'ExecutionAdmitted',
     'VarianceRecorded',
   ],
+  // An admission only moves its tenant's leaf counts: its 5 KB record is not read here.
+  dataMembers: {
+    EvidenceAdmitted: ['tenant_id', 'admitted_at'],
+    ExecutionAdmitted: ['tenant_id'],
+    VarianceRecorded: ['tenant_id'],
+  },
   async project(event: RecordedEvent, state: ProjectionState): Promise<Change[]> {
     const at = event.position;
     if (event.type === 'TenantRegistered') {

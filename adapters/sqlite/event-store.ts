@@ -264,7 +264,7 @@ export class SqliteEventStore implements EventStore {
     after: number,
     filter: EventFilter | undefined,
     limit: number,
-    dataMembers?: readonly string[],
+    dataMembers?: SubscribeOptions['dataMembers'],
   ): RecordedEvent[] {
     const rows =
       hasFilter(filter) || dataMembers
@@ -278,7 +278,7 @@ export class SqliteEventStore implements EventStore {
   private filteredPageStatement(
     filter: EventFilter,
     order: 'ASC' | 'DESC' = 'ASC',
-    dataMembers?: readonly string[],
+    dataMembers?: SubscribeOptions['dataMembers'],
   ): PageStatement {
     const key = `${order}${JSON.stringify(filter)}${dataMembers ? JSON.stringify(dataMembers) : ''}`;
     const cached = this.filterStatements.get(key);
@@ -466,7 +466,7 @@ function hasFilter(filter: EventFilter | undefined): boolean {
 function filteredPageSql(
   filter: EventFilter,
   order: 'ASC' | 'DESC',
-  dataMembers?: readonly string[],
+  dataMembers?: SubscribeOptions['dataMembers'],
 ): string {
   const conditions: string[] = [];
   if (filter.eventTypes?.length) conditions.push(`type IN (${filter.eventTypes.map(sqlString).join(', ')})`);
@@ -483,15 +483,19 @@ function filteredPageSql(
 }
 
 /**
- * `data` cut down to the members a subscriber needs, by SQLite's JSON functions: far cheaper than
- * handing the whole document to JavaScript to parse.
+ * `data` cut down to the members a subscriber needs of each type, by SQLite's JSON functions: far
+ * cheaper than handing the whole document to JavaScript to parse. Other types come whole.
  */
-function selectedData(members: readonly string[]): string {
-  if (members.length === 0) throw new TypeError('dataMembers, when given, names at least one member');
-  for (const member of members)
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(member))
-      throw new TypeError(`dataMembers: ${JSON.stringify(member)} is not a plain member name`);
-  return `json_object(${members.map((member) => `'${member}', data -> '$.${member}'`).join(', ')}) AS data`;
+function selectedData(dataMembers: Readonly<Record<string, readonly string[]>>): string {
+  const cases = Object.entries(dataMembers).map(([type, members]) => {
+    if (members.length === 0) throw new TypeError(`dataMembers: name at least one member of ${type}`);
+    for (const member of members)
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(member))
+        throw new TypeError(`dataMembers: ${JSON.stringify(member)} is not a plain member name`);
+    const selected = members.map((member) => `'${member}', data -> '$.${member}'`).join(', ');
+    return `WHEN ${sqlString(type)} THEN json_object(${selected})`;
+  });
+  return cases.length === 0 ? 'data' : `CASE type ${cases.join(' ')} ELSE data END AS data`;
 }
 
 function sqlString(value: string): string {

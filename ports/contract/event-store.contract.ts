@@ -259,25 +259,33 @@ export function eventStoreContract(name: string, options: EventStoreContractOpti
         expect((await received).map((e) => (e.data as { n: number }).n)).toEqual([1, 2]);
       });
 
-      it('given dataMembers, then each event is handed out with at least those members, history and live alike', async () => {
+      it('given dataMembers for a type, then its events carry at least those members and other types come whole, history and live alike', async () => {
         await store.append(stream('dm'), [
           event('Wanted', { leaf_hash: 'h1', big: { nested: [1, 2] }, n: 1 }),
         ]);
         const subscription = store.subscribeToAll({
           after: null,
-          filter: { ...ours(), eventTypes: ['Wanted'] },
-          dataMembers: ['leaf_hash', 'n', 'absent'],
+          filter: { ...ours(), eventTypes: ['Wanted', 'Whole'] },
+          dataMembers: { Wanted: ['leaf_hash', 'n', 'absent'] },
         });
-        const received = consume(subscription, 2);
-        await store.append(stream('dm'), [event('Wanted', { leaf_hash: 'h2', n: 2 })]);
+        const received = consume(subscription, 3);
+        await store.append(stream('dm'), [
+          event('Wanted', { leaf_hash: 'h2', n: 2 }),
+          event('Whole', { leaf_hash: 'h3', big: { nested: [3] } }),
+        ]);
         const events = await received;
-        expect(events.map((e) => e.type)).toEqual(['Wanted', 'Wanted']);
+        expect(events.map((e) => e.type)).toEqual(['Wanted', 'Wanted', 'Whole']);
         expect(events.map((e) => e.data)).toEqual([
           expect.objectContaining({ leaf_hash: 'h1', n: 1 }),
           expect.objectContaining({ leaf_hash: 'h2', n: 2 }),
+          { leaf_hash: 'h3', big: { nested: [3] } },
         ]);
         // A member the event lacks is never invented with a value.
-        expect(events.map((e) => (e.data as { absent?: unknown }).absent ?? null)).toEqual([null, null]);
+        expect(events.map((e) => (e.data as { absent?: unknown }).absent ?? null)).toEqual([
+          null,
+          null,
+          null,
+        ]);
       });
 
       it('hands over from history to live with no gap and no duplicate under concurrent appends', async () => {
