@@ -77,10 +77,15 @@ export class DispatcherConsumer {
     const changes =
       relevant.length > 0 ? await projectEvents(projection, readStore, generation, relevant) : [];
     const progress = this.options.recordProgress ? progressChanges(events, generation) : [];
-    // One write per batch, and of each document only its last version: the fewer rows, the shorter
-    // the read store's write lock is held away from the read-model projections.
-    if (changes.length + progress.length > 0)
-      await readStore.apply(compactChanges([...changes, ...progress]));
+    // Of each document only its last version is written. The pending leaves a tree head consumes
+    // (its deletes) go in a write of their own after the deliveries they gave rise to: a read store
+    // without transactions (MongoDB) writes collection by collection, and a crash between a delete
+    // and the deliveries would leave a replay of the batch nothing to derive them from.
+    const compacted = compactChanges([...changes, ...progress]);
+    const consumed = compacted.filter((change) => change.kind === 'delete');
+    const written = compacted.filter((change) => change.kind !== 'delete');
+    if (written.length > 0) await readStore.apply(written);
+    if (consumed.length > 0) await readStore.apply(consumed);
     this.position = Math.max(this.position, events[events.length - 1]?.position ?? 0);
     this.waiters.release(this.position);
     const queued = physicalCollection(this.options.deliveries, generation);

@@ -15,10 +15,14 @@ import {
   validateWebhookPayload,
   type WebhookEventName,
 } from '../../event-schemas';
+import type { Bus } from '../../ports/bus';
 import type { RecordedEvent } from '../../ports/event-store';
+import type { Change, Checkpoint } from '../../ports/read-store';
 import { dumpCollections } from '../../tests/support/stream-stats.projection';
 import { physicalCollection } from '../projection';
 import { projectEvents } from '../runner';
+import { compactChanges } from './compact-changes';
+import { DispatcherConsumer } from './dispatcher-consumer';
 import {
   APPLIED_ID,
   type DeliveryView,
@@ -74,6 +78,7 @@ class World {
   /** Appends several events and projects them as one batch (the overlay of BatchState in play). */
   async appendBatch(
     events: readonly { type: EventType; data: unknown; tenantId: string }[],
+    { project = true } = {},
   ): Promise<RecordedEvent[]> {
     const recorded = events.map(({ type, data, tenantId }) => {
       const validation = validateEventData(type, data);
@@ -96,29 +101,35 @@ class World {
       if (ADMISSIONS.has(type)) this.unintegrated.push(event);
       return event;
     });
-    await this.project(recorded);
+    if (project) await this.project(recorded);
     return recorded;
   }
 
-  /** The sequencer: one signed tree head over every admission not yet integrated. */
-  async integrate(): Promise<RecordedEvent> {
+  /** The sequencer: one signed tree head over every admission not yet integrated (projected unless told). */
+  async integrate({ project = true } = {}): Promise<RecordedEvent> {
     const batch = this.unintegrated;
     this.unintegrated = [];
     const first = this.leaves;
     this.leaves += batch.length;
-    return this.append(
-      'TreeHeadSigned',
-      {
-        origin: 'gov.example/log',
-        tree_size: this.leaves,
-        root_hash: String(this.leaves % 10).repeat(64),
-        timestamp: new Date(this.time).toISOString(),
-        checkpoint: `gov.example/log\n${this.leaves}\n`,
-        first_leaf_index: first,
-        leaf_positions: batch.map((event) => event.position),
-      },
-      'system',
+    const [head] = await this.appendBatch(
+      [
+        {
+          type: 'TreeHeadSigned',
+          tenantId: 'system',
+          data: {
+            origin: 'gov.example/log',
+            tree_size: this.leaves,
+            root_hash: String(this.leaves % 10).repeat(64),
+            timestamp: new Date(this.time).toISOString(),
+            checkpoint: `gov.example/log\n${this.leaves}\n`,
+            first_leaf_index: first,
+            leaf_positions: batch.map((event) => event.position),
+          },
+        },
+      ],
+      { project },
     );
+    return head!;
   }
 
   /** Projects already stored events again (a restart before the checkpoint, a bus redelivery). */
@@ -769,6 +780,77 @@ describe('the dispatcher projection', () => {
       for (let i = 0; i < world.log.length; i += 7) await replay.project(world.log.slice(i, i + 7));
       expect(await replay.dump()).toBe(live);
       await replay.readStore.close();
+    });
+
+    it('given a tree head applied only in part, as a store without transactions can leave it (any prefix of its changes, in order), when it is projected again, then every delivery it owes is queued', async () => {
+      const tenant = new Tenant(world);
+      await tenant.registerWebhook(['leaf_admitted', 'compliance_report_ready']);
+      for (let i = 0; i < 3; i++) await tenant.submit(`model-${i}`);
+      const head = await world.integrate({ project: false });
+      // What the consumer writes for the batch: compacted, in order.
+      const changes = compactChanges(await projectEvents(projection, world.readStore, GENERATION, [head]));
+      const queued = physicalCollection(WEBHOOK_DELIVERIES, GENERATION);
+      expect(changes.filter((change) => change.collection === queued)).toHaveLength(6);
+      for (let applied = 0; applied <= changes.length; applied++) {
+        const crashed = new World();
+        for (const event of world.log.slice(0, -1)) await crashed.project([event]);
+        await crashed.readStore.apply(changes.slice(0, applied));
+        await crashed.project([head]); // the bus delivers the batch again
+        expect({ applied, deliveries: (await crashed.deliveries()).length }).toEqual({
+          applied,
+          deliveries: 6,
+        });
+        await crashed.readStore.close();
+      }
+    });
+
+    it('given a tree head that consumes pending leaves, when the consumer writes its batch, then the deletes go in a write after the deliveries they gave rise to', async () => {
+      const tenant = new Tenant(world);
+      await tenant.registerWebhook(['leaf_admitted']);
+      for (let i = 0; i < 3; i++) await tenant.submit(`model-${i}`);
+      const head = await world.integrate({ project: false });
+      const writes: Change[][] = [];
+      const recording = new Proxy(world.readStore, {
+        get(target, name, receiver) {
+          if (name === 'apply')
+            return (changes: Change[], checkpoint?: Checkpoint) => {
+              writes.push(changes);
+              return target.apply(changes, checkpoint);
+            };
+          const value = Reflect.get(target, name, receiver);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      let handle: ((events: RecordedEvent[]) => Promise<void>) | null = null;
+      const bus = {
+        publish: async () => undefined,
+        subscribe: async (_group: string, handler: (events: RecordedEvent[]) => Promise<void>) => {
+          handle = handler;
+          return { stop: async () => undefined };
+        },
+        close: async () => undefined,
+      } as unknown as Bus;
+      const consumer = new DispatcherConsumer({
+        bus,
+        readStore: recording,
+        projection,
+        generation: GENERATION,
+        deliveries: WEBHOOK_DELIVERIES,
+        onQueued: () => undefined,
+      });
+      await consumer.start();
+      await handle!([head]);
+
+      const queued = physicalCollection(WEBHOOK_DELIVERIES, GENERATION);
+      const deliveriesAt = writes.findIndex((changes) =>
+        changes.some((change) => change.collection === queued),
+      );
+      const deletesAt = writes.findIndex((changes) => changes.some((change) => change.kind === 'delete'));
+      expect(deliveriesAt).toBeGreaterThanOrEqual(0);
+      expect(deletesAt).toBeGreaterThan(deliveriesAt);
+      expect(writes[deletesAt]!.every((change) => change.kind === 'delete')).toBe(true);
+      expect(await world.deliveries()).toHaveLength(3);
+      expect(await world.get(WEBHOOK_PENDING_LEAVES, String(world.log[1]!.position))).toBeNull();
     });
 
     it('given one tree head whose leaves queue more than 1024 deliveries, then the next event’s seqs continue after them', async () => {
