@@ -100,9 +100,12 @@ export interface ReadStore {
   find<T>(collection: string, query: FindQuery): Promise<Page<T>>;
   count(collection: string, where?: Record<string, Scalar>): Promise<number>;
   /**
-   * Apply a projector's changes in order and move its checkpoint. The embedded adapter does both in
-   * one transaction; others apply the (idempotent, position-guarded) changes in order and store the
-   * checkpoint after them. A checkpoint never moves backwards.
+   * Apply a projector's changes and move its checkpoint. The embedded adapter does both in one
+   * transaction; others write the (idempotent, position-guarded) changes collection by collection,
+   * counters last, and store the checkpoint after them, so a crash can leave any part of a batch
+   * written. A projector whose replay reads one document to derive another (the dispatcher: pending
+   * leaves → deliveries) writes the consuming change in a later `apply`. A checkpoint never moves
+   * backwards.
    *
    * All or nothing when a change is invalid (malformed, two changes to one document at one position,
    * an increment of a non-numeric member): `apply` rejects, writes none of the changes and leaves the
