@@ -68,6 +68,42 @@ describe('canonical JSON from text', () => {
     );
   });
 
+  it('given objects of one kind one after another, keys written in a few orders and sometimes one repeated (as a store writes record after record), then each one gets its own canonical JSON, and a repeated key null', () => {
+    const keys = ['type', 'version', 'artifact_hash', 'payload_uri', 'log_binding', 'z', 'a'];
+    const permutation = fc.shuffledSubarray(keys, { minLength: keys.length, maxLength: keys.length });
+    const record = fc.record({
+      // Mostly the orders of the pool, as records of one kind are written alike.
+      order: fc.oneof(fc.nat({ max: 1 }), permutation),
+      inner: fc.shuffledSubarray(['log_url', 'log_id'], { minLength: 2 }),
+      // One key written again in place of another: as many members, one of them repeated.
+      repeat: fc.option(
+        fc.record({ at: fc.nat({ max: keys.length - 1 }), of: fc.nat({ max: keys.length - 1 }) }),
+      ),
+    });
+    fc.assert(
+      fc.property(
+        fc.tuple(permutation, permutation),
+        fc.array(record, { minLength: 2, maxLength: 12 }),
+        (pool, records) => {
+          for (const { order, inner, repeat } of records) {
+            const base = typeof order === 'number' ? pool[order]! : order;
+            const written =
+              repeat === null || repeat.at === repeat.of
+                ? base
+                : base.map((key, i) => (i === repeat.at ? base[repeat.of]! : key));
+            const members = written.map(
+              (key, i) => `"${key}":${i % 2 ? `{${inner.map((k) => `"${k}":"${k}${i}"`).join(',')}}` : i}`,
+            );
+            const text = `{${members.join(',')}}`;
+            if (written !== base) expect(ofText(text)).toBeNull();
+            else expect(ofText(text)).toBe(canonicalJson(JSON.parse(text)));
+          }
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
   it('given members out of order at every depth, then they are ordered by UTF-16 code units, as RFC 8785 orders them (the empty key first)', () => {
     const text = '{"b":[{"z":1,"a":true}],"a":{"é":"x","e":"y","E":null},"😀":0,"\uFFFF":1,"":2}';
     expect(ofText(text)).toBe(canonicalJson(JSON.parse(text)));

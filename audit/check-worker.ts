@@ -7,7 +7,7 @@
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { type AuditChunk, ChunkRunner } from './chunks';
 import type { AuditScope } from './event-checks';
-import type { ChunkResult } from './event-facts';
+import { type ChunkResult, transferablesOf } from './event-facts';
 import { prepareTrust, type TrustWire, trustFromWire } from './trust';
 
 export const CHECK_WORKER_MARK = 'gov-audit-check-worker';
@@ -30,7 +30,8 @@ export type CheckAnswer =
 function serve(data: CheckWorkerData): void {
   const port = parentPort!;
   const runner = new ChunkRunner(prepareTrust(trustFromWire(data.trust)), data.linkDir, data.scope);
-  const answer = (message: CheckAnswer) => port.postMessage(message);
+  const answer = (message: CheckAnswer) =>
+    port.postMessage(message, message.kind === 'checked' ? transferablesOf(message.result) : []);
   const handle = async (request: CheckRequest): Promise<void> => {
     if (request.kind === 'close') {
       runner.close();

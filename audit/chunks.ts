@@ -2,12 +2,11 @@
  * A unit of parallel work: either a position range of a store file (the worker reads the rows itself,
  * so they never cross threads) or rows handed over by the main thread (in-memory and export sources).
  */
-import { type AuditScope, addVerdict, checkRows, isAdmissionType } from './event-checks';
+import { type AuditScope, addVerdict, checkRows } from './event-checks';
 import { type ChunkResult, ChunkResultBuilder, type RawEventRow } from './event-facts';
 import { LinkWriter } from './link-index';
-import { checkLogEvent } from './log-checks';
+import { addIntactAdmission, checkLogEvent } from './log-checks';
 import { StoreFileReader } from './store-file';
-import { intactLeafHash } from './stored-leaf';
 import type { PreparedTrust } from './trust';
 
 export type AuditChunk =
@@ -62,13 +61,7 @@ export class ChunkRunner {
     for (let from = chunk.from; from < chunk.to; ) {
       const rows = reader.logRows(from, chunk.to, ROWS_READ_AT_ONCE);
       for (const row of rows) {
-        // An intact admission (nearly every event) goes straight to the result, with no verdict built.
-        const [position, id, stream, revision, type, data] = row;
-        const hex = typeof data === 'string' && isAdmissionType(type) ? intactLeafHash(type, data) : null;
-        if (hex !== null) {
-          result.addLeaf(position, id, type, stream, revision, hex);
-          continue;
-        }
+        if (addIntactAdmission(row, result)) continue;
         // Only tree heads are checked asynchronously: admissions do not wait for a turn of the loop.
         const verdict = checkLogEvent(row, this.trust);
         addVerdict(verdict instanceof Promise ? await verdict : verdict, result);

@@ -15,7 +15,7 @@ import { type TreeHeadSigned, validateEventData } from '../event-schemas';
 import { fromHex, leafHashOfRecord } from '../merkle-core';
 import { LEAF_RECORD_MEMBER } from '../projectors/log-sequencer';
 import type { EventVerdict } from './event-checks';
-import { type EventFacts, type RawEventRow, treeHeadFacts } from './event-facts';
+import { type ChunkResultBuilder, type EventFacts, type RawEventRow, treeHeadFacts } from './event-facts';
 import type { Finding } from './report';
 import { intactLeafHash } from './stored-leaf';
 import { checkTreeHeadSigned } from './tree-head-checks';
@@ -35,6 +35,20 @@ export type LogEventRow = [
 
 export function logRowOf(row: RawEventRow): LogEventRow {
   return [row[0], row[1], row[2], row[3], row[4], row[10]];
+}
+
+/**
+ * An intact admission (nearly every event of a store) goes straight into the chunk's result, with no
+ * facts or verdict built for it: true when `row` is one, else false, and checkLogEvent checks it.
+ */
+export function addIntactAdmission(row: LogEventRow, result: ChunkResultBuilder): boolean {
+  const type = row[4];
+  const data = row[5];
+  if (typeof data !== 'string' || !Object.hasOwn(LEAF_RECORD_MEMBER, type)) return false;
+  const hash = intactLeafHash(type as AdmissionType, data);
+  if (hash === null) return false;
+  result.addLeaf(row[0], row[1], type, row[2], row[3], hash);
+  return true;
 }
 
 /** The verdict on one stored event: a promise only for a TreeHeadSigned (its signature check is async). */

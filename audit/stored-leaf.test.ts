@@ -78,6 +78,17 @@ describe("the log audit's fast path for admissions", () => {
     }
   });
 
+  it('given an envelope with characters beyond ASCII (its stored leaf_hash computed by the service), then the fast path hashes their UTF-8 bytes and finds the leaf intact', async () => {
+    const envelope = { ...evidence().data.envelope, payload_uri: 'https://exämple.org/π/😀' };
+    const data = JSON.stringify({
+      ...evidence().data,
+      envelope,
+      leaf_hash: toHex(leafHashOfRecord(envelope)),
+    });
+    expect(intactLeafHash('EvidenceAdmitted', data)).toBe(toHex(leafHashOfRecord(envelope)));
+    expect(await verdictOf(evidence(), data)).toEqual(parsedVerdict('EvidenceAdmitted', data));
+  });
+
   it('given one character of the envelope changed, then the fast path gives up and the leaf hash mismatch is reported with the tampered leaf', async () => {
     const data = replaced(stored(evidence()), '"authority_signature":"', '"authority_signature":"x');
     expect(intactLeafHash('EvidenceAdmitted', data)).toBeNull();
