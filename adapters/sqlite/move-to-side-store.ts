@@ -4,7 +4,7 @@
  * every opener checks it under the side file's write lock: two processes opening at once move the
  * state once, and neither reads the side file before the move is complete.
  */
-import { openSqlite } from './open';
+import { openSqlite, type SqliteDatabase } from './open';
 
 const ORIGIN_TABLE = `CREATE TABLE IF NOT EXISTS side_store_origin (
   moved_at TEXT NOT NULL,
@@ -73,10 +73,6 @@ export function moveToSideStore(
   }
 }
 
-function names(
-  db: ReturnType<typeof openSqlite>,
-  sql: string,
-  sideOwns: (name: string) => boolean,
-): string[] {
+function names(db: SqliteDatabase, sql: string, sideOwns: (name: string) => boolean): string[] {
   return (db.prepare(sql).all() as Array<{ name: string }>).map((row) => row.name).filter(sideOwns);
 }
