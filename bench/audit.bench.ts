@@ -61,8 +61,8 @@ export const auditBench: BenchSuite = async () => {
 
   const rows: BenchRow[] = [...fixtureRows(full), ...fixtureRows(small), ceilingRow(ceiling, before, after)];
   for (const { mode, run, smallRun } of runs) {
-    rows.push(...auditRows(run, full, mode, workers, ceiling), ...rssProgressRows(run, full, mode));
-    rows.push(...auditRows(smallRun, small, mode, workers, ceiling));
+    rows.push(...auditRows(run, full, mode, workers, ceiling, true), ...rssProgressRows(run, full, mode));
+    rows.push(...auditRows(smallRun, small, mode, workers, ceiling, false));
     const growth = run.rss.peak / smallRun.rss.peak;
     rows.push({
       suite: SUITE,
@@ -244,6 +244,8 @@ function auditRows(
   mode: AuditMode,
   workers: number,
   ceiling: Ed25519Ceiling,
+  /** The issue sets its leaves/s target for the full-size store; the tenth-size run is for memory. */
+  atTargetSize: boolean,
 ): BenchRow[] {
   const what = `${count(fixture.manifest.leaves)} leaves, ${mode.name}`;
   const perLeaf = run.signatures / Math.max(1, run.leaves);
@@ -264,9 +266,11 @@ function auditRows(
       `${idleCores} idle cores would allow about ${count(Math.round((idleCores * 1e6) / cpuPerLeaf))} leaves/s; 0 discrepancies` +
       (run.notices.length > 0 ? `; notices: ${run.notices.join(' | ')}` : ''),
   };
-  if (mode.targeted) {
+  if (mode.targeted && atTargetSize) {
     throughput.target = `>= ${count(TARGET_LEAVES_PER_SECOND)}`;
     throughput.met = run.leaves_per_second >= TARGET_LEAVES_PER_SECOND;
+  } else if (mode.targeted) {
+    throughput.notes += `; the ${count(TARGET_LEAVES_PER_SECOND)} leaves/s target is set for the full-size store: in a run this short, starting the threads is a large share`;
   } else {
     // Bound by its signatures: compared with what the machine's Ed25519 verification allows.
     throughput.peer = {
