@@ -11,7 +11,12 @@ import { PositionWaiters } from '../position-waiters';
 import { type Projection, physicalCollection } from '../projection';
 import { projectEvents } from '../runner';
 import { compactChanges } from './compact-changes';
-import type { DeliveryView } from './dispatcher-projection';
+import {
+  type DeliveryView,
+  PENDING_COUNT_ID,
+  WEBHOOK_DISPATCH_META,
+  WEBHOOK_PENDING_LEAVES,
+} from './dispatcher-projection';
 import type { FramePublisher } from './frame-fanout';
 
 export const DISPATCHER_GROUP = 'dispatcher';
@@ -77,15 +82,8 @@ export class DispatcherConsumer {
     const changes =
       relevant.length > 0 ? await projectEvents(projection, readStore, generation, relevant) : [];
     const progress = this.options.recordProgress ? progressChanges(events, generation) : [];
-    // Of each document only its last version is written. The pending leaves a tree head consumes
-    // (its deletes) go in a write of their own after the deliveries they gave rise to: a read store
-    // without transactions (MongoDB) writes collection by collection, and a crash between a delete
-    // and the deliveries would leave a replay of the batch nothing to derive them from.
-    const compacted = compactChanges([...changes, ...progress]);
-    const consumed = compacted.filter((change) => change.kind === 'delete');
-    const written = compacted.filter((change) => change.kind !== 'delete');
-    if (written.length > 0) await readStore.apply(written);
-    if (consumed.length > 0) await readStore.apply(consumed);
+    for (const write of writeOrder(compactChanges([...changes, ...progress]), generation))
+      await readStore.apply(write);
     this.position = Math.max(this.position, events[events.length - 1]?.position ?? 0);
     this.waiters.release(this.position);
     const queued = physicalCollection(this.options.deliveries, generation);
@@ -108,6 +106,29 @@ export class DispatcherConsumer {
       fanout.publish(delivery.tenant_id, delivery.body);
     }
   }
+}
+
+/**
+ * The writes of a batch, in order. Of each document only its last version is written. What a tree
+ * head consumes (the pending leaves it deletes, and the pending count it lowers) goes in a write of
+ * its own after the deliveries it gave rise to: a read store without transactions (MongoDB) writes
+ * collection by collection, and a crash between them must leave the leaves pending (a replay queues
+ * the deliveries again, which are idempotent) and the count, if anything, too high (a replay then
+ * looks further), never the deliveries unwritten or the count too low (a later tree head would stop
+ * looking before its last pending leaves).
+ */
+export function writeOrder(changes: readonly Change[], generation: number): Change[][] {
+  const pendingLeaves = physicalCollection(WEBHOOK_PENDING_LEAVES, generation);
+  const meta = physicalCollection(WEBHOOK_DISPATCH_META, generation);
+  const consumes = (change: Change) =>
+    (change.kind === 'delete' && change.collection === pendingLeaves) ||
+    (change.kind === 'increment' &&
+      change.collection === meta &&
+      change.id === PENDING_COUNT_ID &&
+      change.by < 0);
+  const consumed = changes.filter(consumes);
+  const written = changes.filter((change) => !consumes(change));
+  return [written, consumed].filter((write) => write.length > 0);
 }
 
 /** The events of webhook commands, the only ones a command waits for the dispatcher to handle. */

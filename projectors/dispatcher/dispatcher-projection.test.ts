@@ -22,11 +22,12 @@ import { dumpCollections } from '../../tests/support/stream-stats.projection';
 import { physicalCollection } from '../projection';
 import { projectEvents } from '../runner';
 import { compactChanges } from './compact-changes';
-import { DispatcherConsumer } from './dispatcher-consumer';
+import { DispatcherConsumer, writeOrder } from './dispatcher-consumer';
 import {
   APPLIED_ID,
   type DeliveryView,
   dispatcherProjection,
+  PENDING_COUNT_ID,
   SEQ_STRIDE,
   WEBHOOK_DELIVERIES,
   WEBHOOK_DISPATCH_META,
@@ -291,6 +292,15 @@ function payloadOf(delivery: DeliveryView): Record<string, unknown> {
   expect(validation.ok ? [] : validation.problems).toEqual([]);
   expect(payload).toMatchObject({ type: delivery.event_type, event_id: delivery.event_id });
   return payload;
+}
+
+/** One apply as a store without transactions writes it: collection by collection, counters last. */
+function asWrittenWithoutTransactions(write: readonly Change[]): Change[] {
+  const counters = write.filter((change) => change.kind === 'increment');
+  const byCollection = new Map<string, Change[]>();
+  for (const change of write.filter((change) => change.kind !== 'increment'))
+    byCollection.set(change.collection, [...(byCollection.get(change.collection) ?? []), change]);
+  return [...[...byCollection.values()].flat(), ...counters];
 }
 
 const ALL_EVENTS: WebhookEventName[] = [...WEBHOOK_EVENT_NAMES];
@@ -782,23 +792,37 @@ describe('the dispatcher projection', () => {
       await replay.readStore.close();
     });
 
-    it('given a tree head applied only in part, as a store without transactions can leave it (any prefix of its changes, in order), when it is projected again, then every delivery it owes is queued', async () => {
+    it('given a tree head written only in part, as a store without transactions can leave it at a crash, when its batch is handled again, then every delivery it owes is queued and a later tree head still finds all of its own', async () => {
       const tenant = new Tenant(world);
       await tenant.registerWebhook(['leaf_admitted', 'compliance_report_ready']);
       for (let i = 0; i < 3; i++) await tenant.submit(`model-${i}`);
       const head = await world.integrate({ project: false });
-      // What the consumer writes for the batch: compacted, in order.
-      const changes = compactChanges(await projectEvents(projection, world.readStore, GENERATION, [head]));
-      const queued = physicalCollection(WEBHOOK_DELIVERIES, GENERATION);
-      expect(changes.filter((change) => change.collection === queued)).toHaveLength(6);
-      for (let applied = 0; applied <= changes.length; applied++) {
+      const writes = writeOrder(
+        compactChanges(await projectEvents(projection, world.readStore, GENERATION, [head])),
+        GENERATION,
+      );
+      // The order the MongoDB read store writes them in: write by write, within one collection by
+      // collection as each first appears, counters last.
+      const sequence = writes.flatMap(asWrittenWithoutTransactions);
+      for (let written = 0; written <= sequence.length; written++) {
         const crashed = new World();
         for (const event of world.log.slice(0, -1)) await crashed.project([event]);
-        await crashed.readStore.apply(changes.slice(0, applied));
-        await crashed.project([head]); // the bus delivers the batch again
-        expect({ applied, deliveries: (await crashed.deliveries()).length }).toEqual({
-          applied,
-          deliveries: 6,
+        for (const change of sequence.slice(0, written)) await crashed.readStore.apply([change]);
+        for (const write of writeOrder(
+          compactChanges(await projectEvents(projection, crashed.readStore, GENERATION, [head])),
+          GENERATION,
+        ))
+          await crashed.readStore.apply(write);
+        const later = new Tenant(crashed);
+        later.state.tenant_id = tenant.id;
+        Object.assign(later.state, tenant.state);
+        crashed.log.push(...world.log);
+        (crashed as unknown as { leaves: number }).leaves = 3;
+        for (let i = 3; i < 5; i++) await later.submit(`model-${i}`);
+        await crashed.integrate();
+        expect({ written, deliveries: (await crashed.deliveries()).length }).toEqual({
+          written,
+          deliveries: 10,
         });
         await crashed.readStore.close();
       }
@@ -848,7 +872,14 @@ describe('the dispatcher projection', () => {
       const deletesAt = writes.findIndex((changes) => changes.some((change) => change.kind === 'delete'));
       expect(deliveriesAt).toBeGreaterThanOrEqual(0);
       expect(deletesAt).toBeGreaterThan(deliveriesAt);
-      expect(writes[deletesAt]!.every((change) => change.kind === 'delete')).toBe(true);
+      // That write holds only what the tree head consumed: the pending leaves and their count.
+      expect(
+        writes[deletesAt]!.every(
+          (change) =>
+            change.kind === 'delete' ||
+            (change.kind === 'increment' && change.id === PENDING_COUNT_ID && change.by < 0),
+        ),
+      ).toBe(true);
       expect(await world.deliveries()).toHaveLength(3);
       expect(await world.get(WEBHOOK_PENDING_LEAVES, String(world.log[1]!.position))).toBeNull();
     });
