@@ -71,8 +71,9 @@ class World {
     type: T,
     data: EventPayloads[T],
     tenantId: string,
+    { project = true } = {},
   ): Promise<RecordedEvent> {
-    const [event] = await this.appendBatch([{ type, data, tenantId }]);
+    const [event] = await this.appendBatch([{ type, data, tenantId }], { project });
     return event!;
   }
 
@@ -107,9 +108,10 @@ class World {
   }
 
   /** The sequencer: one signed tree head over every admission not yet integrated (projected unless told). */
-  async integrate({ project = true } = {}): Promise<RecordedEvent> {
-    const batch = this.unintegrated;
-    this.unintegrated = [];
+  async integrate({ project = true, leavePending = 0 } = {}): Promise<RecordedEvent> {
+    // `leavePending`: the newest admissions, committed after the sequencer read its batch.
+    const batch = this.unintegrated.slice(0, this.unintegrated.length - leavePending);
+    this.unintegrated = this.unintegrated.slice(batch.length);
     const first = this.leaves;
     this.leaves += batch.length;
     const [head] = await this.appendBatch(
@@ -203,21 +205,26 @@ class Tenant {
     };
   }
 
-  private async record(events: readonly { type: string; data: unknown }[]): Promise<RecordedEvent[]> {
+  private async record(
+    events: readonly { type: string; data: unknown }[],
+    { project = true } = {},
+  ): Promise<RecordedEvent[]> {
     const recorded: RecordedEvent[] = [];
     for (const event of events) {
-      recorded.push(await this.world.append(event.type as EventType, event.data as never, this.id));
+      recorded.push(
+        await this.world.append(event.type as EventType, event.data as never, this.id, { project }),
+      );
       tenantAggregate.evolve(this.state, event);
     }
     return recorded;
   }
 
   /** POST /governance/evidence: an EvidenceAdmitted, or a GateFailed when `fail` breaks G1. */
-  async submit(subjectId = 'model-7', fail = false): Promise<RecordedEvent> {
+  async submit(subjectId = 'model-7', fail = false, { project = true } = {}): Promise<RecordedEvent> {
     const body = { ...validBody(), subject_id: subjectId };
     if (fail) body.gate_results.G1.confidence_interval_lower = 0.5;
     const decision = await decideSubmitEvidence(this.state, body, this.context());
-    const [event] = await this.record(decision.events);
+    const [event] = await this.record(decision.events, { project });
     return event!;
   }
 
@@ -792,13 +799,17 @@ describe('the dispatcher projection', () => {
       await replay.readStore.close();
     });
 
-    it('given a tree head written only in part, as a store without transactions can leave it at a crash, when its batch is handled again, then every delivery it owes is queued and a later tree head still finds all of its own', async () => {
+    it('given a batch of an admission and a tree head written only in part, as a store without transactions can leave it at a crash, when it is handled again, then every delivery is queued and the next tree head finds all of its leaves', async () => {
       const tenant = new Tenant(world);
       await tenant.registerWebhook(['leaf_admitted', 'compliance_report_ready']);
       for (let i = 0; i < 3; i++) await tenant.submit(`model-${i}`);
-      const head = await world.integrate({ project: false });
+      // One bus batch: a fourth admission, committed after the sequencer read its batch, then the
+      // tree head of the first three. The fourth's pending leaf comes before the head's deletes.
+      const fourth = await tenant.submit('model-3', false, { project: false });
+      const head = await world.integrate({ project: false, leavePending: 1 });
+      const batch = [fourth, head];
       const writes = writeOrder(
-        compactChanges(await projectEvents(projection, world.readStore, GENERATION, [head])),
+        compactChanges(await projectEvents(projection, world.readStore, GENERATION, batch)),
         GENERATION,
       );
       // The order the MongoDB read store writes them in: write by write, within one collection by
@@ -806,23 +817,25 @@ describe('the dispatcher projection', () => {
       const sequence = writes.flatMap(asWrittenWithoutTransactions);
       for (let written = 0; written <= sequence.length; written++) {
         const crashed = new World();
-        for (const event of world.log.slice(0, -1)) await crashed.project([event]);
+        for (const event of world.log.slice(0, -2)) await crashed.project([event]);
         for (const change of sequence.slice(0, written)) await crashed.readStore.apply([change]);
         for (const write of writeOrder(
-          compactChanges(await projectEvents(projection, crashed.readStore, GENERATION, [head])),
+          compactChanges(await projectEvents(projection, crashed.readStore, GENERATION, batch)),
           GENERATION,
         ))
           await crashed.readStore.apply(write);
+        // Then two more admissions and the next tree head, over the fourth leaf and them.
         const later = new Tenant(crashed);
-        later.state.tenant_id = tenant.id;
         Object.assign(later.state, tenant.state);
         crashed.log.push(...world.log);
-        (crashed as unknown as { leaves: number }).leaves = 3;
-        for (let i = 3; i < 5; i++) await later.submit(`model-${i}`);
+        const internals = crashed as unknown as { leaves: number; unintegrated: RecordedEvent[] };
+        internals.leaves = 3;
+        internals.unintegrated = [fourth];
+        for (let i = 4; i < 6; i++) await later.submit(`model-${i}`);
         await crashed.integrate();
         expect({ written, deliveries: (await crashed.deliveries()).length }).toEqual({
           written,
-          deliveries: 10,
+          deliveries: 12,
         });
         await crashed.readStore.close();
       }
