@@ -112,10 +112,11 @@ export class DispatcherConsumer {
  * The writes of a batch, in order. Of each document only its last version is written. What a tree
  * head consumes (the pending leaves it deletes, and the pending count it lowers) goes in a write of
  * its own after the deliveries it gave rise to: a read store without transactions (MongoDB) writes
- * collection by collection, and a crash between them must leave the leaves pending (a replay queues
- * the deliveries again, which are idempotent) and the count, if anything, too high (a replay then
- * looks further), never the deliveries unwritten or the count too low (a later tree head would stop
- * looking before its last pending leaves).
+ * collection by collection, and a pending leaf deleted before its deliveries were written would
+ * leave a replay of the batch nothing to derive them from. A crash between the two writes leaves the
+ * leaves pending (the replay queues the same deliveries again, which the position guard skips) or,
+ * between the deletes and the count, the count too high (tree heads then look through all their
+ * positions): nothing is lost either way.
  */
 export function writeOrder(changes: readonly Change[], generation: number): Change[][] {
   const pendingLeaves = physicalCollection(WEBHOOK_PENDING_LEAVES, generation);
