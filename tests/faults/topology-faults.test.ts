@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { AdmissionLoad } from '../support/admission-load';
 import { expectPromisesKept } from '../support/fault-invariants';
+import { keepLogs } from '../support/kept-logs';
 import { PrivateFerretDb, PrivateKafka } from '../support/private-servers';
 import { describeWithServers, KAFKA_SERVER, MONGODB_SERVER } from '../support/servers';
 import { tempDir } from '../support/temp-dir';
@@ -50,6 +51,7 @@ describeWithServers([MONGODB_SERVER, KAFKA_SERVER], 'fault: the production topol
       mongoUrl: ferret.url,
       database: `faults_${randomUUID().replaceAll('-', '').slice(0, 12)}`,
       kafkaBrokers: kafka.brokers,
+      logDir: path.join(temp.dir, 'logs'),
     });
     const running = topology;
     const reads = running.client('read-api');
@@ -89,7 +91,7 @@ describeWithServers([MONGODB_SERVER, KAFKA_SERVER], 'fault: the production topol
       // The service recovered from all of it: admissions go on.
       await load.admitMore(20, 90_000);
     } catch (error) {
-      throw new Error(`${(error as Error).message}\n${running.logs()}`);
+      throw failure(error as Error);
     } finally {
       await load.stop();
     }
@@ -104,7 +106,13 @@ describeWithServers([MONGODB_SERVER, KAFKA_SERVER], 'fault: the production topol
       webhooks: { tenantId: tenant.tenant_id, receiver, secret: WEBHOOK_SECRET, timeoutMs: 180_000 },
       audit: { dataDir },
     }).catch((error: Error) => {
-      throw new Error(`${error.message}\n${running.logs()}`);
+      throw failure(error);
     });
+
+    /** The error with the last output of every role, and where the whole logs are kept. */
+    function failure(error: Error): Error {
+      const kept = keepLogs(temp.dir, 'gov-fault-topology-logs');
+      return new Error(`${error.message}\nwhole logs (roles, Kafka, FerretDB): ${kept}\n${running.logs()}`);
+    }
   }, 480_000);
 });

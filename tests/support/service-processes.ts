@@ -4,6 +4,7 @@
  * with its last output kept for a failure's message.
  */
 import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { exited, REPO_ROOT, spawnTypeScript } from './children';
 
@@ -16,18 +17,26 @@ export interface ServiceProcess {
   output: string[];
 }
 
-/** Starts `entry` (a path under the repository) listening on `port`, `env` over this process's. */
+/**
+ * Starts `entry` (a path under the repository) listening on `port`, `env` over this process's. With
+ * `logFile`, its whole output is also appended there (a failure's message holds only the last of it).
+ */
 export function startServiceProcess(
   name: string,
   entry: string,
   port: number,
   env: NodeJS.ProcessEnv,
+  logFile?: string,
 ): ServiceProcess {
   const child = spawnTypeScript(path.join(REPO_ROOT, entry), [], { ...env, GOV_PORT: String(port) });
   const output: string[] = [];
+  if (logFile) fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  const log = logFile ? fs.createWriteStream(logFile, { flags: 'a' }) : null;
+  child.once('exit', () => log?.end());
   const keep = (chunk: Buffer) => {
     output.push(chunk.toString('utf8'));
     if (output.length > 400) output.shift();
+    log?.write(chunk);
   };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);

@@ -40,6 +40,8 @@ export interface TopologyOptions {
   mongoUrl: string;
   database: string;
   kafkaBrokers: string;
+  /** Where each role's whole output is appended (`<role>.log`, across restarts). */
+  logDir?: string;
 }
 
 export class Topology {
@@ -48,6 +50,7 @@ export class Topology {
   private constructor(
     private readonly env: NodeJS.ProcessEnv,
     private readonly ports: Record<RoleName, number>,
+    private readonly logDir?: string,
   ) {}
 
   /** Starts every role: the sequencers first (the others follow a log that has a signed head). */
@@ -71,6 +74,7 @@ export class Topology {
         GOV_LOG_LEVEL: 'warn',
       },
       ports,
+      options.logDir,
     );
     await topology.startRoles(['projectors-a', 'projectors-b']);
     await topology.startRoles(['dispatcher', 'read-api', 'command-api-a', 'command-api-b']);
@@ -110,7 +114,13 @@ export class Topology {
     for (const role of roles)
       this.processes.set(
         role,
-        startServiceProcess(role, path.join('runtime/roles', ENTRY[role]), this.ports[role], this.env),
+        startServiceProcess(
+          role,
+          path.join('runtime/roles', ENTRY[role]),
+          this.ports[role],
+          this.env,
+          this.logDir && path.join(this.logDir, `${role}.log`),
+        ),
       );
     await Promise.all(roles.map((role) => waitHealthy(this.processes.get(role)!)));
   }
