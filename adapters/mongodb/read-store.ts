@@ -74,7 +74,23 @@ export interface MongoReadStoreOptions {
   database?: string;
   /** Clock for lease expiry (tests); default `Date.now`. */
   now?: () => number;
+  /**
+   * How long an operation waits for the server's answer before it fails (the driver's
+   * socketTimeoutMS); default ANSWER_TIMEOUT_MS. A `socketTimeoutMS` in the URL wins.
+   */
+  answerTimeoutMs?: number;
 }
+
+/**
+ * By default the driver puts no limit of its own on the wait for an answer on a connection it holds,
+ * nor on the wait for a free connection from its pool: a server that stops answering (stopped,
+ * wedged, a connection dropped without a reset) holds every request and projector batch that touches
+ * it until the driver's monitor gives the server up (~70 s in the test). Past these, the operation
+ * fails sooner: the request answers 500 and a projector resumes from its checkpoint. Both are far above any answer a working server takes (a projector's
+ * bulk write of a full batch included).
+ */
+export const ANSWER_TIMEOUT_MS = 60_000;
+export const POOL_WAIT_TIMEOUT_MS = 30_000;
 
 interface DocumentRecord extends DocumentState {
   _id: string;
@@ -120,7 +136,7 @@ export class MongoReadStore implements ReadStore {
   /** Connects to `url` (a `mongodb://` connection string); closing the store closes the connection. */
   static async connect(url: string, options: MongoReadStoreOptions = {}): Promise<MongoReadStore> {
     // ignoreUndefined: an undefined member is left out, as JSON leaves it out in the embedded adapter.
-    const client = new MongoClient(url, { ignoreUndefined: true });
+    const client = new MongoClient(url, { ignoreUndefined: true, ...driverTimeouts(url, options) });
     await client.connect();
     try {
       const store = await MongoReadStore.open(client.db(options.database ?? DEFAULT_DATABASE), options);
@@ -383,4 +399,18 @@ async function addToCounter(
 
 function toDocument<T>(record: Pick<DocumentRecord, '_id' | 'position' | 'data'>): StoredDocument<T> {
   return { id: record._id, position: record.position, data: record.data as T };
+}
+
+/** The timeouts the connection string leaves unset (options given here would override the URL's). */
+function driverTimeouts(
+  url: string,
+  options: MongoReadStoreOptions,
+): { socketTimeoutMS?: number; waitQueueTimeoutMS?: number } {
+  const named = new Set(
+    [...new URLSearchParams(url.split('?')[1] ?? '').keys()].map((key) => key.toLowerCase()),
+  );
+  return {
+    ...(!named.has('sockettimeoutms') && { socketTimeoutMS: options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS }),
+    ...(!named.has('waitqueuetimeoutms') && { waitQueueTimeoutMS: POOL_WAIT_TIMEOUT_MS }),
+  };
 }

@@ -81,7 +81,7 @@ export class PrivateFerretDb {
    */
   async crashAndRestart(downMs: number): Promise<void> {
     const pidFile = path.join(this.stateDir, 'pid');
-    const pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
+    const pid = this.pid();
     const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
     process.kill(pid, 'SIGKILL');
     while (isAlive(pid)) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -92,6 +92,20 @@ export class PrivateFerretDb {
     child.unref();
     fs.writeFileSync(pidFile, String(child.pid));
     await untilListening(this.port, 30_000);
+  }
+
+  /** Stops the server answering (SIGSTOP): connections stay open, nothing comes back on them. */
+  freeze(): void {
+    process.kill(this.pid(), 'SIGSTOP');
+  }
+
+  /** Lets a frozen server answer again (SIGCONT). */
+  thaw(): void {
+    process.kill(this.pid(), 'SIGCONT');
+  }
+
+  private pid(): number {
+    return Number(fs.readFileSync(path.join(this.stateDir, 'pid'), 'utf8').trim());
   }
 
   dispose(): void {
