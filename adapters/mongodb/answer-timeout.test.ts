@@ -18,7 +18,7 @@ describeWithServer(MONGODB_SERVER, 'MongoReadStore: a server that stops answerin
     temp.remove();
   });
 
-  it('given a connected store, when the server stops answering, then an operation fails within the answer timeout and one retry (~31 s; with no answer timeout it took ~70 s here, until the driver's monitor gave the server up), and works again once the server answers', async () => {
+  it("given a connected store, when the server stops answering, then an operation fails within the answer timeout and one retry (~31 s; with no answer timeout it took ~70 s here, until the driver's monitor gave the server up), and works again once the server answers", async () => {
     ferret = await PrivateFerretDb.start(path.join(temp.dir, 'servers'));
     store = await MongoReadStore.connect(ferret.url, { database: 'answer_timeout', answerTimeoutMs: 1000 });
     await store.apply([{ kind: 'upsert', collection: 'docs', id: 'a', position: 1, data: { n: 1 } }]);
