@@ -97,7 +97,8 @@ async function startConsuming(config: Config, readStore: ReadStore, worker: Deli
 
 async function main(): Promise<void> {
   yieldToAdmissions();
-  const { store: readStore } = await openReadStore(settings.readStore);
+  const logger = createLogger(settings.logLevel);
+  const { store: readStore } = await openReadStore(settings.readStore, logger);
 
   const worker = new DeliveryWorker({
     readStore,
@@ -105,7 +106,7 @@ async function main(): Promise<void> {
     guard: new TargetGuard({ allow: settings.allow }),
     secretKey: Buffer.from(settings.secretKey),
     clock: () => new Date(),
-    logger: createLogger(settings.logLevel),
+    logger,
     timeoutMs: settings.timeoutMs,
     render: (delivery: DeliveryView) =>
       new Promise<string>((resolve, reject) => {

@@ -54,7 +54,7 @@ export async function startEmbedded(
     ? observeAppends(events.store, () => projectionThread?.noteAppended())
     : events.store;
   const location = readStoreLocation(config);
-  const read = await openReadStore(location);
+  const read = await openReadStore(location, logger);
   const readStore = read.store;
   projectionThread = config.projectionThread
     ? await ProjectionThread.start({ config, metrics, logger })

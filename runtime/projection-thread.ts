@@ -72,13 +72,14 @@ async function openEvents(): Promise<{ store: EventStore; noteAppended(): void }
 
 async function main(): Promise<void> {
   const events = await openEvents();
-  const read = await openReadStore(readStoreLocation(config));
+  const logger = createLogger(config.logLevel);
+  const read = await openReadStore(readStoreLocation(config), logger);
   const supervisor = new ProjectionSupervisor({
     projections,
     eventStore: events.store,
     readStore: read.store,
     metrics: forwardingMetrics(),
-    logger: createLogger(config.logLevel),
+    logger,
     onApplied: (projectionName, position) => {
       applied[projectionName] = position;
       queueProgress();

@@ -3,6 +3,8 @@
  * in-process bus by default; EventStoreDB, MongoDB and Kafka when their connection settings are given.
  * The one place a deployment's adapters are picked.
  */
+
+import type { Logger } from 'pino';
 import { EventStoreBus } from '../adapters/embedded/event-store-bus';
 import { EsdbEventStore } from '../adapters/eventstoredb/event-store';
 import { KafkaBus, type KafkaBusOptions } from '../adapters/kafka/bus';
@@ -39,9 +41,20 @@ export interface OpenedReadStore {
   binding: string;
 }
 
-export async function openReadStore(location: ReadStoreLocation): Promise<OpenedReadStore> {
+export async function openReadStore(
+  location: ReadStoreLocation,
+  /** Told when the MongoDB client is replaced because its server monitor stalled. */
+  logger?: Pick<Logger, 'warn'>,
+): Promise<OpenedReadStore> {
   if (location.kind === 'mongodb') {
-    const store = await MongoReadStore.connect(location.url, { database: location.database });
+    const store = await MongoReadStore.connect(location.url, {
+      database: location.database,
+      onClientRenewed: (silentMs) =>
+        logger?.warn(
+          { silent_ms: silentMs },
+          'the read store client reported no server heartbeat for too long; replaced it with a new client',
+        ),
+    });
     return { store, leases: store.leases(), binding: 'mongodb' };
   }
   const store = SplitReadStore.open(location.file, location.dispatchFile, isDispatcherState);

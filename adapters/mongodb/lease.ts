@@ -62,13 +62,18 @@ export async function isCurrentGrant(
  * and a lapsed (or released) lease is taken with a new epoch, even by its previous owner.
  */
 export class MongoLeaseManager implements LeaseManager {
-  private readonly records: Collection<LeaseRecord>;
+  private readonly db: () => Db;
 
+  /** @param db the database, or where to get it for each operation (a client that may be renewed). */
   constructor(
-    db: Db,
+    db: Db | (() => Db),
     private readonly now: () => number = Date.now,
   ) {
-    this.records = leaseRecords(db);
+    this.db = typeof db === 'function' ? db : () => db;
+  }
+
+  private get records(): Collection<LeaseRecord> {
+    return leaseRecords(this.db());
   }
 
   async acquire(name: string, owner: string, ttlMs: number): Promise<LeaseGrant | null> {

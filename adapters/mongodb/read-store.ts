@@ -1,4 +1,4 @@
-import { type Collection, type Db, type Document, MongoClient } from 'mongodb';
+import type { Collection, Db, Document } from 'mongodb';
 import { FencedOutError, type LeaseGrant } from '../../ports/lease';
 import type {
   Change,
@@ -48,6 +48,7 @@ import {
   MongoLeaseManager,
 } from './lease';
 import { duplicateKeyWrites, isDuplicateKey, isNamespaceNotFound } from './mongo-errors';
+import { defaultStallWatch, RenewingClient, type StallWatch } from './renewing-client';
 
 /**
  * The read store on MongoDB, without multi-document transactions or change streams (FerretDB v1 has
@@ -79,6 +80,10 @@ export interface MongoReadStoreOptions {
    * socketTimeoutMS); default ANSWER_TIMEOUT_MS. A `socketTimeoutMS` in the URL wins.
    */
   answerTimeoutMs?: number;
+  /** When the client counts as stalled and is replaced; default `defaultStallWatch` (a minute). */
+  stallWatch?: StallWatch;
+  /** Told when the client was replaced, with how long it had been silent (with the default watch). */
+  onClientRenewed?: (silentMs: number) => void;
 }
 
 /**
@@ -116,30 +121,36 @@ const REPLACEMENTS_PER_COMMAND = 50;
 const COUNTER_ATTEMPTS = 10;
 
 export class MongoReadStore implements ReadStore {
-  private readonly checkpoints: Collection<CheckpointRecord>;
-  private readonly leaseRecords: Collection<LeaseRecord>;
   private readonly now: () => number;
   /** Counters are updated one at a time per document (see `incrementCounter`). */
   private readonly counters = new KeyedSerializer();
   /** Only a client this store connected is closed by it; a shared one belongs to its opener. */
-  private ownedClient: MongoClient | null = null;
+  private ownedClient: RenewingClient | null = null;
 
+  /** @param database the database, asked for each operation (the client under it may be renewed). */
   private constructor(
-    private readonly db: Db,
-    options: MongoReadStoreOptions,
+    private readonly database: () => Db,
+    options: Omit<MongoReadStoreOptions, 'database'>,
   ) {
     this.now = options.now ?? Date.now;
-    this.checkpoints = db.collection<CheckpointRecord>(CHECKPOINTS_COLLECTION);
-    this.leaseRecords = leaseRecords(db);
   }
 
-  /** Connects to `url` (a `mongodb://` connection string); closing the store closes the connection. */
+  /**
+   * Connects to `url` (a `mongodb://` connection string); closing the store closes the connection.
+   * The client is replaced if its server monitor stalls (renewing-client.ts).
+   */
   static async connect(url: string, options: MongoReadStoreOptions = {}): Promise<MongoReadStore> {
     // ignoreUndefined: an undefined member is left out, as JSON leaves it out in the embedded adapter.
-    const client = new MongoClient(url, { ignoreUndefined: true, ...driverTimeouts(url, options) });
-    await client.connect();
+    const clientOptions = { ignoreUndefined: true, ...driverTimeouts(url, options) };
+    const client = await RenewingClient.connect(
+      url,
+      clientOptions,
+      options.stallWatch ?? { ...defaultStallWatch(clientOptions), onRenewed: options.onClientRenewed },
+    );
+    const name = options.database ?? DEFAULT_DATABASE;
     try {
-      const store = await MongoReadStore.open(client.db(options.database ?? DEFAULT_DATABASE), options);
+      const store = new MongoReadStore(() => client.db(name), options);
+      await ensureLeaseIndexes(client.db(name));
       store.ownedClient = client;
       return store;
     } catch (error) {
@@ -150,14 +161,26 @@ export class MongoReadStore implements ReadStore {
 
   /** A store on a database whose client the caller owns (and closes). */
   static async open(db: Db, options: Omit<MongoReadStoreOptions, 'database'> = {}): Promise<MongoReadStore> {
-    const store = new MongoReadStore(db, options);
+    const store = new MongoReadStore(() => db, options);
     await ensureLeaseIndexes(db);
     return store;
   }
 
   /** The leases `apply` checks its fence against: hand it to the projectors' single-writer mode. */
   leases(): MongoLeaseManager {
-    return new MongoLeaseManager(this.db, this.now);
+    return new MongoLeaseManager(this.database, this.now);
+  }
+
+  private get db(): Db {
+    return this.database();
+  }
+
+  private get checkpoints(): Collection<CheckpointRecord> {
+    return this.db.collection<CheckpointRecord>(CHECKPOINTS_COLLECTION);
+  }
+
+  private get leaseRecords(): Collection<LeaseRecord> {
+    return leaseRecords(this.db);
   }
 
   async ensureIndex(spec: IndexSpec): Promise<void> {

@@ -28,7 +28,7 @@ export async function startFollowerServices(
   const metrics = createMetrics();
   const keyring = await openServerKeyring(config.dataDir, config.logOrigin);
   const events = await openEventStore(config);
-  const read = await openReadStore(readStoreLocation(config));
+  const read = await openReadStore(readStoreLocation(config), logger);
   const waits = remoteWaitsOn(read.store);
   let refreshCosignatures: (event: RecordedEvent) => void = () => undefined;
   const follower = new LogFollower({

@@ -22,7 +22,7 @@ export async function startProjectorsRole(config: Config, logger: Logger): Promi
 
   const keyring = await openServerKeyring(config.dataDir, config.logOrigin);
   const events = await openEventStore(config);
-  const read = await openReadStore(readStoreLocation(config));
+  const read = await openReadStore(readStoreLocation(config), logger);
   const eventStore = events.store;
   const readStore = read.store;
   const leases = read.leases;
