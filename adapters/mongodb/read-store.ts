@@ -48,7 +48,7 @@ import {
   MongoLeaseManager,
 } from './lease';
 import { duplicateKeyWrites, isDuplicateKey, isNamespaceNotFound } from './mongo-errors';
-import { defaultStallWatch, RenewingClient, type StallWatch } from './renewing-client';
+import { defaultStallWatch, RenewingClient, type StallWatch, urlOptions } from './renewing-client';
 
 /**
  * The read store on MongoDB, without multi-document transactions or change streams (FerretDB v1 has
@@ -91,8 +91,8 @@ export interface MongoReadStoreOptions {
  * nor on the wait for a free connection from its pool: a server that stops answering (stopped,
  * wedged, a connection dropped without a reset) holds every request and projector batch that touches
  * it until the driver's monitor gives the server up (~70 s in the test). Past these, the operation
- * fails sooner: the request answers 500 and a projector resumes from its checkpoint. Both are far above any answer a working server takes (a projector's
- * bulk write of a full batch included).
+ * fails sooner: the request answers 500 and a projector resumes from its checkpoint. Both are far
+ * above any answer a working server takes (a projector's bulk write of a full batch included).
  */
 export const ANSWER_TIMEOUT_MS = 60_000;
 export const POOL_WAIT_TIMEOUT_MS = 30_000;
@@ -145,7 +145,7 @@ export class MongoReadStore implements ReadStore {
     const client = await RenewingClient.connect(
       url,
       clientOptions,
-      options.stallWatch ?? { ...defaultStallWatch(clientOptions), onRenewed: options.onClientRenewed },
+      options.stallWatch ?? { ...defaultStallWatch(url), onRenewed: options.onClientRenewed },
     );
     const name = options.database ?? DEFAULT_DATABASE;
     try {
@@ -429,9 +429,7 @@ function driverTimeouts(
   url: string,
   options: MongoReadStoreOptions,
 ): { socketTimeoutMS?: number; waitQueueTimeoutMS?: number } {
-  const named = new Set(
-    [...new URLSearchParams(url.split('?')[1] ?? '').keys()].map((key) => key.toLowerCase()),
-  );
+  const named = urlOptions(url);
   return {
     ...(!named.has('sockettimeoutms') && { socketTimeoutMS: options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS }),
     ...(!named.has('waitqueuetimeoutms') && { waitQueueTimeoutMS: POOL_WAIT_TIMEOUT_MS }),
