@@ -12,10 +12,12 @@
  * GOV_FUZZ_MAX_SECONDS (wall-clock cap of the schemathesis run, default 900).
  */
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import readline from 'node:readline';
 import { validBody } from '../domain/test-fixtures';
 import {
   cosignatureLine,
@@ -25,6 +27,7 @@ import {
   SIGNATURE_TYPE_COSIGNATURE_V1,
 } from '../merkle-core';
 import { freePort } from '../tests/support/children';
+import { plainFuzzLine } from './fuzz-output';
 import { registerL4Tenants, startServer, stopServer } from './http-server';
 import { tempDir } from './temp-dir';
 
@@ -205,7 +208,14 @@ function runSchemathesis(
   cwd: string,
 ): Promise<number> {
   // In the temporary folder: Hypothesis keeps its caches (.hypothesis) in the working directory.
-  const child = spawn(executable, args, { cwd, env: { ...process.env, ...env }, stdio: 'inherit' });
+  const child = spawn(executable, args, {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ['inherit', 'pipe', 'inherit'],
+  });
+  const output = readline.createInterface({ input: child.stdout! });
+  output.on('line', (line) => process.stdout.write(`${plainFuzzLine(line)}\n`));
+  const outputClosed = once(output, 'close');
   const timer = setTimeout(() => {
     process.stderr.write(`fuzz: schemathesis ran longer than ${maxSeconds} s; stopping it\n`);
     child.kill('SIGTERM');
@@ -214,7 +224,8 @@ function runSchemathesis(
     child.once('error', reject);
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      resolve(code ?? (signal ? 124 : 1));
+      // Every line printed before the step's own closing line.
+      void outputClosed.then(() => resolve(code ?? (signal ? 124 : 1)));
     });
   });
 }
