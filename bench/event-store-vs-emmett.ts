@@ -129,7 +129,7 @@ export async function eventStoreVersusEmmett(dir: string, seconds: number): Prom
       peer: { name: EMMETT, value: Math.round(theirs.eventsPerSecond) },
       ratio: mine.eventsPerSecond / theirs.eventsPerSecond,
       notes:
-        "each store with its own page cache settings (ours 64 MiB and memory-mapped reads, Emmett SQLite's defaults)",
+        "each store with its own page cache settings (ours a 64 MiB page cache, Emmett SQLite's defaults)",
     });
     const documented = await measureDocumentedEmmett(
       path.join(dir, 'emmett-documented.db'),

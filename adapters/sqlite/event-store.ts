@@ -19,6 +19,7 @@ import { AppendNotifier } from './append-notifier';
 import { EventWriterThread } from './event-writer';
 import { type AppendOutcome, type AppendRequest, type EventRow, GroupCommitter } from './group-commit';
 import { openSqlite, type SqliteDatabase } from './open';
+import { ScanMapping } from './scan-mapping';
 
 export interface SqliteEventStoreOptions {
   /** Path of the SQLite file (created if missing), or ':memory:'. */
@@ -92,6 +93,8 @@ export class SqliteEventStore implements EventStore {
   private pending: PendingAppend[] = [];
   private flushScheduled = false;
   private closed = false;
+  /** Maps the file while a read works through a backlog (see scan-mapping.ts). */
+  private readonly scanMapping: ScanMapping;
   /** An `importEvents` transaction is open on the connection: appends must not join it. */
   private importing = false;
   private readonly statements: ReturnType<typeof prepareStatements>;
@@ -103,6 +106,7 @@ export class SqliteEventStore implements EventStore {
 
   constructor(options: SqliteEventStoreOptions) {
     this.db = openSqlite(options.file, 'durable', options.cacheMiB);
+    this.scanMapping = new ScanMapping(this.db);
     createSchema(this.db);
     this.statements = prepareStatements(this.db);
     this.maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
@@ -154,13 +158,22 @@ export class SqliteEventStore implements EventStore {
   async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
     let after = options.after ?? 0;
     let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
-    while (remaining > 0 && !this.closed) {
-      const limit = Math.min(this.pageSize, remaining);
-      const page = this.readPage(after, options.filter, limit);
-      for (const event of page) yield event;
-      if (page.length < limit) return;
-      remaining -= page.length;
-      after = page[page.length - 1]!.position;
+    let mapped = false;
+    try {
+      while (remaining > 0 && !this.closed) {
+        const limit = Math.min(this.pageSize, remaining);
+        const page = this.readPage(after, options.filter, limit);
+        if (page.length === this.pageSize && !mapped) {
+          this.scanMapping.begin();
+          mapped = true;
+        }
+        for (const event of page) yield event;
+        if (page.length < limit) return;
+        remaining -= page.length;
+        after = page[page.length - 1]!.position;
+      }
+    } finally {
+      if (mapped) this.scanMapping.end();
     }
   }
 
@@ -176,17 +189,28 @@ export class SqliteEventStore implements EventStore {
       },
       async *[Symbol.asyncIterator]() {
         let after = options.after ?? 0;
-        while (!closed && !store.closed) {
-          // Read before waiting: an append that lands between this read and the wait still wakes us,
-          // because the notifier compares against the version seen at `waitForAppend` time.
-          const version = store.notifier.version();
-          const batch = store.readPage(after, options.filter, maxBatch, options.dataMembers);
-          if (batch.length > 0) {
-            after = batch[batch.length - 1]!.position;
-            yield batch;
-            continue;
+        // Mapped while catching up (full batches), unmapped once following the head.
+        let mapped = false;
+        try {
+          while (!closed && !store.closed) {
+            // Read before waiting: an append that lands between this read and the wait still wakes us,
+            // because the notifier compares against the version seen at `waitForAppend` time.
+            const version = store.notifier.version();
+            const batch = store.readPage(after, options.filter, maxBatch, options.dataMembers);
+            if ((batch.length === maxBatch) !== mapped) {
+              mapped = !mapped;
+              if (mapped) store.scanMapping.begin();
+              else store.scanMapping.end();
+            }
+            if (batch.length > 0) {
+              after = batch[batch.length - 1]!.position;
+              yield batch;
+              continue;
+            }
+            await store.notifier.waitForChange(version, wake.signal);
           }
-          await store.notifier.waitForChange(version, wake.signal);
+        } finally {
+          if (mapped) store.scanMapping.end();
         }
       },
     };
