@@ -228,8 +228,12 @@ async function renderComplianceReport(services: Services, delivery: DeliveryView
   if (!render) throw new Error(`delivery ${delivery.delivery_id} has neither a body nor a renderer`);
   let bundle = await services.readModels.get<BundleView>(governanceProjection, BUNDLES, render.artifact_hash);
   if (!bundle) {
-    // The governance read model may trail the dispatcher: let it catch up with what is committed.
-    await services.awaitProjections(await services.eventStore.headPosition(), ['EvidenceAdmitted']);
+    // The governance read model may trail the dispatcher: let it catch up with the newest admission.
+    // (Not with the head: a projector reaches only positions of the events it reads, so a head of
+    // another type — a webhook registered, a tier changed — was reached only by the next admission,
+    // and the intake, and with it every delivery, waited for one.)
+    const newestAdmission = await services.eventStore.headPosition({ eventTypes: ['EvidenceAdmitted'] });
+    await services.awaitProjections(newestAdmission, ['EvidenceAdmitted']);
     bundle = await services.readModels.get<BundleView>(governanceProjection, BUNDLES, render.artifact_hash);
   }
   if (!bundle)
