@@ -368,6 +368,37 @@ describe('webhooks over HTTP', () => {
   });
 
   describe('tenant isolation and subscriptions', () => {
+    it('given two webhooks of a tenant on one event, then each receives the same bytes signed with its own secret, and a redelivery to the second sends them again', async () => {
+      const tenant = await client().register();
+      const first = await register(tenant, ['leaf_admitted'], { secret: 'the-first-secret-0123456789' });
+      const second = await register(tenant, ['leaf_admitted'], { secret: 'the-second-secret-0123456789' });
+      const admitted = await client().admit(tenant.api_key, validEvidence('shared-body'));
+      const toTenant = () => receiver.received.filter((d) => d.body.tenant_id === tenant.tenant_id);
+      await receiver.waitFor(() => toTenant().length >= 2);
+      const [a, b] = toTenant();
+      expect(a!.body.leaf_hash).toBe(admitted.leaf_hash);
+      expect(b!.raw).toBe(a!.raw);
+      const secrets = new Map([
+        [first.webhook_id, 'the-first-secret-0123456789'],
+        [second.webhook_id, 'the-second-secret-0123456789'],
+      ]);
+      for (const delivery of [a!, b!]) {
+        const webhookId = (delivery.headers['x-gov-delivery-id'] as string).split('.')[0]!;
+        await checkDelivery(delivery, secrets.get(webhookId)!);
+      }
+      const [logged] = (await deliveriesOf(tenant, second.webhook_id)).body.deliveries;
+      const redeliver = await client().post(
+        `/webhooks/${second.webhook_id}/deliveries/${logged!.delivery_id}/redeliver`,
+        {},
+        tenant.api_key,
+      );
+      expect(redeliver.status).toBe(202);
+      await receiver.waitFor(() => toTenant().length >= 3);
+      const again = toTenant()[2]!;
+      expect(again.raw).toBe(a!.raw);
+      await checkDelivery(again, 'the-second-secret-0123456789');
+    });
+
     it("given tenants A and B with webhooks, when A admits, then only A's webhook (and only for subscribed events) receives it", async () => {
       const a = await client().register();
       const b = await client().register();

@@ -2,7 +2,8 @@
  * Where the body of a delivery is kept, once: the dispatcher projection's delivery document holds it
  * (and copies it for a redelivery), except for a compliance report, which the projection cannot build
  * (its inclusion proof needs the log): that one is rendered when the delivery is taken in and kept in
- * `webhook_rendered_bodies`, so every attempt sends the same signed bytes.
+ * `webhook_rendered_bodies`, so every attempt sends the same signed bytes. An event fanned out to
+ * several webhooks keeps its body in its first delivery; the others name it (`body_of`).
  */
 import type { Change, ReadStore } from '../../ports/read-store';
 import type { DeliveryLogEntry } from './delivery-log';
@@ -22,12 +23,25 @@ export interface DeliveryBodiesOptions {
   render?: (delivery: DeliveryView) => Promise<string>;
 }
 
+/** Bodies of deliveries just taken in, kept for the deliveries that share them (taken right after). */
+const RECENT_HOLDERS = 64;
+
 export class DeliveryBodies {
+  private readonly recentHolders = new Map<string, string>();
+
   constructor(private readonly options: DeliveryBodiesOptions) {}
 
   /** The body of a delivery being taken in, and the change that keeps it when it was rendered here. */
   async take(delivery: DeliveryView): Promise<{ body: string; keep: Change | null }> {
-    if (delivery.body !== null) return { body: delivery.body, keep: null };
+    if (delivery.body !== null) {
+      this.rememberHolder(delivery.delivery_id, delivery.body);
+      return { body: delivery.body, keep: null };
+    }
+    if (delivery.body_of !== undefined)
+      return {
+        body: this.recentHolders.get(delivery.body_of) ?? (await this.heldBy(delivery.body_of)),
+        keep: null,
+      };
     const body = await this.render(delivery);
     return {
       body,
@@ -49,8 +63,23 @@ export class DeliveryBodies {
     const queued = await readStore.get<DeliveryView>(deliveries, entry.delivery_id);
     if (!queued) throw new Error(`delivery ${entry.delivery_id} is not in the dispatcher's queue`);
     if (queued.data.body !== null) return queued.data.body;
+    if (queued.data.body_of !== undefined) return this.heldBy(queued.data.body_of);
     const rendered = await readStore.get<RenderedBody>(RENDERED_BODIES, entry.delivery_id);
     return rendered ? rendered.data.body : this.render(queued.data);
+  }
+
+  /** The body the delivery `holderId` holds for the deliveries that share it. */
+  private async heldBy(holderId: string): Promise<string> {
+    const holder = await this.options.readStore.get<DeliveryView>(this.options.deliveries, holderId);
+    if (holder?.data.body == null)
+      throw new Error(`delivery ${holderId}, which holds a shared body, is not in the dispatcher's queue`);
+    return holder.data.body;
+  }
+
+  private rememberHolder(deliveryId: string, body: string): void {
+    if (this.recentHolders.size >= RECENT_HOLDERS)
+      this.recentHolders.delete(this.recentHolders.keys().next().value!);
+    this.recentHolders.set(deliveryId, body);
   }
 
   private render(delivery: DeliveryView): Promise<string> {

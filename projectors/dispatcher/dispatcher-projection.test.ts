@@ -630,7 +630,25 @@ describe('the dispatcher projection', () => {
       expect(await types(both)).toEqual(['gate_fail', 'leaf_admitted']);
       const [failureA, failureB] = (await world.deliveries()).filter((d) => d.event_type === 'gate_fail');
       expect(failureA!.event_id).toBe(failureB!.event_id);
-      expect(failureA!.body).toBe(failureB!.body);
+      // One body per event: the first delivery holds it, the other names that one.
+      expect(failureA!.body).not.toBeNull();
+      expect(failureB!.body).toBeNull();
+      expect(failureB!.body_of).toBe(failureA!.delivery_id);
+    });
+
+    it('given three webhooks receiving the same event, then its body is stored once, in the first delivery', async () => {
+      const tenant = new Tenant(world);
+      for (let i = 0; i < 3; i++) await tenant.registerWebhook(['leaf_admitted']);
+      await tenant.submit();
+      await world.integrate();
+      const [holder, ...sharers] = await world.deliveries();
+      expect(sharers).toHaveLength(2);
+      expect(payloadOf(holder!).type).toBe('leaf_admitted');
+      for (const sharer of sharers) {
+        expect(sharer.event_id).toBe(holder!.event_id);
+        expect(sharer.body).toBeNull();
+        expect(sharer.body_of).toBe(holder!.delivery_id);
+      }
     });
 
     it('given a removed webhook, then it receives nothing after its removal, not even for leaves admitted before it', async () => {

@@ -121,8 +121,13 @@ export interface DeliveryView {
   webhook_id: string;
   event_id: string;
   event_type: WebhookEventName;
-  /** The exact JSON text to sign and send (≤ 128 KB), or null when `render` must produce it. */
+  /**
+   * The exact JSON text to sign and send (≤ 128 KB), or null when `render` must produce it or
+   * `body_of` names the delivery that holds it.
+   */
   body: string | null;
+  /** The delivery of the same event (to another webhook) whose body this one sends. */
+  body_of?: string;
   /** Only on compliance_report_ready, whose body is null: rendered when the delivery is taken in. */
   render?: ComplianceReportRender;
   /** recorded_at of the event whose projection queued the delivery. */
@@ -324,6 +329,7 @@ async function redeliveryRequested(
     event_id: copy.event_id,
     event_type: copy.event_type,
     body: copy.body,
+    ...(copy.body_of && { body_of: copy.body_of }),
     ...(copy.render && { render: copy.render }),
   };
   return [
@@ -639,19 +645,30 @@ function bodyOf<N extends WebhookEventName>(
   return { name, event_id: eventId, body: serializeWebhookBody(name, payload, links).body };
 }
 
-/** One delivery per active webhook of the tenant that receives the event, in registration order. */
+/**
+ * One delivery per active webhook of the tenant that receives the event, in registration order. The
+ * body is the same for every one of them: the first delivery holds it, the others name that one
+ * (`body_of`), so an event fanned out to n webhooks stores its body once, not n times.
+ */
 function draftsFor(out: Outgoing, webhooks: readonly ActiveWebhook[], tenantId: string): Draft[] {
+  let holder: string | null = null;
   return webhooks
     .filter((webhook) => webhook.events.includes(out.name))
-    .map((webhook) => ({
-      delivery_id: `${webhook.webhook_id}.${out.event_id}`,
-      tenant_id: tenantId,
-      webhook_id: webhook.webhook_id,
-      event_id: out.event_id,
-      event_type: out.name,
-      body: out.body,
-      ...(out.render && { render: out.render }),
-    }));
+    .map((webhook) => {
+      const deliveryId = `${webhook.webhook_id}.${out.event_id}`;
+      const shared = holder !== null && out.body !== null;
+      holder ??= deliveryId;
+      return {
+        delivery_id: deliveryId,
+        tenant_id: tenantId,
+        webhook_id: webhook.webhook_id,
+        event_id: out.event_id,
+        event_type: out.name,
+        body: shared ? null : out.body,
+        ...(shared && { body_of: holder }),
+        ...(out.render && { render: out.render }),
+      };
+    });
 }
 
 /**

@@ -1,0 +1,65 @@
+import { SqliteReadStore } from '../../adapters/sqlite/read-store';
+import type { Change } from '../../ports/read-store';
+import { DeliveryBodies } from './delivery-bodies';
+import { newLogEntry } from './delivery-log';
+import type { DeliveryView } from './dispatcher-projection';
+
+const DELIVERIES = 'webhook_deliveries__g1';
+const BODY = '{"type":"leaf_admitted","event_id":"evt_1"}';
+
+function delivery(id: string, shared: { body: string } | { body_of: string }): DeliveryView {
+  return {
+    seq: 0,
+    delivery_id: id,
+    tenant_id: 'ten_1',
+    webhook_id: id.split('.')[0]!,
+    event_id: 'evt_1',
+    event_type: 'leaf_admitted',
+    body: 'body' in shared ? shared.body : null,
+    ...('body_of' in shared && { body_of: shared.body_of }),
+    queued_at: '2026-01-01T00:00:00.000Z',
+    redelivery_of: null,
+  };
+}
+
+function queued(view: DeliveryView): Change {
+  return { kind: 'upsert', collection: DELIVERIES, id: view.delivery_id, position: 1, data: view };
+}
+
+describe('bodies shared by the deliveries of one event', () => {
+  const holder = delivery('whk_a.evt_1', { body: BODY });
+  const sharer = delivery('whk_b.evt_1', { body_of: holder.delivery_id });
+
+  it('given a sharer taken in after its holder, then it sends the holder body', async () => {
+    const store = new SqliteReadStore(':memory:');
+    const bodies = new DeliveryBodies({ readStore: store, deliveries: DELIVERIES });
+    expect(await bodies.take(holder)).toEqual({ body: BODY, keep: null });
+    // Nothing is in the store: the body comes from the holder just taken in.
+    expect(await bodies.take(sharer)).toEqual({ body: BODY, keep: null });
+    await store.close();
+  });
+
+  it('given a sharer taken in without its holder (after a restart), then the holder body is read from the queue', async () => {
+    const store = new SqliteReadStore(':memory:');
+    await store.apply([queued(holder), queued(sharer)]);
+    const bodies = new DeliveryBodies({ readStore: store, deliveries: DELIVERIES });
+    expect(await bodies.take(sharer)).toEqual({ body: BODY, keep: null });
+    await store.close();
+  });
+
+  it('given a retry of a sharer, then the holder body is sent again', async () => {
+    const store = new SqliteReadStore(':memory:');
+    await store.apply([queued(holder), queued(sharer)]);
+    const bodies = new DeliveryBodies({ readStore: store, deliveries: DELIVERIES });
+    const entry = newLogEntry(sharer, BODY, '2026-01-01T00:00:01.000Z');
+    expect(await bodies.of(entry)).toBe(BODY);
+    await store.close();
+  });
+
+  it('given a sharer whose holder is missing, then taking it in fails, naming the holder', async () => {
+    const store = new SqliteReadStore(':memory:');
+    const bodies = new DeliveryBodies({ readStore: store, deliveries: DELIVERIES });
+    await expect(bodies.take(sharer)).rejects.toThrow(/delivery whk_a\.evt_1, which holds a shared body/);
+    await store.close();
+  });
+});
