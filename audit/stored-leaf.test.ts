@@ -57,7 +57,14 @@ function parsedVerdict(type: AdmissionType, data: string) {
   }
   const record = parsed?.[LEAF_RECORD_MEMBER[type]];
   if (record === null || typeof record !== 'object') return { checks: ['event-schema'], leaf: null };
-  const leaf = toHex(leafHashOfRecord(record));
+  let leaf: string;
+  try {
+    leaf = toHex(leafHashOfRecord(record));
+  } catch {
+    // A record canonical JSON cannot express (a number out of range, such as 0.2e4521, reads as
+    // Infinity) does not follow the event's schema either.
+    return { checks: ['event-schema'], leaf: null };
+  }
   return { checks: parsed.leaf_hash === leaf ? [] : ['leaf-hash-mismatch'], leaf };
 }
 
