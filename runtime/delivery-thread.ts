@@ -46,6 +46,14 @@ function yieldToAdmissions(): void {
   }
 }
 
+/**
+ * This thread's writes to the dispatcher's file (queued deliveries, the bus offset, delivery-log
+ * pages) commit together at most this often: under load they were ~150 small commits a second, each
+ * writing the same hot pages again; grouped, the thread spent ~10% less CPU per admission. The cost is
+ * up to this much more delay before a delivery's first attempt and before a webhook command answers.
+ */
+const DISPATCH_COMMIT_INTERVAL_MS = 20;
+
 /** Attempts go to the main thread's metrics every ATTEMPT_REPORT_MS, not one message each. */
 const ATTEMPT_REPORT_MS = 50;
 let attemptReports: AttemptReport[] = [];
@@ -98,7 +106,9 @@ async function startConsuming(config: Config, readStore: ReadStore, worker: Deli
 async function main(): Promise<void> {
   yieldToAdmissions();
   const logger = createLogger(settings.logLevel);
-  const { store: readStore } = await openReadStore(settings.readStore, logger);
+  const { store: readStore } = await openReadStore(settings.readStore, logger, {
+    dispatchCommitIntervalMs: DISPATCH_COMMIT_INTERVAL_MS,
+  });
 
   const worker = new DeliveryWorker({
     readStore,

@@ -45,6 +45,11 @@ export async function openReadStore(
   location: ReadStoreLocation,
   /** Told when the MongoDB client is replaced because its server monitor stalled. */
   logger?: Pick<Logger, 'warn'>,
+  /**
+   * Embedded only: commit the dispatcher file's writes together, at most once per this many ms. For
+   * the delivery thread, the file's one writer, whose writes wait for nothing on the admission path.
+   */
+  options: { dispatchCommitIntervalMs?: number } = {},
 ): Promise<OpenedReadStore> {
   if (location.kind === 'mongodb') {
     const store = await MongoReadStore.connect(location.url, {
@@ -57,7 +62,9 @@ export async function openReadStore(
     });
     return { store, leases: store.leases(), binding: 'mongodb' };
   }
-  const store = SplitReadStore.open(location.file, location.dispatchFile, isDispatcherState);
+  const store = SplitReadStore.open(location.file, location.dispatchFile, isDispatcherState, {
+    commitIntervalMs: options.dispatchCommitIntervalMs,
+  });
   return { store, leases: store.leases(), binding: 'sqlite' };
 }
 

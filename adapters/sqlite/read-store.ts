@@ -30,6 +30,7 @@ import {
   pageSize,
   sortLabel,
 } from '../shared/read-store-validation';
+import { DeferredCommit } from './deferred-commit';
 import { prepareFenceCheck, SqliteLeaseManager } from './lease';
 import { openSqlite, type SqliteDatabase } from './open';
 
@@ -134,35 +135,53 @@ interface Condition {
   params: BindValue[];
 }
 
+export interface SqliteReadStoreOptions {
+  /**
+   * Commit applies together, at most once per this many milliseconds (deferred-commit.ts); 0 commits
+   * each apply on its own. Only for a store that owns its file and whose writers can wait that long.
+   */
+  commitIntervalMs?: number;
+}
+
 export class SqliteReadStore implements ReadStore {
   private readonly db: SqliteDatabase;
+  private readonly deferred: DeferredCommit | null;
   /** Only a database this store opened is closed by it; a shared one belongs to its opener. */
   private readonly ownsDatabase: boolean;
   private readonly statements: { [K in keyof typeof SQL]: Statement };
   private readonly queries = new Map<string, Statement>();
+  /** The statements of one apply, in whatever transaction is open. */
+  private readonly applyAll: (changes: readonly Change[], checkpoint: Checkpoint | undefined) => void;
   private readonly applyInTransaction: Database.Transaction<
     (changes: readonly Change[], checkpoint: Checkpoint | undefined) => void
   >;
 
   /** @param source a file path to open (`:memory:` works), or a database shared with other adapters. */
-  constructor(source: string | SqliteDatabase) {
+  constructor(source: string | SqliteDatabase, options: SqliteReadStoreOptions = {}) {
     this.ownsDatabase = typeof source === 'string';
     this.db = typeof source === 'string' ? openSqlite(source, 'derived') : source;
+    // A shared connection's other users (leases) must not find their writes held back.
+    this.deferred =
+      this.ownsDatabase && (options.commitIntervalMs ?? 0) > 0
+        ? new DeferredCommit(this.db, options.commitIntervalMs!)
+        : null;
     this.db.exec(SCHEMA);
     writePlannerStats(this.db);
     this.statements = prepareAll(this.db);
     const isCurrentGrant = prepareFenceCheck(this.db);
-    this.applyInTransaction = this.db.transaction((changes, checkpoint) => {
+    this.applyAll = (changes, checkpoint) => {
       // Checked inside the transaction: no other writer can take the lease between check and write.
       const fence = checkpoint?.fence;
       if (fence && !isCurrentGrant(fence)) throw new FencedOutError(fence.name, fence.epoch);
       for (const change of changes) this.applyChange(change);
       if (checkpoint) this.statements.saveCheckpoint.run(checkpoint.projector, checkpoint.position);
-    });
+    };
+    this.applyInTransaction = this.db.transaction(this.applyAll);
   }
 
   async ensureIndex(spec: IndexSpec): Promise<void> {
     if (spec.fields.length === 0) throw new Error('An index needs at least one field');
+    this.deferred?.flush();
     const name = `read:${collectionName(spec.collection)}:${spec.fields.map(memberPath).join(',')}`;
     const columns = [...spec.fields.map(memberValue), 'id'].join(', ');
     if (this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").get(name)) return;
@@ -201,6 +220,7 @@ export class SqliteReadStore implements ReadStore {
 
   async apply(changes: readonly Change[], checkpoint?: Checkpoint): Promise<void> {
     assertValidBatch(changes, checkpoint);
+    if (this.deferred) return this.deferred.run(() => this.applyAll(changes, checkpoint));
     // IMMEDIATE takes the write lock up front: another process sharing the file cannot commit
     // between the increment read and its write (a deferred transaction would fail to upgrade).
     this.applyInTransaction.immediate(changes, checkpoint);
@@ -213,6 +233,7 @@ export class SqliteReadStore implements ReadStore {
 
   async incrementCounter(collection: string, id: string, by: number): Promise<number> {
     assertFinite(by, 'A counter increment');
+    this.deferred?.flush();
     const row = this.statements.incrementCounter.get({
       collection: collectionName(collection),
       id: nonEmpty(id, 'A counter id'),
@@ -224,12 +245,14 @@ export class SqliteReadStore implements ReadStore {
 
   async dropCollections(collections: readonly string[]): Promise<void> {
     const names = collections.map(collectionName);
+    this.deferred?.flush();
     this.db.transaction(() => {
       for (const name of names) this.statements.dropCollection.run(name);
     })();
   }
 
   async deleteCheckpoint(projector: string): Promise<void> {
+    this.deferred?.flush();
     this.statements.deleteCheckpoint.run(projector);
   }
 
@@ -239,6 +262,7 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async close(): Promise<void> {
+    if (this.db.open) this.deferred?.flush();
     this.queries.clear();
     if (this.ownsDatabase && this.db.open) this.db.close();
   }

@@ -18,7 +18,7 @@ import type {
   StoredDocument,
 } from '../../ports/read-store';
 import { moveToSideStore } from './move-to-side-store';
-import { SqliteReadStore } from './read-store';
+import { SqliteReadStore, type SqliteReadStoreOptions } from './read-store';
 
 export class SplitReadStore implements ReadStore {
   constructor(
@@ -32,9 +32,15 @@ export class SplitReadStore implements ReadStore {
    * Opens both files. State of the side's that a main file written before the split holds (a
    * delivery queue, its checkpoints) is moved over first, once, so that none of it is lost.
    */
-  static open(mainFile: string, sideFile: string, sideOwns: (name: string) => boolean): SplitReadStore {
+  static open(
+    mainFile: string,
+    sideFile: string,
+    sideOwns: (name: string) => boolean,
+    /** How the side file commits (its one writer may group its commits: see SqliteReadStoreOptions). */
+    sideOptions: SqliteReadStoreOptions = {},
+  ): SplitReadStore {
     const main = new SqliteReadStore(mainFile);
-    const side = new SqliteReadStore(sideFile);
+    const side = new SqliteReadStore(sideFile, sideOptions);
     moveToSideStore(mainFile, sideFile, sideOwns);
     return new SplitReadStore(main, side, sideOwns);
   }
