@@ -159,6 +159,24 @@ describe('webhook target guard (SSRF)', () => {
     await expect(allowing.check('http://192.168.0.1/')).resolves.toMatchObject({ ok: false });
   });
 
+  it('given an approved IP-literal target, when it is checked again, then the first approval answers (nothing to resolve)', async () => {
+    const allowing = new TargetGuard({ allow: ['127.0.0.1'] });
+    const first = await allowing.check('http://127.0.0.1:3000/hook');
+    expect(first).toMatchObject({ ok: true });
+    await expect(allowing.check('http://127.0.0.1:3000/hook')).resolves.toBe(first);
+    // Another URL on the same address is its own target.
+    await expect(allowing.check('http://127.0.0.1:3000/other')).resolves.not.toBe(first);
+  });
+
+  it('given a host name, when it is checked again, then it is resolved again every time', async () => {
+    const answers = [[PUBLIC], ['10.0.0.9']];
+    const resolve = jest.fn(async () => answers.shift() ?? []);
+    const dns = new TargetGuard({ allow: [], resolve });
+    await expect(dns.check('https://hooks.example/')).resolves.toMatchObject({ ok: true });
+    await expect(dns.check('https://hooks.example/')).resolves.toMatchObject({ ok: false });
+    expect(resolve).toHaveBeenCalledTimes(2);
+  });
+
   it.each(['localhost', '10.0.0.0/33', '10.0.0.0/', '10.0.0.0/8/8', '::1/129', '300.0.0.1'])(
     'given the allow-list entry %p, then the guard refuses the configuration',
     (entry) => {
