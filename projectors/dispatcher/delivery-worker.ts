@@ -18,7 +18,7 @@ import type { DeliveryView, WebhookView } from './dispatcher-projection';
 import { EndpointLimiter } from './endpoint-limiter';
 import { type DeliveryResult, deliver as httpDeliver } from './http-deliverer';
 import { IntakePage, type LogDocument } from './intake-page';
-import { PinnedAgents } from './pinned-agents';
+import { PinnedPools } from './pinned-pools';
 import { isSuccess, nextAttempt, parseRetryAfter } from './retry-policy';
 import { openSecret, type SecretBoxKey } from './secret-box';
 import { SIGNATURE_HEADER, signatureHeader } from './signature';
@@ -95,7 +95,7 @@ export class DeliveryWorker {
   private readonly deliver: typeof httpDeliver;
   private readonly bodies: DeliveryBodies;
   /** Receivers' connections kept alive between attempts. */
-  private readonly agents = new PinnedAgents();
+  private readonly pools = new PinnedPools();
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.limiter = options.limiter ?? new EndpointLimiter();
@@ -175,7 +175,7 @@ export class DeliveryWorker {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await this.idle();
-    this.agents.close();
+    this.pools.close();
   }
 
   private async pass(): Promise<void> {
@@ -390,7 +390,7 @@ export class DeliveryWorker {
       url: webhook.url,
       body,
       guard: this.options.guard,
-      agents: this.agents,
+      pools: this.pools,
       timeoutMs: this.options.timeoutMs ?? 10_000,
       headers: {
         [SIGNATURE_HEADER]: signatureHeader(secret, body),

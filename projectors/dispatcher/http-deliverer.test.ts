@@ -2,11 +2,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verify } from '@octokit/webhooks-methods';
 import { type DeliveryRequest, deliver, MAX_PAYLOAD_BYTES, USER_AGENT } from './http-deliverer';
-import { PinnedAgents } from './pinned-agents';
+import { PinnedPools } from './pinned-pools';
 import { SIGNATURE_HEADER, signatureHeader, verifySignatureHeader } from './signature';
 import { TargetGuard } from './target-guard';
 
 interface Received {
+  /** The client's end of the connection it came on. */
+  socketPort: number;
   method: string;
   url: string;
   headers: http.IncomingHttpHeaders;
@@ -22,7 +24,13 @@ let port: number;
 
 /** The receiver: answers by path. */
 function answer(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer): void {
-  received.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+  received.push({
+    socketPort: req.socket.remotePort!,
+    method: req.method!,
+    url: req.url!,
+    headers: req.headers,
+    body,
+  });
   switch (req.url) {
     case '/ok':
       res.writeHead(200).end('thanks');
@@ -222,23 +230,24 @@ describe('HTTP deliverer', () => {
   });
 
   describe('with keep-alive pools', () => {
-    let agents: PinnedAgents;
+    let pools: PinnedPools;
     beforeEach(() => {
-      agents = new PinnedAgents();
+      pools = new PinnedPools();
     });
-    afterEach(() => agents.close());
+    afterEach(() => pools.close());
 
     it('given attempts one after another to the same receiver, then they share one connection', async () => {
       for (let i = 0; i < 5; i++)
-        expect(await deliver(request('/ok', { agents }))).toMatchObject({ status: 200, error: null });
+        expect(await deliver(request('/ok', { pools }))).toMatchObject({ status: 200, error: null });
       expect(received).toHaveLength(5);
       expect(connections).toBe(1);
     });
 
     it('given an answer cut short (over the response limit), then its connection is not reused', async () => {
-      expect(await deliver(request('/huge', { agents }))).toMatchObject({ status: 200 });
-      expect(await deliver(request('/ok', { agents }))).toMatchObject({ status: 200 });
-      expect(connections).toBe(2);
+      expect(await deliver(request('/huge', { pools }))).toMatchObject({ status: 200 });
+      expect(await deliver(request('/ok', { pools }))).toMatchObject({ status: 200 });
+      expect(received.map((r) => r.url)).toEqual(['/huge', '/ok']);
+      expect(received[1]!.socketPort).not.toBe(received[0]!.socketPort);
     });
 
     it('given a host whose checked addresses change, then the next attempt opens a connection of its own', async () => {
@@ -246,7 +255,7 @@ describe('HTTP deliverer', () => {
       const guard = new TargetGuard({ allow: ['127.0.0.0/8'], resolve: async () => answers.shift() ?? [] });
       const url = `http://hooks.invalid:${port}/ok`;
       for (let i = 0; i < 3; i++)
-        expect(await deliver(request('/ok', { url, guard, agents }))).toMatchObject({ status: 200 });
+        expect(await deliver(request('/ok', { url, guard, pools }))).toMatchObject({ status: 200 });
       // The first and third were checked under the same addresses: the third reuses the first's socket.
       expect(connections).toBe(2);
     });

@@ -1,16 +1,12 @@
 /**
- * One delivery attempt: a single HTTP POST of the JSON body, over node:http/https (not fetch, whose
+ * One delivery attempt: a single HTTP POST of the JSON body, through undici's client (not fetch, whose
  * connection cannot be pinned). The target is checked by the TargetGuard first and the socket connects
  * only to the addresses that check approved, so a DNS answer changed in between (rebinding) cannot
  * reach a private address; connections are kept alive in pools partitioned by the addresses checked
- * (./pinned-agents.ts). Redirects are not followed. Network failures and timeouts are results,
+ * (./pinned-pools.ts). Redirects are not followed. Network failures and timeouts are results,
  * not exceptions; the result's status says what the receiver answered, if anything.
  */
-import http, { type IncomingMessage } from 'node:http';
-import https from 'node:https';
-import type { LookupFunction } from 'node:net';
-import { isIP } from 'node:net';
-import type { PinnedAgents } from './pinned-agents';
+import { oneOffClient, type PinnedPools } from './pinned-pools';
 import type { TargetGuard } from './target-guard';
 
 /** Largest body ever sent (128 KB); bigger payloads are trimmed before they get here. */
@@ -34,7 +30,7 @@ export interface DeliveryRequest {
   timeoutMs?: number;
   guard: TargetGuard;
   /** Keep-alive pools; without them, a fresh connection per attempt. */
-  agents?: PinnedAgents;
+  pools?: PinnedPools;
   /** Milliseconds for latency; defaults to performance.now. */
   clock?: () => number;
 }
@@ -60,78 +56,65 @@ export function deliver(request: DeliveryRequest): Promise<DeliveryResult> {
   }
   const clock = request.clock ?? (() => performance.now());
   const started = clock();
-  return new Promise((resolve) => {
-    let outgoing: http.ClientRequest | null = null;
-    let answer: IncomingMessage | null = null;
-    let done = false;
+  const abort = new AbortController();
+  let status: number | null = null;
+  let retryAfter: string | null = null;
+  let done = false;
+
+  const attempt = async (): Promise<void> => {
+    const target = await guard.check(url).catch((error: unknown) => {
+      throw new Error(`target check failed: ${describe(error)}`);
+    });
+    if (done) return;
+    if (!target.ok) throw new Error(`target refused: ${target.reason}`);
+    // Pooled only with connections opened under the same checked addresses (./pinned-pools.ts).
+    const pooled = request.pools?.poolFor(target.url, target.addresses);
+    const client = pooled ?? oneOffClient(target.url, target.addresses);
+    try {
+      const answer = await client.request({
+        path: `${target.url.pathname}${target.url.search}`,
+        method: 'POST',
+        headers: { ...callerHeaders(headers), 'content-type': 'application/json', 'user-agent': USER_AGENT },
+        body,
+        signal: abort.signal,
+      });
+      status = answer.statusCode;
+      const after = answer.headers['retry-after'];
+      retryAfter = (Array.isArray(after) ? after[0] : after) ?? null;
+      // The answer is read (and discarded) up to the limit; past it the connection is dropped.
+      await answer.body.dump({ limit: MAX_RESPONSE_BYTES, signal: abort.signal }).catch(() => undefined);
+      // The client marks its connection free a tick after the body ends: an attempt that ends only
+      // then lets the next one to this receiver reuse the connection instead of opening another.
+      if (pooled) await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      if (!pooled) void client.destroy().catch(() => undefined);
+    }
+  };
+
+  return new Promise<DeliveryResult>((resolve) => {
     // `complete`: the whole answer was read, so the connection may serve the next attempt.
     const finish = (error: string | null, complete = false) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
-      if (!complete) outgoing?.destroy();
-      resolve({
-        status: answer?.statusCode ?? null,
-        retryAfter: answer?.headers['retry-after'] ?? null,
-        latencyMs: clock() - started,
-        error: answer ? null : error,
-      });
+      // Whatever is still open (a connection waiting for its answer, a body still coming) is dropped.
+      if (!complete) abort.abort();
+      resolve({ status, retryAfter, latencyMs: clock() - started, error: status === null ? error : null });
     };
     const timer = setTimeout(() => finish(`timeout after ${timeoutMs} ms`), timeoutMs);
-
-    guard.check(url).then(
-      (target) => {
-        if (done) return;
-        if (!target.ok) return finish(`target refused: ${target.reason}`);
-        const send = target.url.protocol === 'https:' ? https.request : http.request;
-        outgoing = send(target.url, {
-          method: 'POST',
-          headers: {
-            ...headers,
-            'content-type': 'application/json',
-            'content-length': String(body.length),
-            'user-agent': USER_AGENT,
-          },
-          // Pooled only with sockets opened under the same checked addresses (./pinned-agents.ts).
-          agent: request.agents?.agentFor(target.url, target.addresses) ?? false,
-          lookup: pinnedLookup(target.addresses),
-        });
-        outgoing.on('response', (response) => {
-          answer = response;
-          let read = 0;
-          response.on('data', (chunk: Buffer) => {
-            read += chunk.length;
-            if (read >= MAX_RESPONSE_BYTES) finish(null);
-          });
-          response.on('end', () => finish(null, true));
-          response.on('error', () => finish(null));
-          response.on('close', () => finish(null));
-        });
-        outgoing.on('error', (error) => finish(describe(error)));
-        outgoing.end(body);
-      },
-      (error) => finish(`target check failed: ${describe(error)}`),
+    attempt().then(
+      () => finish(null, true),
+      (error: unknown) => finish(describe(error)),
     );
   });
 }
 
-/** A `lookup` that answers with the checked addresses only, whatever DNS says now. */
-function pinnedLookup(addresses: readonly string[]): LookupFunction {
-  const records = addresses.map((address) => ({ address, family: isIP(address) }));
-  return (_hostname, options, callback) => {
-    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
-    const usable = records.filter((record) => !family || record.family === family);
-    const first = usable[0];
-    if (!first) {
-      const error: NodeJS.ErrnoException = new Error('no checked address of the requested family');
-      error.code = 'ENOTFOUND';
-      callback(error, '');
-    } else if (options.all) {
-      callback(null, usable);
-    } else {
-      callback(null, first.address, first.family);
-    }
-  };
+/** The caller's headers without any of the ones we set ourselves, in whatever case they are spelt. */
+function callerHeaders(headers: Record<string, string>): Record<string, string> {
+  const own = (name: string) => /^(content-type|content-length|user-agent|host)$/i.test(name);
+  return Object.keys(headers).some(own)
+    ? Object.fromEntries(Object.entries(headers).filter(([name]) => !own(name)))
+    : headers;
 }
 
 function describe(error: unknown): string {
