@@ -41,6 +41,14 @@ export interface OpenedReadStore {
   binding: string;
 }
 
+/**
+ * Page size of a new dispatcher file. Its writes are ~5 KB per admission with webhooks (a delivery
+ * with its body, its log entry, index entries landing on scattered pages); with 8 KB pages each commit
+ * and checkpoint moves fewer, fuller pages, and the delivery thread spent ~8% less CPU per admission
+ * than with SQLite's 4 KB (interleaved runs). A file made before keeps its pages.
+ */
+const DISPATCH_FILE_PAGE_BYTES = 8192;
+
 export async function openReadStore(
   location: ReadStoreLocation,
   /** Told when the MongoDB client is replaced because its server monitor stalled. */
@@ -64,6 +72,7 @@ export async function openReadStore(
   }
   const store = SplitReadStore.open(location.file, location.dispatchFile, isDispatcherState, {
     commitIntervalMs: options.dispatchCommitIntervalMs,
+    pageBytes: DISPATCH_FILE_PAGE_BYTES,
   });
   return { store, leases: store.leases(), binding: 'sqlite' };
 }

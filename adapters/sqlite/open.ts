@@ -25,9 +25,13 @@ export function openSqlite(
   durability: Durability = 'durable',
   /** Page cache of this connection; a connection that only appends or scans forward needs little. */
   cacheMiB = 64,
+  /** Page size of a file this open creates (a power of two, 512–65536); an existing file keeps its own. */
+  newFilePageBytes?: number,
 ): SqliteDatabase {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new Database(file);
+  // Only an empty database takes a page size (and only before WAL is on); otherwise a no-op.
+  if (newFilePageBytes !== undefined) db.pragma(`page_size = ${Math.trunc(newFilePageBytes)}`);
   db.pragma('journal_mode = WAL');
   db.pragma(durability === 'durable' ? 'synchronous = FULL' : 'synchronous = NORMAL');
   db.pragma('busy_timeout = 10000');

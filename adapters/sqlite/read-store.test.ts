@@ -218,6 +218,29 @@ describe('SqliteReadStore (SQLite specifics)', () => {
     ).rejects.toThrow(/different collection or filter/);
   });
 
+  it('given a page size, then a file the store creates has it, and a file made before keeps its own', async () => {
+    const temp = tempFile();
+    const pageSize = (file: string) => {
+      const probe = openSqlite(file);
+      const size = probe.pragma('page_size', { simple: true });
+      probe.close();
+      return size;
+    };
+    const created = new SqliteReadStore(temp.file, { pageBytes: 8192 });
+    await created.apply([{ kind: 'upsert', collection: 'c', id: 'x', position: 1, data: { ok: true } }]);
+    await created.close();
+    expect(pageSize(temp.file)).toBe(8192);
+
+    const older = `${temp.file}.older`;
+    await new SqliteReadStore(older).close();
+    const reopened = new SqliteReadStore(older, { pageBytes: 8192 });
+    await reopened.apply([{ kind: 'upsert', collection: 'c', id: 'y', position: 1, data: { ok: true } }]);
+    expect(await reopened.get('c', 'y')).toMatchObject({ data: { ok: true } });
+    await reopened.close();
+    expect(pageSize(older)).toBe(4096);
+    temp.remove();
+  });
+
   it('given a file path, then the store opens its own database and closes it', async () => {
     const temp = tempFile();
     const own = new SqliteReadStore(temp.file);

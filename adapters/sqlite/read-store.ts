@@ -141,6 +141,8 @@ export interface SqliteReadStoreOptions {
    * each apply on its own. Only for a store that owns its file and whose writers can wait that long.
    */
   commitIntervalMs?: number;
+  /** Page size of the file, if this store creates it (see openSqlite); SQLite's default is 4096. */
+  pageBytes?: number;
 }
 
 export class SqliteReadStore implements ReadStore {
@@ -159,7 +161,7 @@ export class SqliteReadStore implements ReadStore {
   /** @param source a file path to open (`:memory:` works), or a database shared with other adapters. */
   constructor(source: string | SqliteDatabase, options: SqliteReadStoreOptions = {}) {
     this.ownsDatabase = typeof source === 'string';
-    this.db = typeof source === 'string' ? openSqlite(source, 'derived') : source;
+    this.db = typeof source === 'string' ? openSqlite(source, 'derived', 64, options.pageBytes) : source;
     // A shared connection's other users (leases) must not find their writes held back.
     this.deferred =
       this.ownsDatabase && (options.commitIntervalMs ?? 0) > 0
