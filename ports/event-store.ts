@@ -67,6 +67,12 @@ export interface ReadStreamOptions {
 export interface ReadAllOptions {
   /** Read events strictly after this position; omit (or null) to start at the beginning. */
   after?: number | null;
+  /**
+   * Instead of `after`: read events from this position on, the event there included. Only a position
+   * an event was recorded at (EventStoreDB refuses a read from inside a record); for re-reading a
+   * known event, where `after` would need the position before it.
+   */
+  from?: number;
   filter?: EventFilter;
   maxCount?: number;
 }

@@ -4,6 +4,8 @@
  * worker runs on a thread of its own (runtime/delivery-thread.ts) so attempts use another core.
  */
 import type { Bus } from '../ports/bus';
+import type { RecordedEvent } from '../ports/event-store';
+import { renderFromRecipe } from '../projectors/dispatcher/body-recipe';
 import type { AttemptRecord, DeliveryStatus } from '../projectors/dispatcher/delivery-log';
 import { DeliveryWorker } from '../projectors/dispatcher/delivery-worker';
 import { DispatcherConsumer } from '../projectors/dispatcher/dispatcher-consumer';
@@ -74,7 +76,8 @@ export async function startDispatcher({
   recordProgress,
   thread,
 }: DispatcherOptions): Promise<RunningDispatcher> {
-  const render = (delivery: DeliveryView) => renderComplianceReport(services, delivery);
+  const render = (delivery: DeliveryView) =>
+    delivery.recipe ? renderRecipe(services, delivery) : renderComplianceReport(services, delivery);
   const fanout = new FrameFanout();
   if (thread) {
     // Consuming, projecting and delivering all run on the delivery thread, off the admission path.
@@ -217,6 +220,14 @@ async function startDeliveryThread(
       await thread.terminate();
     },
   };
+}
+
+/** A stored delivery's body, rendered again from its recipe and the event store (a retry, a restart). */
+async function renderRecipe(services: Services, delivery: DeliveryView): Promise<string> {
+  const position = delivery.recipe!.position;
+  let source: RecordedEvent | null = null;
+  for await (const event of services.eventStore.readAll({ from: position, maxCount: 1 })) source = event;
+  return renderFromRecipe(delivery, source, webhookLinks(services.config.publicUrl));
 }
 
 /**

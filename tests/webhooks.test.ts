@@ -386,6 +386,7 @@ describe('webhooks over HTTP', () => {
         const webhookId = (delivery.headers['x-gov-delivery-id'] as string).split('.')[0]!;
         await checkDelivery(delivery, secrets.get(webhookId)!);
       }
+      await settleDispatcher(); // the log entry is written once the first attempt has ended
       const [logged] = (await deliveriesOf(tenant, second.webhook_id)).body.deliveries;
       const redeliver = await client().post(
         `/webhooks/${second.webhook_id}/deliveries/${logged!.delivery_id}/redeliver`,

@@ -266,20 +266,21 @@ export class EsdbEventStore implements EventStore, ExportableEventStore, Reposit
 
   async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
     this.assertOpen();
+    const from = options.from;
     const after = options.after ?? 0;
-    assertPosition(after);
+    assertPosition(from ?? after);
     let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
     if (remaining <= 0) return;
     const plan = planFilter(options.filter);
     const read = this.client.readAll(
-      { fromPosition: startOf(after), direction: FORWARDS },
+      { fromPosition: startOf(from ?? after), direction: FORWARDS },
       { highWaterMark: READ_AHEAD },
     );
     for await (const record of records(read)) {
       if (!plan.matches(record.type, record.streamId)) continue;
       const event = toRecordedEvent(record);
-      // A read from a position includes the event there: "after" excludes it.
-      if (event.position <= after) continue;
+      // A read from a position includes the event there: "after" excludes it, "from" keeps it.
+      if (from !== undefined ? event.position < from : event.position <= after) continue;
       yield event;
       remaining -= 1;
       if (remaining <= 0) return;

@@ -156,7 +156,8 @@ export class SqliteEventStore implements EventStore {
   }
 
   async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
-    let after = options.after ?? 0;
+    // Positions here are integers: from N is after N - 1.
+    let after = options.from !== undefined ? options.from - 1 : (options.after ?? 0);
     let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
     let mapped = false;
     try {

@@ -217,6 +217,10 @@ export function eventStoreContract(name: string, options: EventStoreContractOpti
 
         const afterFirst = await collect(store.readAll({ after: all[0]!.position, filter: ours() }));
         expect(afterFirst).toEqual(all.slice(1));
+        const fromSecond = await collect(
+          store.readAll({ from: all[1]!.position, filter: ours(), maxCount: 1 }),
+        );
+        expect(fromSecond).toEqual([all[1]]);
         expect(await collect(store.readAll({ filter: ours(), maxCount: 2 }))).toEqual(all.slice(0, 2));
       });
 

@@ -2,7 +2,7 @@ import { SqliteReadStore } from '../../adapters/sqlite/read-store';
 import type { Change } from '../../ports/read-store';
 import { DeliveryBodies } from './delivery-bodies';
 import { newLogEntry } from './delivery-log';
-import type { DeliveryView } from './dispatcher-projection';
+import { type DeliveryView, storedDelivery } from './dispatcher-projection';
 
 const DELIVERIES = 'webhook_deliveries__g1';
 const BODY = '{"type":"leaf_admitted","event_id":"evt_1"}';
@@ -26,7 +26,42 @@ function queued(view: DeliveryView): Change {
   return { kind: 'upsert', collection: DELIVERIES, id: view.delivery_id, position: 1, data: view };
 }
 
-describe('bodies shared by the deliveries of one event', () => {
+describe('bodies rendered again from their recipe', () => {
+  const recipe = { position: 7, leaf_index: 3 };
+  const inMemory: DeliveryView = { ...delivery('whk_a.evt_1', { body: BODY }), recipe };
+  const stored = storedDelivery(inMemory);
+  const rendering = () => {
+    const rendered: string[] = [];
+    const render = async (view: DeliveryView) => {
+      rendered.push(view.delivery_id);
+      return BODY;
+    };
+    return { rendered, render };
+  };
+
+  it('given a delivery just queued, then its in-memory body is sent and nothing is rendered or kept', async () => {
+    const store = new SqliteReadStore(':memory:');
+    const { rendered, render } = rendering();
+    const bodies = new DeliveryBodies({ readStore: store, deliveries: DELIVERIES, render });
+    expect(await bodies.take(inMemory)).toEqual({ body: BODY, keep: null });
+    expect(rendered).toEqual([]);
+    await store.close();
+  });
+
+  it('given a stored delivery taken in after a restart, and a retry of it, then each renders its recipe and keeps nothing', async () => {
+    const store = new SqliteReadStore(':memory:');
+    await store.apply([queued(stored)]);
+    const { rendered, render } = rendering();
+    const bodies = new DeliveryBodies({ readStore: store, deliveries: DELIVERIES, render });
+    expect(stored.body).toBeNull();
+    expect(await bodies.take(stored)).toEqual({ body: BODY, keep: null });
+    expect(await bodies.of(newLogEntry(stored, BODY, '2026-01-01T00:00:01.000Z'))).toBe(BODY);
+    expect(rendered).toEqual([stored.delivery_id, stored.delivery_id]);
+    await store.close();
+  });
+});
+
+describe('bodies shared by the deliveries of one event (documents of older releases)', () => {
   const holder = delivery('whk_a.evt_1', { body: BODY });
   const sharer = delivery('whk_b.evt_1', { body_of: holder.delivery_id });
 

@@ -1,9 +1,10 @@
 /**
- * Where the body of a delivery is kept, once: the dispatcher projection's delivery document holds it
- * (and copies it for a redelivery), except for a compliance report, which the projection cannot build
- * (its inclusion proof needs the log): that one is rendered when the delivery is taken in and kept in
- * `webhook_rendered_bodies`, so every attempt sends the same signed bytes. An event fanned out to
- * several webhooks keeps its body in its first delivery; the others name it (`body_of`).
+ * Where the body of a delivery comes from. A delivery the consumer just queued brings it in memory;
+ * a stored one has a recipe instead (body-recipe.ts), rendered again, to the same bytes, by `render`.
+ * A compliance report, which the projection cannot build (its inclusion proof needs the log), is
+ * rendered when the delivery is taken in and kept in `webhook_rendered_bodies`, so every attempt
+ * sends the same signed bytes. Documents of older releases hold their body, or name the delivery of
+ * the same event that holds it (`body_of`).
  */
 import type { Change, ReadStore } from '../../ports/read-store';
 import type { DeliveryLogEntry } from './delivery-log';
@@ -19,7 +20,7 @@ export interface DeliveryBodiesOptions {
   readStore: ReadStore;
   /** Physical name of the dispatcher projection's delivery collection. */
   deliveries: string;
-  /** Renders a body the projection could not build itself. */
+  /** Renders a body from its recipe, or one the projection could not build itself (a report). */
   render?: (delivery: DeliveryView) => Promise<string>;
 }
 
@@ -34,7 +35,8 @@ export class DeliveryBodies {
   /** The body of a delivery being taken in, and the change that keeps it when it was rendered here. */
   async take(delivery: DeliveryView): Promise<{ body: string; keep: Change | null }> {
     if (delivery.body !== null) {
-      this.rememberHolder(delivery.delivery_id, delivery.body);
+      // A stored body (older releases) may be named by the deliveries after it.
+      if (!delivery.recipe) this.rememberHolder(delivery.delivery_id, delivery.body);
       return { body: delivery.body, keep: null };
     }
     if (delivery.body_of !== undefined)
@@ -43,6 +45,7 @@ export class DeliveryBodies {
         keep: null,
       };
     const body = await this.render(delivery);
+    if (delivery.recipe) return { body, keep: null };
     return {
       body,
       // Written with the delivery's first log entry: the log never names a body that is not kept.
@@ -64,6 +67,7 @@ export class DeliveryBodies {
     if (!queued) throw new Error(`delivery ${entry.delivery_id} is not in the dispatcher's queue`);
     if (queued.data.body !== null) return queued.data.body;
     if (queued.data.body_of !== undefined) return this.heldBy(queued.data.body_of);
+    if (queued.data.recipe) return this.render(queued.data);
     const rendered = await readStore.get<RenderedBody>(RENDERED_BODIES, entry.delivery_id);
     return rendered ? rendered.data.body : this.render(queued.data);
   }

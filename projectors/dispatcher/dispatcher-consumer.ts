@@ -14,6 +14,7 @@ import { compactChanges } from './compact-changes';
 import {
   type DeliveryView,
   PENDING_COUNT_ID,
+  storedDelivery,
   WEBHOOK_DISPATCH_META,
   WEBHOOK_PENDING_LEAVES,
 } from './dispatcher-projection';
@@ -82,14 +83,21 @@ export class DispatcherConsumer {
     const changes =
       relevant.length > 0 ? await projectEvents(projection, readStore, generation, relevant) : [];
     const progress = this.options.recordProgress ? progressChanges(events, generation) : [];
-    for (const write of writeOrder(compactChanges([...changes, ...progress]), generation))
-      await readStore.apply(write);
+    const queued = physicalCollection(this.options.deliveries, generation);
+    const isDelivery = (change: Change): change is Change & { kind: 'upsert'; data: DeliveryView } =>
+      change.kind === 'upsert' && change.collection === queued;
+    for (const write of writeOrder(compactChanges([...changes, ...progress]), generation)) {
+      // Bodies stay in memory, for the first attempts: what is stored renders them again.
+      await readStore.apply(
+        write.map((change) =>
+          isDelivery(change) ? { ...change, data: storedDelivery(change.data) } : change,
+        ),
+      );
+    }
     this.position = Math.max(this.position, events[events.length - 1]?.position ?? 0);
     this.waiters.release(this.position);
-    const queued = physicalCollection(this.options.deliveries, generation);
-    const deliveries = changes.filter((change) => change.kind === 'upsert' && change.collection === queued);
-    if (deliveries.length === 0) return;
-    const views = deliveries.map((change) => (change as { data: DeliveryView }).data);
+    const views = changes.filter(isDelivery).map((change) => change.data);
+    if (views.length === 0) return;
     this.options.onQueued(views);
     this.publishFrames(views);
   }

@@ -17,10 +17,11 @@ import {
 } from '../../event-schemas';
 import type { Bus } from '../../ports/bus';
 import type { RecordedEvent } from '../../ports/event-store';
-import type { Change, Checkpoint } from '../../ports/read-store';
+import type { Change, Checkpoint, ReadStore } from '../../ports/read-store';
 import { dumpCollections } from '../../tests/support/stream-stats.projection';
 import { physicalCollection } from '../projection';
 import { projectEvents } from '../runner';
+import { renderFromRecipe } from './body-recipe';
 import { compactChanges } from './compact-changes';
 import { DispatcherConsumer, writeOrder } from './dispatcher-consumer';
 import {
@@ -29,6 +30,7 @@ import {
   dispatcherProjection,
   PENDING_COUNT_ID,
   SEQ_STRIDE,
+  storedDelivery,
   WEBHOOK_DELIVERIES,
   WEBHOOK_DISPATCH_META,
   WEBHOOK_PENDING_LEAVES,
@@ -376,6 +378,7 @@ describe('the dispatcher projection', () => {
           event_id: eventId,
           event_type: 'leaf_admitted',
           body: expect.any(String),
+          recipe: { position: admitted.position, leaf_index: 0 },
           queued_at: head.recorded_at,
           redelivery_of: null,
         },
@@ -630,24 +633,23 @@ describe('the dispatcher projection', () => {
       expect(await types(both)).toEqual(['gate_fail', 'leaf_admitted']);
       const [failureA, failureB] = (await world.deliveries()).filter((d) => d.event_type === 'gate_fail');
       expect(failureA!.event_id).toBe(failureB!.event_id);
-      // One body per event: the first delivery holds it, the other names that one.
-      expect(failureA!.body).not.toBeNull();
-      expect(failureB!.body).toBeNull();
-      expect(failureB!.body_of).toBe(failureA!.delivery_id);
+      expect(failureB!.body).toBe(failureA!.body);
+      expect(failureB!.recipe).toEqual(failureA!.recipe);
     });
 
-    it('given three webhooks receiving the same event, then its body is stored once, in the first delivery', async () => {
+    it('given three webhooks receiving the same event, then each delivery has the same body and recipe, and is stored with the recipe only', async () => {
       const tenant = new Tenant(world);
       for (let i = 0; i < 3; i++) await tenant.registerWebhook(['leaf_admitted']);
       await tenant.submit();
       await world.integrate();
-      const [holder, ...sharers] = await world.deliveries();
-      expect(sharers).toHaveLength(2);
-      expect(payloadOf(holder!).type).toBe('leaf_admitted');
-      for (const sharer of sharers) {
-        expect(sharer.event_id).toBe(holder!.event_id);
-        expect(sharer.body).toBeNull();
-        expect(sharer.body_of).toBe(holder!.delivery_id);
+      const [first, ...others] = await world.deliveries();
+      expect(others).toHaveLength(2);
+      expect(payloadOf(first!).type).toBe('leaf_admitted');
+      for (const other of others) {
+        expect(other).toMatchObject({ event_id: first!.event_id, body: first!.body, recipe: first!.recipe });
+      }
+      for (const delivery of [first!, ...others]) {
+        expect(storedDelivery(delivery)).toEqual({ ...delivery, body: null });
       }
     });
 
@@ -799,6 +801,41 @@ describe('the dispatcher projection', () => {
       for (const delivery of deliveries) payloadOf(delivery);
     });
 
+    it('given a busy history, then every delivery but a report is stored without its body, and its recipe renders the same bytes from the event at its position', async () => {
+      await busyHistory();
+      const links = webhookLinks(PUBLIC_URL);
+      const eventAt = (position: number) => world.log.find((event) => event.position === position) ?? null;
+      const rendered = new Set<string>();
+      for (const delivery of await world.deliveries()) {
+        if (delivery.event_type === 'compliance_report_ready') {
+          expect(storedDelivery(delivery)).toBe(delivery); // rendered by the log, not from a recipe
+          continue;
+        }
+        expect(storedDelivery(delivery).body).toBeNull();
+        expect(renderFromRecipe(delivery, eventAt(delivery.recipe!.position), links)).toBe(delivery.body);
+        rendered.add(delivery.event_type);
+      }
+      expect([...rendered].sort()).toEqual(
+        ALL_EVENTS.filter((name) => name !== 'compliance_report_ready').sort(),
+      );
+    });
+
+    it('given a recipe, when the event at its position is missing or another one, then rendering fails instead of sending another body', async () => {
+      await busyHistory();
+      const links = webhookLinks(PUBLIC_URL);
+      const [delivery] = (await world.deliveries()).filter((d) => d.event_type === 'leaf_admitted');
+      const position = delivery!.recipe!.position;
+      expect(() => renderFromRecipe(delivery!, null, links)).toThrow(
+        `the event at position ${position}, source of delivery ${delivery!.delivery_id}, is not in the event store`,
+      );
+      const other = world.log.find(
+        (event) => event.type === 'EvidenceAdmitted' && event.position !== position,
+      )!;
+      expect(() => renderFromRecipe(delivery!, { ...other, position }, links)).toThrow(
+        `(${other.id}) is not the source of delivery ${delivery!.delivery_id}`,
+      );
+    });
+
     it('given every event projected a second time, then the position guard makes it change nothing', async () => {
       await busyHistory();
       const once = await world.dump();
@@ -859,6 +896,49 @@ describe('the dispatcher projection', () => {
       }
     });
 
+    /** The consumer handling `events` as one bus batch; resolves with the deliveries it offered. */
+    async function handleInConsumer(events: RecordedEvent[], readStore: ReadStore = world.readStore) {
+      let handle: ((events: RecordedEvent[]) => Promise<void>) | null = null;
+      const bus = {
+        publish: async () => undefined,
+        subscribe: async (_group: string, handler: (events: RecordedEvent[]) => Promise<void>) => {
+          handle = handler;
+          return { stop: async () => undefined };
+        },
+        close: async () => undefined,
+      } as unknown as Bus;
+      const offered: DeliveryView[] = [];
+      const consumer = new DispatcherConsumer({
+        bus,
+        readStore,
+        projection,
+        generation: GENERATION,
+        deliveries: WEBHOOK_DELIVERIES,
+        onQueued: (views) => offered.push(...views),
+      });
+      await consumer.start();
+      await handle!(events);
+      return offered;
+    }
+
+    it('given integrated leaves, when the consumer writes its batch, then it stores each delivery with its recipe and no body, and offers it with the body', async () => {
+      const tenant = new Tenant(world);
+      await tenant.registerWebhook(['leaf_admitted']);
+      await tenant.registerWebhook(['leaf_admitted']);
+      for (let i = 0; i < 2; i++) await tenant.submit(`model-${i}`);
+      const head = await world.integrate({ project: false });
+      const offered = await handleInConsumer([head]);
+      const stored = await world.deliveries();
+      expect(stored).toHaveLength(4);
+      expect(offered.map((view) => view.delivery_id)).toEqual(stored.map((view) => view.delivery_id));
+      stored.forEach((view, i) => {
+        expect(view.body).toBeNull();
+        expect(view.recipe).toEqual(offered[i]!.recipe);
+        expect(offered[i]).toEqual({ ...view, body: expect.any(String) });
+        expect(payloadOf(offered[i]!).type).toBe('leaf_admitted');
+      });
+    });
+
     it('given a tree head that consumes pending leaves, when the consumer writes its batch, then the deletes go in a write after the deliveries they gave rise to', async () => {
       const tenant = new Tenant(world);
       await tenant.registerWebhook(['leaf_admitted']);
@@ -876,25 +956,7 @@ describe('the dispatcher projection', () => {
           return typeof value === 'function' ? value.bind(target) : value;
         },
       });
-      let handle: ((events: RecordedEvent[]) => Promise<void>) | null = null;
-      const bus = {
-        publish: async () => undefined,
-        subscribe: async (_group: string, handler: (events: RecordedEvent[]) => Promise<void>) => {
-          handle = handler;
-          return { stop: async () => undefined };
-        },
-        close: async () => undefined,
-      } as unknown as Bus;
-      const consumer = new DispatcherConsumer({
-        bus,
-        readStore: recording,
-        projection,
-        generation: GENERATION,
-        deliveries: WEBHOOK_DELIVERIES,
-        onQueued: () => undefined,
-      });
-      await consumer.start();
-      await handle!([head]);
+      await handleInConsumer([head], recording);
 
       const queued = physicalCollection(WEBHOOK_DELIVERIES, GENERATION);
       const deliveriesAt = writes.findIndex((changes) =>

@@ -7,7 +7,7 @@
  *   webhook_pending_leaves   event position → what an admitted leaf fires once the log integrates it
  *   webhook_chain_depths     tenant_id → authorization leaves so far (every tenant, webhooks or not)
  *   webhook_subjects         `<tenant>:<subject>` → last observables (every subject, for Ω crossings)
- *   webhook_deliveries       `<webhook_id>.<event_id>` → one delivery owed (body, seq, …)
+ *   webhook_deliveries       `<webhook_id>.<event_id>` → one delivery owed (seq, body recipe, …)
  *   webhook_redeliveries     original delivery id → how many redeliveries it has had
  *   webhook_dispatch_meta    `pending` (leaves awaiting integration), `seq` (the last seq handed out),
  *                            `applied` (the last event projected: a replayed event changes nothing)
@@ -34,6 +34,7 @@ import type { RecordedEvent } from '../../ports/event-store';
 import type { Change } from '../../ports/read-store';
 import { subjectKey } from '../governance';
 import type { Projection, ProjectionState } from '../projection';
+import { type BodyRecipe, type BodySource, renderBody } from './body-recipe';
 import {
   type ChainDepthMilestone,
   chainDepthMilestone,
@@ -46,20 +47,11 @@ import {
 } from './webhook-events';
 import {
   type CoveringHead,
-  chainDepthMilestonePayload,
   complianceReportReadyPayload,
   type EvidenceSource,
   evidenceSource,
-  executionTraceAdmittedPayload,
   type FullWebhookPayload,
-  gateFailPayload,
-  governanceBreachPayload,
-  leafAdmittedPayload,
   type ObservablesChange,
-  observablesAlertPayload,
-  serializeWebhookBody,
-  type VarianceSource,
-  varianceRecordedPayload,
   varianceSource,
 } from './webhook-payloads';
 
@@ -122,12 +114,16 @@ export interface DeliveryView {
   event_id: string;
   event_type: WebhookEventName;
   /**
-   * The exact JSON text to sign and send (≤ 128 KB), or null when `render` must produce it or
-   * `body_of` names the delivery that holds it.
+   * The exact JSON text to sign and send (≤ 128 KB). Only in the projection's output, for the first
+   * attempt: the stored document (`storedDelivery`) has null and `recipe` renders the body again.
+   * Null when `render` must produce it; in documents of older releases, the body itself, or null
+   * with `body_of` naming the delivery that holds it.
    */
   body: string | null;
-  /** The delivery of the same event (to another webhook) whose body this one sends. */
+  /** Older releases: the delivery of the same event (to another webhook) whose body this one sends. */
   body_of?: string;
+  /** What renders `body` again from the event store (body-recipe.ts). */
+  recipe?: BodyRecipe;
   /** Only on compliance_report_ready, whose body is null: rendered when the delivery is taken in. */
   render?: ComplianceReportRender;
   /** recorded_at of the event whose projection queued the delivery. */
@@ -135,10 +131,7 @@ export interface DeliveryView {
   redelivery_of: string | null;
 }
 
-export type PendingLeafSource =
-  | { type: 'EvidenceAdmitted'; data: EvidenceSource }
-  | { type: 'ExecutionAdmitted'; data: ExecutionAdmitted }
-  | { type: 'VarianceRecorded'; data: VarianceSource };
+export type PendingLeafSource = Exclude<BodySource, { type: 'GateFailed' }>;
 
 /** An admitted leaf awaiting integration into the log, and what it fires then. */
 export interface PendingLeafView {
@@ -174,12 +167,18 @@ export interface DispatcherProjectionOptions {
 /** One delivery before its seq is known. */
 type Draft = Omit<DeliveryView, 'seq' | 'queued_at' | 'redelivery_of'>;
 
-/** A webhook event ready to queue: its body, or what renders it. */
+/** A webhook event ready to queue: its body and recipe, or what renders it. */
 interface Outgoing {
   name: WebhookEventName;
   event_id: string;
   body: string | null;
+  recipe?: BodyRecipe;
   render?: ComplianceReportRender;
+}
+
+/** The document stored for a queued delivery: without the body its recipe renders again. */
+export function storedDelivery(view: DeliveryView): DeliveryView {
+  return view.recipe && view.body !== null ? { ...view, body: null } : view;
 }
 
 export function dispatcherProjection(options: DispatcherProjectionOptions): Projection {
@@ -330,6 +329,7 @@ async function redeliveryRequested(
     event_type: copy.event_type,
     body: copy.body,
     ...(copy.body_of && { body_of: copy.body_of }),
+    ...(copy.recipe && { recipe: copy.recipe }),
     ...(copy.render && { render: copy.render }),
   };
   return [
@@ -356,14 +356,12 @@ async function gateFailed(
   const changes: Change[] = [];
   const active = await activeWebhooks(state, data.tenant_id);
   const wanted = wantedOf(active, 'GateFailed');
-  const outgoing: Outgoing[] = [];
-  if (wanted.has('gate_fail')) {
-    const eventId = webhookEventId(event.id, 'gate_fail');
-    outgoing.push(bodyOf('gate_fail', eventId, gateFailPayload(eventId, data), links));
-  }
+  const outgoing: Array<Outgoing | null> = [];
+  const source: BodySource = { type: 'GateFailed', data };
+  if (wanted.has('gate_fail'))
+    outgoing.push(rendered('gate_fail', event.id, source, { position: event.position }, links));
   if (wanted.has('observables_alert')) {
-    const eventId = webhookEventId(event.id, 'observables_alert');
-    const alert = observablesAlertPayload(eventId, {
+    const alert: ObservablesChange = {
       tenant_id: data.tenant_id,
       subject_id: data.subject_id,
       previous: await previousObservables(state, data.tenant_id, data.subject_id),
@@ -371,11 +369,12 @@ async function gateFailed(
       lifecycle: data.lifecycle,
       trigger: 'GateFailed',
       at: data.failed_at,
-    });
-    if (alert) outgoing.push(bodyOf('observables_alert', eventId, alert, links));
+    };
+    const recipe = { position: event.position, alert };
+    outgoing.push(rendered('observables_alert', event.id, source, recipe, links));
   }
   changes.push(subjectChange(event.position, data.tenant_id, data.subject_id, data.observables));
-  const drafts = outgoing.flatMap((out) => draftsFor(out, active, data.tenant_id));
+  const drafts = outgoing.flatMap((out) => (out ? draftsFor(out, active, data.tenant_id) : []));
   changes.push(...(await queue(event, state, drafts, null)));
   return changes;
 }
@@ -496,7 +495,8 @@ async function integrated(
     }
     const recipients = active.filter((webhook) => leaf.webhook_ids.includes(webhook.webhook_id));
     if (recipients.length === 0) continue;
-    for (const out of leafEvents(leaf, data.first_leaf_index + i, head, links, recipients)) {
+    const at = data.leaf_positions[i]!;
+    for (const out of leafEvents(leaf, at, data.first_leaf_index + i, head, links, recipients)) {
       drafts.push(...draftsFor(out, recipients, leaf.tenant_id));
     }
   }
@@ -517,54 +517,57 @@ async function integrated(
 /** The webhook events an integrated leaf fires, built only when some recipient wants them. */
 function leafEvents(
   leaf: PendingLeafView,
+  position: number,
   leafIndex: number,
   head: CoveringHead,
   links: WebhookLinks,
   recipients: readonly ActiveWebhook[],
 ): Outgoing[] {
   const out: Outgoing[] = [];
+  const { source } = leaf;
   for (const name of leaf.events) {
     if (!recipients.some((webhook) => webhook.events.includes(name))) continue;
-    const eventId = webhookEventId(leaf.source_event_id, name);
-    const { source } = leaf;
-    if (source.type === 'EvidenceAdmitted') {
-      const evidence = source.data;
-      if (name === 'leaf_admitted') {
-        out.push(bodyOf(name, eventId, leafAdmittedPayload(eventId, evidence, leafIndex, links), links));
-      } else if (name === 'compliance_report_ready') {
-        const notice = complianceReportReadyPayload(eventId, evidence, leafIndex, head, links);
-        out.push({
-          name,
-          event_id: eventId,
-          body: null,
-          render: {
-            kind: 'compliance_report',
-            artifact_hash: evidence.artifact_hash,
-            leaf_index: leafIndex,
-            tree_size: head.tree_size,
-            notice,
-          },
-        });
-      } else if (name === 'chain_depth_milestone' && leaf.depth !== null) {
-        const payload = chainDepthMilestonePayload(eventId, evidence, leaf.depth, leafIndex, links);
-        out.push(bodyOf(name, eventId, payload, links));
-      }
-    } else if (source.type === 'ExecutionAdmitted' && name === 'execution_trace_admitted') {
-      out.push(bodyOf(name, eventId, executionTraceAdmittedPayload(eventId, source.data, leafIndex), links));
-    } else if (source.type === 'VarianceRecorded') {
-      if (name === 'variance_recorded') {
-        out.push(bodyOf(name, eventId, varianceRecordedPayload(eventId, source.data, leafIndex), links));
-      } else if (name === 'governance_breach') {
-        const payload = governanceBreachPayload(eventId, source.data);
-        if (payload) out.push(bodyOf(name, eventId, payload, links));
-      }
+    if (name === 'compliance_report_ready') {
+      if (source.type === 'EvidenceAdmitted')
+        out.push(complianceReport(leaf.source_event_id, source.data, leafIndex, head, links));
+      continue;
     }
-    if (name === 'observables_alert' && leaf.alert) {
-      const payload = observablesAlertPayload(eventId, leaf.alert);
-      if (payload) out.push(bodyOf(name, eventId, payload, links));
-    }
+    const recipe: BodyRecipe = {
+      position,
+      leaf_index: leafIndex,
+      // only what this event's body needs
+      ...(name === 'chain_depth_milestone' && leaf.depth !== null && { depth: leaf.depth }),
+      ...(name === 'observables_alert' && leaf.alert !== null && { alert: leaf.alert }),
+    };
+    const event = rendered(name, leaf.source_event_id, source, recipe, links);
+    if (event) out.push(event);
   }
   return out;
+}
+
+/** compliance_report_ready, queued unrendered: its report needs the log's inclusion proof. */
+function complianceReport(
+  sourceEventId: string,
+  evidence: EvidenceSource,
+  leafIndex: number,
+  head: CoveringHead,
+  links: WebhookLinks,
+): Outgoing {
+  const name = 'compliance_report_ready';
+  const eventId = webhookEventId(sourceEventId, name);
+  const notice = complianceReportReadyPayload(eventId, evidence, leafIndex, head, links);
+  return {
+    name,
+    event_id: eventId,
+    body: null,
+    render: {
+      kind: 'compliance_report',
+      artifact_hash: evidence.artifact_hash,
+      leaf_index: leafIndex,
+      tree_size: head.tree_size,
+      notice,
+    },
+  };
 }
 
 // ---- Helpers ---------------------------------------------------------------------------------------
@@ -636,39 +639,36 @@ function subjectChange(
   };
 }
 
-function bodyOf<N extends WebhookEventName>(
-  name: N,
-  eventId: string,
-  payload: FullWebhookPayload<N>,
+/** A webhook event rendered now, with the recipe that renders it again; null when `source` does not cause it. */
+function rendered(
+  name: WebhookEventName,
+  sourceEventId: string,
+  source: BodySource,
+  recipe: BodyRecipe,
   links: WebhookLinks,
-): Outgoing {
-  return { name, event_id: eventId, body: serializeWebhookBody(name, payload, links).body };
+): Outgoing | null {
+  const eventId = webhookEventId(sourceEventId, name);
+  const body = renderBody(name, eventId, source, recipe, links);
+  return body === null ? null : { name, event_id: eventId, body, recipe };
 }
 
 /**
- * One delivery per active webhook of the tenant that receives the event, in registration order. The
- * body is the same for every one of them: the first delivery holds it, the others name that one
- * (`body_of`), so an event fanned out to n webhooks stores its body once, not n times.
+ * One delivery per active webhook of the tenant that receives the event, in registration order, each
+ * with the body in memory (one string, shared) and the recipe that is stored instead.
  */
 function draftsFor(out: Outgoing, webhooks: readonly ActiveWebhook[], tenantId: string): Draft[] {
-  let holder: string | null = null;
   return webhooks
     .filter((webhook) => webhook.events.includes(out.name))
-    .map((webhook) => {
-      const deliveryId = `${webhook.webhook_id}.${out.event_id}`;
-      const shared = holder !== null && out.body !== null;
-      holder ??= deliveryId;
-      return {
-        delivery_id: deliveryId,
-        tenant_id: tenantId,
-        webhook_id: webhook.webhook_id,
-        event_id: out.event_id,
-        event_type: out.name,
-        body: shared ? null : out.body,
-        ...(shared && { body_of: holder }),
-        ...(out.render && { render: out.render }),
-      };
-    });
+    .map((webhook) => ({
+      delivery_id: `${webhook.webhook_id}.${out.event_id}`,
+      tenant_id: tenantId,
+      webhook_id: webhook.webhook_id,
+      event_id: out.event_id,
+      event_type: out.name,
+      body: out.body,
+      ...(out.recipe && { recipe: out.recipe }),
+      ...(out.render && { render: out.render }),
+    }));
 }
 
 /**
