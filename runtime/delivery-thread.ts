@@ -90,6 +90,7 @@ async function startConsuming(config: Config, readStore: ReadStore, worker: Deli
     projection: dispatcherProjection({ publicUrl: config.publicUrl }),
     generation: DISPATCHER_GENERATION,
     deliveries: WEBHOOK_DELIVERIES,
+    onQueuing: (deliveries) => worker.remember(deliveries),
     onQueued: (deliveries) => worker.offer(deliveries),
     fanout: frames,
     // Webhook commands on the main thread wait for the tenant's progress in the read store.

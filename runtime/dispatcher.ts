@@ -94,6 +94,7 @@ export async function startDispatcher({
     projection: dispatcherProjection({ publicUrl: services.config.publicUrl }),
     generation: DISPATCHER_GENERATION,
     deliveries: WEBHOOK_DELIVERIES,
+    onQueuing: (deliveries) => worker.remember(deliveries),
     onQueued: (deliveries) => worker.offer(deliveries),
     fanout,
     recordProgress,

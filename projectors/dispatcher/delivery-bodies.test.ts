@@ -48,7 +48,17 @@ describe('bodies rendered again from their recipe', () => {
     await store.close();
   });
 
-  it('given a stored delivery taken in after a restart, and a retry of it, then each renders its recipe and keeps nothing', async () => {
+  it('given a delivery just queued, when it is read back from the store to be taken in, then its remembered body is sent and nothing is rendered', async () => {
+    const store = new SqliteReadStore(':memory:');
+    const { rendered, render } = rendering();
+    const bodies = new DeliveryBodies({ readStore: store, deliveries: DELIVERIES, render });
+    bodies.remember([inMemory]);
+    expect(await bodies.take(stored)).toEqual({ body: BODY, keep: null });
+    expect(rendered).toEqual([]);
+    await store.close();
+  });
+
+  it('given a stored delivery taken in after a restart, and a retry of it, then its recipe is rendered once, for both, and nothing is stored', async () => {
     const store = new SqliteReadStore(':memory:');
     await store.apply([queued(stored)]);
     const { rendered, render } = rendering();
@@ -56,6 +66,10 @@ describe('bodies rendered again from their recipe', () => {
     expect(stored.body).toBeNull();
     expect(await bodies.take(stored)).toEqual({ body: BODY, keep: null });
     expect(await bodies.of(newLogEntry(stored, BODY, '2026-01-01T00:00:01.000Z'))).toBe(BODY);
+    expect(rendered).toEqual([stored.delivery_id]);
+    // and by a worker started afresh, the retry renders it again
+    const restarted = new DeliveryBodies({ readStore: store, deliveries: DELIVERIES, render });
+    expect(await restarted.of(newLogEntry(stored, BODY, '2026-01-01T00:00:02.000Z'))).toBe(BODY);
     expect(rendered).toEqual([stored.delivery_id, stored.delivery_id]);
     await store.close();
   });

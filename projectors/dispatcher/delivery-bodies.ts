@@ -1,6 +1,8 @@
 /**
  * Where the body of a delivery comes from. A delivery the consumer just queued brings it in memory;
- * a stored one has a recipe instead (body-recipe.ts), rendered again, to the same bytes, by `render`.
+ * a stored one has a recipe instead (body-recipe.ts), rendered again, to the same bytes, by `render`;
+ * bodies of deliveries just queued or rendered are kept in memory a while, so an intake that reads
+ * them back from the store, or a retry soon after, costs no render.
  * A compliance report, which the projection cannot build (its inclusion proof needs the log), is
  * rendered when the delivery is taken in and kept in `webhook_rendered_bodies`, so every attempt
  * sends the same signed bytes. Documents of older releases hold their body, or name the delivery of
@@ -24,28 +26,43 @@ export interface DeliveryBodiesOptions {
   render?: (delivery: DeliveryView) => Promise<string>;
 }
 
-/** Bodies of deliveries just taken in, kept for the deliveries that share them (taken right after). */
-const RECENT_HOLDERS = 64;
+/**
+ * Bodies of deliveries just queued, by delivery id, for an intake that reads them back from the store
+ * (the periodic look for due retries, a backlog past what is offered in memory): rendering each again
+ * would cost far more. Fan-outs share one string, so this is at most a few MB.
+ */
+const RECENT_BODIES = 4096;
 
 export class DeliveryBodies {
-  private readonly recentHolders = new Map<string, string>();
+  private readonly recent = new Map<string, string>();
 
   constructor(private readonly options: DeliveryBodiesOptions) {}
+
+  /** Keeps the bodies of deliveries just queued, for their intake (see RECENT_BODIES). */
+  remember(deliveries: readonly DeliveryView[]): void {
+    for (const delivery of deliveries)
+      if (delivery.body !== null) this.keepRecent(delivery.delivery_id, delivery.body);
+  }
 
   /** The body of a delivery being taken in, and the change that keeps it when it was rendered here. */
   async take(delivery: DeliveryView): Promise<{ body: string; keep: Change | null }> {
     if (delivery.body !== null) {
       // A stored body (older releases) may be named by the deliveries after it.
-      if (!delivery.recipe) this.rememberHolder(delivery.delivery_id, delivery.body);
+      if (!delivery.recipe) this.keepRecent(delivery.delivery_id, delivery.body);
       return { body: delivery.body, keep: null };
     }
+    const recent = this.recent.get(delivery.delivery_id);
+    if (recent !== undefined) return { body: recent, keep: null };
     if (delivery.body_of !== undefined)
       return {
-        body: this.recentHolders.get(delivery.body_of) ?? (await this.heldBy(delivery.body_of)),
+        body: this.recent.get(delivery.body_of) ?? (await this.heldBy(delivery.body_of)),
         keep: null,
       };
     const body = await this.render(delivery);
-    if (delivery.recipe) return { body, keep: null };
+    if (delivery.recipe) {
+      this.keepRecent(delivery.delivery_id, body); // for a retry soon after
+      return { body, keep: null };
+    }
     return {
       body,
       // Written with the delivery's first log entry: the log never names a body that is not kept.
@@ -62,6 +79,8 @@ export class DeliveryBodies {
   /** The exact bytes of a logged delivery, for an attempt after the first. */
   async of(entry: DeliveryLogEntry): Promise<string> {
     if (entry.body !== undefined) return entry.body; // an entry of an older release carries its body
+    const recent = this.recent.get(entry.delivery_id);
+    if (recent !== undefined) return recent;
     const { readStore, deliveries } = this.options;
     const queued = await readStore.get<DeliveryView>(deliveries, entry.delivery_id);
     if (!queued) throw new Error(`delivery ${entry.delivery_id} is not in the dispatcher's queue`);
@@ -80,10 +99,9 @@ export class DeliveryBodies {
     return holder.data.body;
   }
 
-  private rememberHolder(deliveryId: string, body: string): void {
-    if (this.recentHolders.size >= RECENT_HOLDERS)
-      this.recentHolders.delete(this.recentHolders.keys().next().value!);
-    this.recentHolders.set(deliveryId, body);
+  private keepRecent(deliveryId: string, body: string): void {
+    if (this.recent.size >= RECENT_BODIES) this.recent.delete(this.recent.keys().next().value!);
+    this.recent.set(deliveryId, body);
   }
 
   private render(delivery: DeliveryView): Promise<string> {

@@ -163,6 +163,14 @@ export class DeliveryWorker {
     this.wake();
   }
 
+  /**
+   * Deliveries about to be written by the consumer on this thread, with their bodies: kept a while,
+   * so that an intake reading them back from the store (before they are offered) does not render them.
+   */
+  remember(deliveries: readonly DeliveryView[]): void {
+    this.bodies.remember(deliveries);
+  }
+
   /** Retries may have come due: the next pass looks for them (and reads the queue from the store). */
   private wakeForDue(): void {
     this.lookForDue = true;

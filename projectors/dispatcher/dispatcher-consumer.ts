@@ -32,6 +32,11 @@ export interface DispatcherConsumerOptions {
   deliveries: string;
   /** The deliveries a batch queued, in seq order, once they are written. */
   onQueued(deliveries: readonly DeliveryView[]): void;
+  /**
+   * The same deliveries, with their bodies, before they are written: the worker on this connection
+   * may read them back (without bodies) before `onQueued`, and then should not render them again.
+   */
+  onQueuing?(deliveries: readonly DeliveryView[]): void;
   fanout?: FramePublisher;
   /**
    * Record in the read store, per tenant with a webhook command in the batch, the position of the
@@ -86,6 +91,8 @@ export class DispatcherConsumer {
     const queued = physicalCollection(this.options.deliveries, generation);
     const isDelivery = (change: Change): change is Change & { kind: 'upsert'; data: DeliveryView } =>
       change.kind === 'upsert' && change.collection === queued;
+    const views = changes.filter(isDelivery).map((change) => change.data);
+    if (views.length > 0) this.options.onQueuing?.(views);
     for (const write of writeOrder(compactChanges([...changes, ...progress]), generation)) {
       // Bodies stay in memory, for the first attempts: what is stored renders them again.
       await readStore.apply(
@@ -96,7 +103,6 @@ export class DispatcherConsumer {
     }
     this.position = Math.max(this.position, events[events.length - 1]?.position ?? 0);
     this.waiters.release(this.position);
-    const views = changes.filter(isDelivery).map((change) => change.data);
     if (views.length === 0) return;
     this.options.onQueued(views);
     this.publishFrames(views);

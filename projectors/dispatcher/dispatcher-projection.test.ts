@@ -896,7 +896,10 @@ describe('the dispatcher projection', () => {
       }
     });
 
-    /** The consumer handling `events` as one bus batch; resolves with the deliveries it offered. */
+    /**
+     * The consumer handling `events` as one bus batch; resolves with the deliveries it offered, and
+     * those it announced before writing them (with how many were stored at that moment).
+     */
     async function handleInConsumer(events: RecordedEvent[], readStore: ReadStore = world.readStore) {
       let handle: ((events: RecordedEvent[]) => Promise<void>) | null = null;
       const bus = {
@@ -908,6 +911,7 @@ describe('the dispatcher projection', () => {
         close: async () => undefined,
       } as unknown as Bus;
       const offered: DeliveryView[] = [];
+      const announced: { views: DeliveryView[]; storedThen: number } = { views: [], storedThen: -1 };
       const consumer = new DispatcherConsumer({
         bus,
         readStore,
@@ -915,10 +919,16 @@ describe('the dispatcher projection', () => {
         generation: GENERATION,
         deliveries: WEBHOOK_DELIVERIES,
         onQueued: (views) => offered.push(...views),
+        onQueuing: (views) => {
+          announced.views.push(...views);
+          void world.deliveries().then((stored) => {
+            announced.storedThen = stored.length;
+          });
+        },
       });
       await consumer.start();
       await handle!(events);
-      return offered;
+      return { offered, announced };
     }
 
     it('given integrated leaves, when the consumer writes its batch, then it stores each delivery with its recipe and no body, and offers it with the body', async () => {
@@ -927,9 +937,11 @@ describe('the dispatcher projection', () => {
       await tenant.registerWebhook(['leaf_admitted']);
       for (let i = 0; i < 2; i++) await tenant.submit(`model-${i}`);
       const head = await world.integrate({ project: false });
-      const offered = await handleInConsumer([head]);
+      const { offered, announced } = await handleInConsumer([head]);
       const stored = await world.deliveries();
       expect(stored).toHaveLength(4);
+      // announced with their bodies before the write, offered after it
+      expect(announced).toEqual({ views: offered, storedThen: 0 });
       expect(offered.map((view) => view.delivery_id)).toEqual(stored.map((view) => view.delivery_id));
       stored.forEach((view, i) => {
         expect(view.body).toBeNull();
