@@ -8,7 +8,7 @@
  * Why: the bodies were ~2.7 KB of the ~3.7 KB the delivery thread wrote to dispatch.db per admission
  * with webhooks (an envelope each), and not storing them cut the thread's CPU by ~10%.
  */
-import type { ExecutionAdmitted, GateFailed, VarianceRecorded } from '../../event-schemas';
+import type { EvidenceAdmitted, ExecutionAdmitted, GateFailed, VarianceRecorded } from '../../event-schemas';
 import type { RecordedEvent } from '../../ports/event-store';
 import type { DeliveryView } from './dispatcher-projection';
 import {
@@ -56,7 +56,7 @@ export type BodySource =
 export function bodySourceOf(event: RecordedEvent): BodySource | null {
   switch (event.type) {
     case 'EvidenceAdmitted':
-      return { type: event.type, data: evidenceSource(event.data as never) };
+      return { type: event.type, data: evidenceSource(event.data as EvidenceAdmitted) };
     case 'VarianceRecorded':
       return { type: event.type, data: varianceSource(event.data as VarianceRecorded) };
     case 'ExecutionAdmitted':
@@ -81,6 +81,7 @@ export function renderBody(
   links: WebhookLinks,
 ): string | null {
   const payload = payloadOf(name, eventId, source, recipe, links);
+  // payloadOf matched the payload to `name`; the union cannot say so to the generic signature
   return payload ? serializeWebhookBody(name, payload as never, links).body : null;
 }
 
