@@ -20,9 +20,15 @@ import {
 const stateArb = fc.tuple(tenantStartArb, fc.array(tenantCommandArb, { maxLength: 10 }));
 const context = { now: new Date('2026-06-01T00:00:00Z'), correlationId: 'c' };
 const webhookIdArb = fc.stringMatching(/^[0-9a-f]{24}$/).map((digits) => `wh_${digits}`);
-const deliveryIdArb = fc
-  .tuple(webhookIdArb, fc.stringMatching(/^[0-9a-f]{32}$/))
-  .map(([webhook, event]) => `${webhook}.evt_${event}`);
+/** Ids of this release (`dlv_<position>_<k>`) and of older ones (`<webhook_id>.<event_id>`). */
+const deliveryIdArb = fc.oneof(
+  fc
+    .tuple(fc.stringMatching(/^[0-9a-z]{11}$/), fc.stringMatching(/^[0-9a-z]{5}$/))
+    .map(([position, k]) => `dlv_${position}_${k}`),
+  fc
+    .tuple(webhookIdArb, fc.stringMatching(/^[0-9a-f]{32}$/))
+    .map(([webhook, event]) => `${webhook}.evt_${event}`),
+);
 
 async function reach([start, history]: [ValueOf<typeof tenantStartArb>, ValueOf<typeof tenantCommandArb>[]]) {
   const simulation = new TenantSimulation(start);

@@ -616,7 +616,7 @@ tenant_id: string
  */
 webhook_id: string
 /**
- * The delivery to send again: `<webhook_id>.<event_id>`, or a redelivery of it (`…:r<n>`).
+ * The delivery to send again: `dlv_<position>_<k>` (older releases: `<webhook_id>.<event_id>`), or a redelivery of it (`…:r<n>`).
  */
 delivery_id: string
 requested_at: string

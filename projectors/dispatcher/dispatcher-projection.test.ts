@@ -1,4 +1,6 @@
 import { createPublicKey, type KeyObject, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { SqliteReadStore } from '../../adapters/sqlite/read-store';
 import { type AdmissionContext, decideSubmitEvidence } from '../../command-api/submit-evidence';
 import { decideSubmitExecution } from '../../command-api/submit-execution';
@@ -29,6 +31,7 @@ import {
   type DeliveryView,
   dispatcherProjection,
   PENDING_COUNT_ID,
+  queuedDeliveryId,
   SEQ_STRIDE,
   storedDelivery,
   WEBHOOK_DELIVERIES,
@@ -41,6 +44,13 @@ import {
 } from './dispatcher-projection';
 import { WEBHOOK_EVENT_NAMES, webhookEventId, webhookLinks } from './webhook-events';
 import { renderComplianceReportReady } from './webhook-payloads';
+
+/** The pattern the delivery log's responses publish for a delivery id. */
+const DELIVERY_ID_PATTERN = new RegExp(
+  JSON.parse(
+    readFileSync(path.join(__dirname, '../../event-schemas/schemas/responses/delivery-log.json'), 'utf8'),
+  ).$defs.delivery_id.pattern,
+);
 
 const PUBLIC_URL = 'https://gov.example';
 const GENERATION = 1;
@@ -372,7 +382,7 @@ describe('the dispatcher projection', () => {
       expect(deliveries).toEqual([
         {
           seq: head.position * SEQ_STRIDE,
-          delivery_id: `${webhookId}.${eventId}`,
+          delivery_id: queuedDeliveryId(head.position, 0),
           tenant_id: tenant.id,
           webhook_id: webhookId,
           event_id: eventId,
@@ -799,6 +809,24 @@ describe('the dispatcher projection', () => {
         expect(delivery.seq).toBeLessThan((position + 1) * SEQ_STRIDE);
       }
       for (const delivery of deliveries) payloadOf(delivery);
+    });
+
+    it('given a busy history, then delivery ids name the queueing event and sort as their seqs do (redeliveries aside)', async () => {
+      await busyHistory();
+      const deliveries = (await world.deliveries()).filter((delivery) => delivery.redelivery_of === null);
+      const ids = deliveries.map((delivery) => delivery.delivery_id);
+      expect([...ids].sort()).toEqual(ids);
+      expect(new Set(ids).size).toBe(ids.length);
+      const positions = new Map(world.log.map((event) => [event.recorded_at, event.position]));
+      for (const delivery of deliveries) {
+        const position = positions.get(delivery.queued_at)!;
+        expect(delivery.delivery_id).toMatch(new RegExp(`^dlv_${position.toString(36).padStart(11, '0')}_`));
+        expect(delivery.delivery_id).toMatch(DELIVERY_ID_PATTERN);
+      }
+      // base 36, padded: 10 sorts after 9, and a position past 2^32 still sorts after a small one
+      expect(queuedDeliveryId(9, 0) < queuedDeliveryId(10, 0)).toBe(true);
+      expect(queuedDeliveryId(10, 35) < queuedDeliveryId(10, 36)).toBe(true);
+      expect(queuedDeliveryId(7, 0) < queuedDeliveryId(2 ** 40, 0)).toBe(true);
     });
 
     it('given a busy history, then every delivery but a report is stored without its body, and its recipe renders the same bytes from the event at its position', async () => {
