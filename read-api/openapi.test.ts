@@ -341,6 +341,7 @@ describe('the OpenAPI document', () => {
           'X-GOV-Signature-256',
           'X-GOV-Event-Id',
           'X-GOV-Event-Type',
+          'X-GOV-Webhook-Id',
           'X-GOV-Delivery-Id',
           'X-GOV-Delivery-Attempt',
         ].map((header) => ['header', header, true]),

@@ -715,7 +715,7 @@ function duration(ms: number): string {
   return ms < 60_000 ? `${ms / 1000} s` : `${ms / 60_000} min`;
 }
 
-const WEBHOOK_SIGNATURE = `Every delivery is an HTTP POST of the event's JSON body (Content-Type: application/json, User-Agent: ${USER_AGENT}) signed with the webhook's secret: \`${SIGNATURE_HEADER}: sha256=<hex HMAC-SHA256 of the raw body>\`, the lowercase hex HMAC-SHA256 keyed with the secret over the exact bytes received (GitHub's scheme; compare in constant time before parsing). The other delivery headers: X-GOV-Event-Id (the event id, the same on every delivery of the event — each webhook, retry and redelivery: deduplicate on it), X-GOV-Event-Type (the event name), X-GOV-Delivery-Id (this delivery, as listed by GET /webhooks/{id}/deliveries) and X-GOV-Delivery-Attempt (1 to ${MAX_ATTEMPTS}).`;
+const WEBHOOK_SIGNATURE = `Every delivery is an HTTP POST of the event's JSON body (Content-Type: application/json, User-Agent: ${USER_AGENT}) signed with the webhook's secret: \`${SIGNATURE_HEADER}: sha256=<hex HMAC-SHA256 of the raw body>\`, the lowercase hex HMAC-SHA256 keyed with the secret over the exact bytes received (GitHub's scheme; compare in constant time before parsing). The other delivery headers: X-GOV-Event-Id (the event id, the same on every delivery of the event — each webhook, retry and redelivery: deduplicate on it), X-GOV-Event-Type (the event name), X-GOV-Webhook-Id (the webhook the delivery is for), X-GOV-Delivery-Id (this delivery, as listed by GET /webhooks/{id}/deliveries) and X-GOV-Delivery-Attempt (1 to ${MAX_ATTEMPTS}).`;
 
 const WEBHOOK_RETRIES = `Only an HTTP 200 answer is success; any other status, a redirect (never followed), a connection error or no answer within ${duration(ATTEMPT_TIMEOUT_MS)} (GOV_WEBHOOK_TIMEOUT_MS) fails the attempt. ${MAX_ATTEMPTS} attempts in all: immediately, then ${BACKOFF_MS.map((ms) => `+${duration(ms)}`).join(', ')} after each failure; after the ${MAX_ATTEMPTS}th failure the delivery is marked failed. A 429 or 503 answer with Retry-After (delta-seconds or an HTTP-date) is honoured: the next attempt waits for the later of the backoff and Retry-After, at most ${duration(RETRY_AFTER_CAP_MS)} after the failure. Delivery is at least once: an event can arrive more than once.`;
 
@@ -920,6 +920,7 @@ function webhooks(): Json {
             description: `The event name: always \`${name}\`.`,
             schema: { type: 'string', const: name },
           },
+          parameterRef('WebhookId'),
           parameterRef('WebhookDeliveryId'),
           parameterRef('WebhookDeliveryAttempt'),
         ],
@@ -1011,12 +1012,20 @@ function components(): Json {
           'The event id (also `event_id` in the body): the same on every delivery of the event, to each webhook, on each retry and redelivery. Deduplicate on it.',
         schema: { type: 'string', pattern: EVENT_ID_PATTERN },
       },
+      WebhookId: {
+        name: 'X-GOV-Webhook-Id',
+        in: 'header',
+        required: true,
+        description:
+          'The webhook the delivery is for (`webhook_id` of POST /webhooks): tells apart the deliveries of webhooks that share a URL, and which secret signed the body.',
+        schema: { type: 'string', pattern: WEBHOOK_ID_PATTERN },
+      },
       WebhookDeliveryId: {
         name: 'X-GOV-Delivery-Id',
         in: 'header',
         required: true,
         description:
-          'This delivery: `<webhook_id>.<event_id>`, or `<original delivery_id>:r<n>` for a redelivery. The same on every attempt of the delivery.',
+          'This delivery: `dlv_<position>_<k>` (older releases: `<webhook_id>.<event_id>`), or `<original delivery_id>:r<n>` for a redelivery. The same on every attempt of the delivery.',
         schema: deliveryIdSchema(),
       },
       WebhookDeliveryAttempt: {

@@ -370,7 +370,7 @@ describe('webhooks over HTTP', () => {
   describe('tenant isolation and subscriptions', () => {
     it('given two webhooks of a tenant on one event, then each receives the same bytes signed with its own secret, and a redelivery to the second sends them again', async () => {
       const tenant = await client().register();
-      await register(tenant, ['leaf_admitted'], { secret: 'the-first-secret-0123456789' });
+      const first = await register(tenant, ['leaf_admitted'], { secret: 'the-first-secret-0123456789' });
       const second = await register(tenant, ['leaf_admitted'], { secret: 'the-second-secret-0123456789' });
       const admitted = await client().admit(tenant.api_key, validEvidence('shared-body'));
       const toTenant = () => receiver.received.filter((d) => d.body.tenant_id === tenant.tenant_id);
@@ -378,17 +378,21 @@ describe('webhooks over HTTP', () => {
       const [a, b] = toTenant();
       expect(a!.body.leaf_hash).toBe(admitted.leaf_hash);
       expect(b!.raw).toBe(a!.raw);
-      // Each delivery verifies with exactly one of the two secrets, and not the same one.
-      const secrets = ['the-first-secret-0123456789', 'the-second-secret-0123456789'];
-      const signers: string[] = [];
+      // Each delivery names its webhook, and verifies with that webhook's secret and not the other's.
+      const secrets = new Map([
+        [first.webhook_id, 'the-first-secret-0123456789'],
+        [second.webhook_id, 'the-second-secret-0123456789'],
+      ]);
+      const named = [a!, b!].map((delivery) => delivery.headers['x-gov-webhook-id'] as string);
+      expect(named.sort()).toEqual([first.webhook_id, second.webhook_id].sort());
       for (const delivery of [a!, b!]) {
         const header = delivery.headers['x-gov-signature-256'] as string;
-        const matching = secrets.filter((secret) => verifySignatureHeader(secret, delivery.raw, header));
-        expect(matching).toHaveLength(1);
-        await checkDelivery(delivery, matching[0]!);
-        signers.push(matching[0]!);
+        const matching = [...secrets].filter(([, secret]) =>
+          verifySignatureHeader(secret, delivery.raw, header),
+        );
+        expect(matching.map(([webhookId]) => webhookId)).toEqual([delivery.headers['x-gov-webhook-id']]);
+        await checkDelivery(delivery, matching[0]![1]);
       }
-      expect(new Set(signers).size).toBe(2);
       await settleDispatcher(); // the log entry is written once the first attempt has ended
       const [logged] = (await deliveriesOf(tenant, second.webhook_id)).body.deliveries;
       const redeliver = await client().post(

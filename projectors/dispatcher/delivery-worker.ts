@@ -16,7 +16,15 @@ import { DeliveryBodies } from './delivery-bodies';
 import { type AttemptRecord, DELIVERY_LOG, type DeliveryLogEntry, newLogEntry } from './delivery-log';
 import type { DeliveryView, WebhookView } from './dispatcher-projection';
 import { EndpointLimiter } from './endpoint-limiter';
-import { type DeliveryResult, deliver as httpDeliver } from './http-deliverer';
+import {
+  DELIVERY_ATTEMPT_HEADER,
+  DELIVERY_ID_HEADER,
+  type DeliveryResult,
+  EVENT_ID_HEADER,
+  EVENT_TYPE_HEADER,
+  deliver as httpDeliver,
+  WEBHOOK_ID_HEADER,
+} from './http-deliverer';
 import { IntakePage, type LogDocument } from './intake-page';
 import { PinnedPools } from './pinned-pools';
 import { isSuccess, nextAttempt, parseRetryAfter } from './retry-policy';
@@ -402,10 +410,11 @@ export class DeliveryWorker {
       timeoutMs: this.options.timeoutMs ?? 10_000,
       headers: {
         [SIGNATURE_HEADER]: signatureHeader(secret, body),
-        'X-GOV-Event-Id': entry.event_id,
-        'X-GOV-Event-Type': entry.event_type,
-        'X-GOV-Delivery-Id': entry.delivery_id,
-        'X-GOV-Delivery-Attempt': String(attempt),
+        [EVENT_ID_HEADER]: entry.event_id,
+        [EVENT_TYPE_HEADER]: entry.event_type,
+        [WEBHOOK_ID_HEADER]: entry.webhook_id,
+        [DELIVERY_ID_HEADER]: entry.delivery_id,
+        [DELIVERY_ATTEMPT_HEADER]: String(attempt),
       },
     });
   }

@@ -22,6 +22,9 @@ export const USER_AGENT = 'gov-webhooks/1';
 /** Header names the caller sets besides the signature (`SIGNATURE_HEADER` in ./signature). */
 export const EVENT_ID_HEADER = 'X-GOV-Event-Id';
 export const EVENT_TYPE_HEADER = 'X-GOV-Event-Type';
+/** Which of the tenant's webhooks the delivery is for (several may share a URL). */
+export const WEBHOOK_ID_HEADER = 'X-GOV-Webhook-Id';
+export const DELIVERY_ID_HEADER = 'X-GOV-Delivery-Id';
 export const DELIVERY_ATTEMPT_HEADER = 'X-GOV-Delivery-Attempt';
 
 export interface DeliveryRequest {
