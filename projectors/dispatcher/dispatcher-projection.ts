@@ -167,8 +167,7 @@ export interface DispatcherProjectionOptions {
   publicUrl: string;
 }
 
-/** One delivery before its seq is known. */
-/** A delivery before it is queued; one without an id gets `queuedDeliveryId` of its queueing. */
+/** One delivery before its seq is known; one without an id gets `queuedDeliveryId` when queued. */
 type Draft = Omit<DeliveryView, 'seq' | 'queued_at' | 'redelivery_of' | 'delivery_id'> & {
   delivery_id?: string;
 };
@@ -683,7 +682,8 @@ function draftsFor(out: Outgoing, webhooks: readonly ActiveWebhook[], tenantId: 
  * and went on with a hash put every insert on a random index page, and each group commit wrote and
  * checkpointed about a page per delivery (measured with 100 webhooks: half of dispatch.db's page
  * writes, ~5% of the delivery thread's CPU). Deterministic, as the old ids were: a replayed event
- * queues the same drafts in the same order, so the same ids, which the position guard skips.
+ * queues the same drafts in the same order, so the same ids, which the position guard skips. Unique
+ * because each event's handler calls `queue` once, with all of the event's drafts.
  */
 export function queuedDeliveryId(position: number, k: number): string {
   return `dlv_${position.toString(36).padStart(11, '0')}_${k.toString(36).padStart(5, '0')}`;
