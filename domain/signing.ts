@@ -2,12 +2,13 @@
  * Ed25519 signatures over canonical JSON, base64 (standard, padded). Votes and envelopes are signed
  * the same way, so a third party needs one recipe to check both.
  */
-import { type KeyObject, sign, verify } from 'node:crypto';
+import { type KeyObject, verify } from 'node:crypto';
 import { canonicalJson } from '../merkle-core';
+import { signEd25519 } from '../merkle-core/ed25519-signer';
 import { sha256Hex } from './hash';
 
 export function signRecord(record: unknown, privateKey: KeyObject): string {
-  return sign(null, Buffer.from(canonicalJson(record), 'utf8'), privateKey).toString('base64');
+  return signEd25519(privateKey, Buffer.from(canonicalJson(record), 'utf8')).toString('base64');
 }
 
 /** False (never a throw) for a wrong key, a malformed signature or a record JSON cannot represent. */

@@ -1,6 +1,7 @@
-/** Signed-note keys for Node: generation, loading, export and signing (node:crypto Ed25519). */
-import { createPrivateKey, createPublicKey, type KeyObject, randomBytes, sign } from 'node:crypto';
+/** Signed-note keys for Node: generation, loading, export and signing (Ed25519, see ed25519-signer). */
+import { createPrivateKey, createPublicKey, type KeyObject, randomBytes } from 'node:crypto';
 import { bytesEqual } from './bytes';
+import { signEd25519 } from './ed25519-signer';
 import {
   formatSignerKey,
   formatVerifierKey,
@@ -48,7 +49,7 @@ export class NoteSigner {
 
   /** Ed25519 signature (64 bytes) of `message`; deterministic, as Ed25519 is. */
   sign(message: Uint8Array): Uint8Array {
-    return new Uint8Array(sign(null, message, this.#privateKey));
+    return new Uint8Array(signEd25519(this.#privateKey, message));
   }
 
   /** The matching verifier key in note format. */
