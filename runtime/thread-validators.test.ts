@@ -9,7 +9,7 @@ import {
   ValidatorNetworkError,
   type VoteRequest,
 } from '../domain/validators';
-import { ValidatorThread } from './thread-validators';
+import { ROUNDS_PER_MESSAGE, ValidatorThread } from './thread-validators';
 
 /** A vote request on a bundle of its own subject. */
 function bundleRequest(subjectId: string): VoteRequest {
@@ -64,6 +64,30 @@ describe('the admission round on the validator thread', () => {
       expected.push(await certifyAndSeal(inline, request, fieldsFor(request, `subject-${i}`), authority));
     expect(threaded).toEqual(expected);
     expect(new Set(threaded.map((certified) => certified.leafHash)).size).toBe(200);
+  });
+
+  it('given a burst of rounds in one turn, then they leave in messages of ROUNDS_PER_MESSAGE as they are asked, the rest at the end of the turn', async () => {
+    const worker = (thread as unknown as { running(): { postMessage(message: unknown): void } }).running();
+    const sizes: number[] = [];
+    const post = worker.postMessage.bind(worker);
+    const spy = jest.spyOn(worker, 'postMessage').mockImplementation((message) => {
+      sizes.push((message as { rounds: unknown[] }).rounds.length);
+      post(message);
+    });
+    try {
+      const count = 2 * ROUNDS_PER_MESSAGE + 1;
+      const rounds: Promise<CertifiedEnvelope>[] = [];
+      for (let i = 0; i < count; i++) {
+        const request = bundleRequest(`burst-${i}`);
+        rounds.push(thread.certify(request, fieldsFor(request, `burst-${i}`)));
+        // The full messages are already on their way while the turn goes on.
+        expect(sizes).toEqual(Array(Math.floor((i + 1) / ROUNDS_PER_MESSAGE)).fill(ROUNDS_PER_MESSAGE));
+      }
+      expect(new Set((await Promise.all(rounds)).map((certified) => certified.leafHash)).size).toBe(count);
+      expect(sizes).toEqual([ROUNDS_PER_MESSAGE, ROUNDS_PER_MESSAGE, 1]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('given a bundle the validators reject, when the round runs on the thread, then it fails as the inline round does, with their reasons', async () => {

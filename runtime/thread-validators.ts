@@ -2,7 +2,7 @@
  * The admission's validator round and envelope seal on the validator thread
  * (runtime/validator-thread.ts): the same in-process validators and node key, the same bytes; only
  * the CPU moves off the admission path. The rounds asked during one event-loop turn (concurrent
- * admissions) travel in one message; each answer comes back on its own.
+ * admissions) travel in messages of up to ROUNDS_PER_MESSAGE; each answer comes back on its own.
  */
 import type { KeyObject } from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
@@ -16,6 +16,14 @@ import type {
   ValidatorThreadData,
 } from './validator-thread-protocol';
 import { startWorker } from './worker-entry';
+
+/**
+ * Rounds sent to the thread as soon as this many are asked, rather than all at the end of the turn.
+ * A burst of admissions (all connections answered by one tree head ask again together) takes the main
+ * thread tens of milliseconds to parse; sending early lets the thread sign the first rounds meanwhile,
+ * where one message at the end would leave it idle until then and make the last round wait for all.
+ */
+export const ROUNDS_PER_MESSAGE = 4;
 
 interface Waiting {
   resolve(certified: CertifiedEnvelope): void;
@@ -58,6 +66,7 @@ export class ValidatorThread {
     return new Promise<CertifiedEnvelope>((resolve, reject) => {
       if (this.batch.length === 0) setImmediate(() => this.flush());
       this.batch.push({ item: { id: this.nextId++, request, fields }, waiting: { resolve, reject } });
+      if (this.batch.length >= ROUNDS_PER_MESSAGE) this.flush();
     });
   };
 
