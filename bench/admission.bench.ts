@@ -2,9 +2,11 @@
  * Admissions over HTTP: the built server runs as its own process (as `npm start` runs it) and
  * autocannon drives `POST /governance/evidence` from this one over loopback, 64 connections, each
  * with its own L4 tenant. A 201 means the leaf is integrated and covered by a signed tree head, so
- * the admission latency is also the delay from request to covering STH.
+ * the admission latency is also the delay from request to covering STH. Three runs; the median one is
+ * reported, with every run's rate and CPU steal in the notes.
  */
 import path from 'node:path';
+import { readCpuTimes, stealShare } from './cpu-steal';
 import {
   admissions,
   CONNECTIONS,
@@ -18,6 +20,34 @@ import {
 import type { BenchRow, BenchSuite } from './report';
 import { tempDir } from './temp-dir';
 
+const ADMISSION_RUNS = 3;
+
+interface MeasuredRun {
+  run: Awaited<ReturnType<typeof admissions>>;
+  before: Awaited<ReturnType<typeof sequencerStats>>;
+  after: Awaited<ReturnType<typeof sequencerStats>>;
+  /** Share of the machine's CPU time the hypervisor took during the run. */
+  steal: number;
+}
+
+async function measuredRun(base: string, keys: string[]): Promise<MeasuredRun> {
+  const before = await sequencerStats(base);
+  const cpuBefore = readCpuTimes();
+  const run = await admissions(base, keys, Math.max(5, SECONDS * 3));
+  const steal = stealShare(cpuBefore, readCpuTimes());
+  return { run, before, after: await sequencerStats(base), steal };
+}
+
+/** The run with the median rate (its latencies belong to it: percentiles of different runs do not mix). */
+function medianRun(runs: MeasuredRun[]): MeasuredRun {
+  const sorted = [...runs].sort((a, b) => a.run.requests.average - b.run.requests.average);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
+}
+
+function formatShare(share: number): string {
+  return Number.isNaN(share) ? 'unknown' : `${Math.round(share * 100)}%`;
+}
+
 export const admissionBench: BenchSuite = async () => {
   const temp = tempDir('gov-bench-admission');
   const port = 20_000 + Math.floor(Math.random() * 20_000);
@@ -28,12 +58,17 @@ export const admissionBench: BenchSuite = async () => {
       (t) => t.api_key,
     );
     await admissions(base, keys, 1); // warm-up: JIT, caches, SQLite pages
-    const before = await sequencerStats(base);
-    const run = await admissions(base, keys, Math.max(5, SECONDS * 3));
-    const after = await sequencerStats(base);
-    const failed = run.non2xx + run.errors + run.timeouts;
+    // Three runs, reported by the median one: on a shared virtual machine single runs swing by a
+    // quarter with the neighbours' load (the notes give each run's rate and CPU steal).
+    const runs: MeasuredRun[] = [];
+    for (let i = 0; i < ADMISSION_RUNS; i++) runs.push(await measuredRun(base, keys));
+    const { run, before, after } = medianRun(runs);
+    const failed = runs.reduce((sum, r) => sum + r.run.non2xx + r.run.errors + r.run.timeouts, 0);
     const batches = after.batches - before.batches;
     const rate = run.requests.average;
+    const eachRun = runs
+      .map((r) => `${Math.round(r.run.requests.average)}/s (steal ${formatShare(r.steal)})`)
+      .join(', ');
     const rows: BenchRow[] = [
       {
         suite: 'governance',
@@ -42,7 +77,7 @@ export const admissionBench: BenchSuite = async () => {
         unit: 'admissions/s',
         target: '>= 3000',
         met: rate >= 3000 && failed === 0,
-        notes: `${run.requests.total} requests, ${failed} not 201`,
+        notes: `median of ${ADMISSION_RUNS} runs: ${eachRun}; ${runs.reduce((sum, r) => sum + r.run.requests.total, 0)} requests, ${failed} not 201`,
       },
       {
         suite: 'governance',
