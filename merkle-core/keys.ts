@@ -24,6 +24,11 @@ function keyIdOf(name: string, type: number, publicKey: Uint8Array): Uint8Array 
   return (nodeCryptoSuite.sha256(keyIdPreimage(name, type, publicKey)) as Uint8Array).slice(0, 4);
 }
 
+/** A Node KeyObject for a raw 32-byte Ed25519 seed (the private key of RFC 8032). */
+export function ed25519PrivateKey(seed: Uint8Array): KeyObject {
+  return createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+}
+
 /** A private key able to sign notes (type 0x01) or cosignatures (type 0x04). */
 export class NoteSigner {
   readonly keyId: Uint8Array;
@@ -37,11 +42,7 @@ export class NoteSigner {
   ) {
     if (!isValidKeyName(name)) throw new KeyFormatError(`invalid key name ${JSON.stringify(name)}`);
     if (seed.length !== 32) throw new KeyFormatError('an Ed25519 seed is 32 bytes');
-    this.#privateKey = createPrivateKey({
-      key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]),
-      format: 'der',
-      type: 'pkcs8',
-    });
+    this.#privateKey = ed25519PrivateKey(seed);
     const spki = createPublicKey(this.#privateKey).export({ format: 'der', type: 'spki' });
     this.publicKey = new Uint8Array(spki.subarray(spki.length - 32));
     this.keyId = keyIdOf(name, type, this.publicKey);

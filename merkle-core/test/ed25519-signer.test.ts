@@ -1,13 +1,8 @@
 /** Ed25519 signing: libsodium and node:crypto write the same signatures, those of RFC 8032. */
-import { createPrivateKey, createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
 import fc from 'fast-check';
 import { ed25519Implementation, ed25519Signer, signEd25519 } from '../ed25519-signer';
-
-const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
-
-function privateKeyOf(seed: Uint8Array) {
-  return createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
-}
+import { ed25519PrivateKey as privateKeyOf } from '../keys';
 
 /** RFC 8032 section 7.1, TESTs 1 and 2. */
 const RFC8032_VECTORS = [

@@ -26,6 +26,8 @@ export function runRole(name: string, start: (config: Config, logger: Logger) =>
     throw error;
   }
   const logger = createLogger(config.logLevel).child({ role: name });
+  // Which library signs is invisible in the signatures themselves (the same bytes): say it once here.
+  logger.info({ ed25519: config.ed25519 }, `Ed25519 signatures by ${config.ed25519}`);
   start(config, logger).then(
     (running) => {
       process.stderr.write(
