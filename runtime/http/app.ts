@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type http from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { evidenceFastPath } from '../../command-api/evidence-fast-path';
 import { governanceCommandRoutes } from '../../command-api/governance-routes';
 import { commandRoutes } from '../../command-api/routes';
 import { webhookCommandRoutes } from '../../command-api/webhook-routes';
@@ -13,9 +14,10 @@ import { readRoutes } from '../../read-api/routes';
 import { webhookReadRoutes } from '../../read-api/webhook-routes';
 import { retiredKeysAnswer } from '../key-history';
 import type { Services } from '../services';
+import { sendAnswer } from './answer';
 import { requireUtf8 } from './body-encoding';
 import { correlation } from './correlation';
-import { sendError, sendInvalid } from './errors';
+import { type HttpError, sendError, sendInvalid, serverErrorAnswer } from './errors';
 
 /**
  * Which routes a process serves: `all` in the embedded server; in the production topology the
@@ -25,15 +27,18 @@ import { sendError, sendInvalid } from './errors';
 export type ServedSide = 'all' | 'commands' | 'reads';
 
 /**
- * What a process's HTTP server runs: the fast path of the public log's hottest route (reads side),
- * then the Express application.
+ * What a process's HTTP server runs: the fast paths of the hottest write (commands side) and of the
+ * public log's hottest read (reads side), then the Express application.
  */
 export function createRequestHandler(services: Services, side: ServedSide = 'all'): http.RequestListener {
   const app = createApp(services, side);
-  if (side === 'commands') return app;
-  const fast = proofFastPath({ log: services.log, metrics: services.metrics, logger: services.logger });
+  const fastPaths: ((req: http.IncomingMessage, res: http.ServerResponse) => boolean)[] = [];
+  if (side !== 'reads') fastPaths.push(evidenceFastPath(services, app));
+  if (side !== 'commands')
+    fastPaths.push(proofFastPath({ log: services.log, metrics: services.metrics, logger: services.logger }));
   return (req, res) => {
-    if (!fast(req, res)) app(req, res);
+    for (const fast of fastPaths) if (fast(req, res)) return;
+    app(req, res);
   };
 }
 
@@ -140,10 +145,8 @@ function recordDuration(services: Pick<Services, 'metrics'>) {
   };
 }
 
-interface HttpError extends Error {
+interface BodyParserError extends HttpError {
   type?: string;
-  /** A system or SQLite error code (`ENOSPC`, `SQLITE_FULL`, …). */
-  code?: string;
   status?: number;
   limit?: number;
   length?: number;
@@ -151,7 +154,7 @@ interface HttpError extends Error {
 
 /** Maps body-parser failures to the API's error shape; anything else is a logged 500. */
 function errorHandler(services: Pick<Services, 'logger'>) {
-  return (error: HttpError, req: Request, res: Response, _next: NextFunction): void => {
+  return (error: BodyParserError, req: Request, res: Response, _next: NextFunction): void => {
     switch (error.type) {
       case 'entity.too.large':
         sendError(
@@ -191,24 +194,6 @@ function errorHandler(services: Pick<Services, 'logger'>) {
       return;
     }
     if (res.headersSent) return;
-    // The spec's 500, saying what happened: a full disk is not a bug the caller could report.
-    if (isStorageFull(error)) {
-      (res.locals.logger ?? services.logger).error({ err: error }, 'request failed: the disk is full');
-      res.setHeader('Retry-After', '30');
-      sendError(
-        res,
-        500,
-        'INTERNAL_ERROR',
-        "the service's disk is full, so it cannot store requests now; retry with exponential backoff",
-      );
-      return;
-    }
-    (res.locals.logger ?? services.logger).error({ err: error }, 'request failed');
-    sendError(res, 500, 'INTERNAL_ERROR', 'an internal error occurred; retry with exponential backoff');
+    sendAnswer(res, serverErrorAnswer(error, res.locals.logger ?? services.logger, res.locals.correlationId));
   };
-}
-
-/** SQLite's "database or disk is full", or the system's "no space left on device". */
-function isStorageFull(error: HttpError): boolean {
-  return error.code === 'SQLITE_FULL' || error.code === 'ENOSPC';
 }

@@ -44,7 +44,8 @@ export function authenticate(services: Services) {
   };
 }
 
-async function findCaller(services: Services, header: string | undefined): Promise<Caller | null> {
+/** The caller an `Authorization` header names, or null for a missing, malformed, unknown or expired key. */
+export async function findCaller(services: Services, header: string | undefined): Promise<Caller | null> {
   const apiKey = /^Bearer (\S+)$/.exec(header ?? '')?.[1];
   const parsed = apiKey ? parseApiKey(apiKey) : null;
   if (!apiKey || !parsed) return null;

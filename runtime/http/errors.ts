@@ -1,5 +1,7 @@
 import type { Response } from 'express';
+import type { Logger } from 'pino';
 import type { FieldProblem } from '../../event-schemas';
+import { type HttpAnswer, sendAnswer } from './answer';
 
 /** Error codes of the API: the spec's, plus the few HTTP-level ones it leaves open. */
 export type ErrorCode =
@@ -37,13 +39,20 @@ export function sendError(
   message: string,
   extra: Partial<Pick<ErrorBody, 'fields'>> = {},
 ): void {
-  const body: ErrorBody = {
-    error,
-    message,
-    ...extra,
-    correlation_id: res.locals.correlationId as string | undefined,
-  };
-  res.status(status).json(body);
+  sendAnswer(res, errorAnswer(status, error, message, res.locals.correlationId as string | undefined, extra));
+}
+
+/** An error answer as data (see `HttpAnswer`); `headers` such as `Retry-After` go with it. */
+export function errorAnswer(
+  status: number,
+  error: ErrorCode,
+  message: string,
+  correlationId: string | undefined,
+  extra: Partial<Pick<ErrorBody, 'fields'>> = {},
+  headers?: Record<string, string>,
+): HttpAnswer {
+  const body: ErrorBody = { error, message, ...extra, correlation_id: correlationId };
+  return headers ? { status, body, headers } : { status, body };
 }
 
 export function sendInvalid(res: Response, fields: FieldProblem[]): void {
@@ -53,4 +62,44 @@ export function sendInvalid(res: Response, fields: FieldProblem[]): void {
     .join('; ');
   const more = fields.length > 5 ? `; and ${fields.length - 5} more` : '';
   sendError(res, 400, 'INVALID_REQUEST', `the request is invalid: ${summary}${more}`, { fields });
+}
+
+/** An error no route answered itself: a system or SQLite error, or a bug. */
+export interface HttpError extends Error {
+  /** A system or SQLite error code (`ENOSPC`, `SQLITE_FULL`, …). */
+  code?: string;
+}
+
+/**
+ * The spec's 500 for an error no route answered, logged (never its details in the answer). It says
+ * what happened where the caller can act on it: a full disk is not a bug the caller could report.
+ */
+export function serverErrorAnswer(
+  error: HttpError,
+  logger: Logger,
+  correlationId: string | undefined,
+): HttpAnswer {
+  if (isStorageFull(error)) {
+    logger.error({ err: error }, 'request failed: the disk is full');
+    return errorAnswer(
+      500,
+      'INTERNAL_ERROR',
+      "the service's disk is full, so it cannot store requests now; retry with exponential backoff",
+      correlationId,
+      {},
+      { 'Retry-After': '30' },
+    );
+  }
+  logger.error({ err: error }, 'request failed');
+  return errorAnswer(
+    500,
+    'INTERNAL_ERROR',
+    'an internal error occurred; retry with exponential backoff',
+    correlationId,
+  );
+}
+
+/** SQLite's "database or disk is full", or the system's "no space left on device". */
+function isStorageFull(error: HttpError): boolean {
+  return error.code === 'SQLITE_FULL' || error.code === 'ENOSPC';
 }

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { TIER_LIMITS } from '../../command-api/tier-limits';
+import type { TenantView } from '../../projectors/tenants';
 import type { Services } from '../services';
 import { callerOf } from './auth';
 import { sendError } from './errors';
@@ -40,8 +41,7 @@ export class RequestRateLimiter {
 export function limitRequestRate(services: Services) {
   return (_req: Request, res: Response, next: NextFunction): void => {
     const { tenant } = callerOf(res);
-    const perMinute = TIER_LIMITS[tenant.tier].requestsPerMinute;
-    const wait = services.requestLimiter.take(tenant.tenant_id, perMinute);
+    const wait = spendRequest(services, tenant);
     if (wait === null) {
       next();
       return;
@@ -49,9 +49,14 @@ export function limitRequestRate(services: Services) {
     sendRateLimited(
       res,
       wait,
-      `more than ${perMinute} requests in a minute for tier ${tenant.tier}; retry in ${wait} s`,
+      `more than ${TIER_LIMITS[tenant.tier].requestsPerMinute} requests in a minute for tier ${tenant.tier}; retry in ${wait} s`,
     );
   };
+}
+
+/** Counts one request of `tenant`; returns the seconds to wait when its tier's allowance is spent, else null. */
+export function spendRequest(services: Pick<Services, 'requestLimiter'>, tenant: TenantView): number | null {
+  return services.requestLimiter.take(tenant.tenant_id, TIER_LIMITS[tenant.tier].requestsPerMinute);
 }
 
 /** 429 RATE_LIMITED with Retry-After: the seconds to `wait`. */

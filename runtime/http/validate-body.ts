@@ -1,27 +1,23 @@
 import type { NextFunction, Request, Response } from 'express';
-import { type CommandName, validateCommand } from '../../event-schemas';
+import { type CommandName, type FieldProblem, validateCommand } from '../../event-schemas';
 import { jsonShapeProblem } from '../../event-schemas/json-shape';
 import { sendInvalid } from './errors';
 
 /** Validates `req.body` against a command's JSON Schema; 400 INVALID_REQUEST naming each field otherwise. */
 export function validateBody(command: CommandName) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    if (req.body === undefined) {
-      sendInvalid(res, [
-        { pointer: '', reason: 'must be a JSON object sent with Content-Type: application/json' },
-      ]);
-      return;
-    }
-    const shape = jsonShapeProblem(req.body);
-    if (shape) {
-      sendInvalid(res, [shape]);
-      return;
-    }
-    const result = validateCommand(command, req.body);
-    if (!result.ok) {
-      sendInvalid(res, result.problems);
-      return;
-    }
-    next();
+    const problems = bodyProblems(command, req.body);
+    if (problems) sendInvalid(res, problems);
+    else next();
   };
+}
+
+/** What is wrong with a parsed body (`undefined`: none was sent) for `command`; null if nothing. */
+export function bodyProblems(command: CommandName, body: unknown): FieldProblem[] | null {
+  if (body === undefined)
+    return [{ pointer: '', reason: 'must be a JSON object sent with Content-Type: application/json' }];
+  const shape = jsonShapeProblem(body);
+  if (shape) return [shape];
+  const result = validateCommand(command, body);
+  return result.ok ? null : result.problems;
 }
