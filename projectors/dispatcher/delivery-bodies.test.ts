@@ -75,6 +75,51 @@ describe('bodies rendered again from their recipe', () => {
   });
 });
 
+describe('bodies of a fan-out (one webhook event to many webhooks)', () => {
+  const fanOut = (event: number, webhooks: number): DeliveryView[] =>
+    Array.from({ length: webhooks }, (_, k) => ({
+      ...delivery(`dlv_${event}_${k}`, { body: `{"event_id":"evt_${event}"}` }),
+      webhook_id: `whk_${k}`,
+      event_id: `evt_${event}`,
+      recipe: { position: event, leaf_index: event },
+    }));
+  const rendering = () => {
+    const rendered: string[] = [];
+    const render = async (view: DeliveryView) => {
+      rendered.push(view.delivery_id);
+      return `{"event_id":"${view.event_id}"}`;
+    };
+    return { rendered, render };
+  };
+
+  it('given a burst of 100 events to 100 webhooks just queued, when all 10,000 are read back from the store, then none is rendered again', async () => {
+    const store = new SqliteReadStore(':memory:');
+    const { rendered, render } = rendering();
+    const bodies = new DeliveryBodies({ readStore: store, deliveries: DELIVERIES, render });
+    const burst = Array.from({ length: 100 }, (_, event) => fanOut(event, 100)).flat();
+    bodies.remember(burst);
+    for (const queuedDelivery of burst)
+      expect((await bodies.take(storedDelivery(queuedDelivery))).body).toBe(queuedDelivery.body);
+    expect(rendered).toEqual([]);
+    await store.close();
+  });
+
+  it('given a fan-out taken in after a restart, then its body is rendered once for all its deliveries and their retries', async () => {
+    const store = new SqliteReadStore(':memory:');
+    const deliveries = fanOut(7, 3).map(storedDelivery);
+    await store.apply(deliveries.map(queued));
+    const { rendered, render } = rendering();
+    const bodies = new DeliveryBodies({ readStore: store, deliveries: DELIVERIES, render });
+    for (const stored of deliveries) expect((await bodies.take(stored)).body).toBe('{"event_id":"evt_7"}');
+    for (const stored of deliveries)
+      expect(await bodies.of(newLogEntry(stored, '{"event_id":"evt_7"}', '2026-01-01T00:00:01.000Z'))).toBe(
+        '{"event_id":"evt_7"}',
+      );
+    expect(rendered).toEqual([deliveries[0]!.delivery_id]);
+    await store.close();
+  });
+});
+
 describe('bodies shared by the deliveries of one event (documents of older releases)', () => {
   const holder = delivery('whk_a.evt_1', { body: BODY });
   const sharer = delivery('whk_b.evt_1', { body_of: holder.delivery_id });

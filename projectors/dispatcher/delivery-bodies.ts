@@ -27,9 +27,13 @@ export interface DeliveryBodiesOptions {
 }
 
 /**
- * Bodies of deliveries just queued, by delivery id, for an intake that reads them back from the store
- * (the periodic look for due retries, a backlog past what is offered in memory): rendering each again
- * would cost far more. ~2 KB a body, and a fan-out shares one string: at most ~8 MB.
+ * Bodies of deliveries just queued, for an intake that reads them back from the store (the periodic
+ * look for due retries, a backlog past what is offered in memory): rendering each again would cost
+ * far more (an event read and a render on the main thread). A body rendered from a recipe is the same
+ * bytes for every delivery of its webhook event (one event id, one recipe: a fan-out to 100 webhooks,
+ * a redelivery), so those are kept once per event id; the rest per delivery. ~2 KB a body: at most
+ * ~8 MB. (Kept per delivery, a burst of 100 events to 100 webhooks outgrew this and rendered ~6,000
+ * bodies again on the main thread.)
  */
 const RECENT_BODIES = 4096;
 
@@ -41,7 +45,7 @@ export class DeliveryBodies {
   /** Keeps the bodies of deliveries just queued, for their intake (see RECENT_BODIES). */
   remember(deliveries: readonly DeliveryView[]): void {
     for (const delivery of deliveries)
-      if (delivery.body !== null) this.keepRecent(delivery.delivery_id, delivery.body);
+      if (delivery.body !== null) this.keepRecent(recentKey(delivery), delivery.body);
   }
 
   /** The body of a delivery being taken in, and the change that keeps it when it was rendered here. */
@@ -51,7 +55,7 @@ export class DeliveryBodies {
       if (!delivery.recipe) this.keepRecent(delivery.delivery_id, delivery.body);
       return { body: delivery.body, keep: null };
     }
-    const recent = this.recent.get(delivery.delivery_id);
+    const recent = this.recent.get(recentKey(delivery));
     if (recent !== undefined) return { body: recent, keep: null };
     if (delivery.body_of !== undefined)
       return {
@@ -60,7 +64,7 @@ export class DeliveryBodies {
       };
     const body = await this.render(delivery);
     if (delivery.recipe) {
-      this.keepRecent(delivery.delivery_id, body); // for a retry soon after
+      this.keepRecent(recentKey(delivery), body); // for the rest of its fan-out, or a retry soon after
       return { body, keep: null };
     }
     return {
@@ -79,7 +83,8 @@ export class DeliveryBodies {
   /** The exact bytes of a logged delivery, for an attempt after the first. */
   async of(entry: DeliveryLogEntry): Promise<string> {
     if (entry.body !== undefined) return entry.body; // an entry of an older release carries its body
-    const recent = this.recent.get(entry.delivery_id);
+    // The log does not say whether the delivery had a recipe: its own body first, then its event's.
+    const recent = this.recent.get(entry.delivery_id) ?? this.recent.get(eventKey(entry.event_id));
     if (recent !== undefined) return recent;
     const { readStore, deliveries } = this.options;
     const queued = await readStore.get<DeliveryView>(deliveries, entry.delivery_id);
@@ -108,4 +113,14 @@ export class DeliveryBodies {
     if (!this.options.render) throw new Error(`no renderer for delivery ${delivery.delivery_id}`);
     return this.options.render(delivery);
   }
+}
+
+/** Where a delivery's body is kept in memory: by its event for a recipe's body, else by itself. */
+function recentKey(delivery: DeliveryView): string {
+  return delivery.recipe ? eventKey(delivery.event_id) : delivery.delivery_id;
+}
+
+/** Event ids (`evt_…`) and delivery ids (`dlv_…`, `<webhook>.<event>`) never collide; the prefix says which. */
+function eventKey(eventId: string): string {
+  return `event:${eventId}`;
 }
