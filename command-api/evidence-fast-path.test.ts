@@ -71,6 +71,18 @@ describe('POST /governance/evidence before Express', () => {
     'content-type': type,
     authorization: `Bearer ${key}`,
   });
+  /** POSTs `body` to the evidence route, as JSON from the tenant unless told otherwise. */
+  const submit = (
+    body: Buffer,
+    options: { type?: string; key?: string; headers?: Record<string, string>; chunked?: boolean } = {},
+  ) =>
+    post(
+      t.server.url,
+      '/governance/evidence',
+      body,
+      { ...evidence(options.type ?? 'application/json', options.key), ...options.headers },
+      { chunked: options.chunked ?? false },
+    );
   const events = async (type?: string) => {
     let count = 0;
     for await (const event of t.server.services.eventStore.readAll())
@@ -89,16 +101,10 @@ describe('POST /governance/evidence before Express', () => {
   });
 
   it('given valid evidence, then the fast answer has the shape and headers of the Express answer', async () => {
-    const fast = await post(t.server.url, '/governance/evidence', json(validEvidence('fast-a')), {
-      ...evidence('application/json'),
-      'x-correlation-id': 'audit-run-7',
+    const fast = await submit(json(validEvidence('fast-a')), {
+      headers: { 'x-correlation-id': 'audit-run-7' },
     });
-    const routed = await post(
-      t.server.url,
-      '/governance/evidence',
-      json(validEvidence('fast-b')),
-      evidence(EXPRESS_ONLY),
-    );
+    const routed = await submit(json(validEvidence('fast-b')), { type: EXPRESS_ONLY });
     expect(fast.status).toBe(201);
     expect(routed.status).toBe(201);
     expect(Object.keys(fast.body!).sort()).toEqual(Object.keys(routed.body!).sort());
@@ -124,8 +130,8 @@ describe('POST /governance/evidence before Express', () => {
     ['an object the schema refuses', json({ subject_id: 'x' })],
   ])('given %s, then the answer is the Express answer and nothing is appended', async (_name, body) => {
     const before = await events();
-    const fast = await post(t.server.url, '/governance/evidence', body, evidence('application/json'));
-    const routed = await post(t.server.url, '/governance/evidence', body, evidence(EXPRESS_ONLY));
+    const fast = await submit(body);
+    const routed = await submit(body, { type: EXPRESS_ONLY });
     expect(fast.status).toBe(400);
     expect(withoutCorrelation(fast.body)).toEqual(withoutCorrelation(routed.body));
     expect(fast.body!.correlation_id).toBe(fast.headers['x-correlation-id']);
@@ -134,31 +140,20 @@ describe('POST /governance/evidence before Express', () => {
 
   it('given valid evidence after a byte-order mark, then Express reads it (the fast path does not) and admits it', async () => {
     const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), json(validEvidence('fast-bom'))]);
-    const answer = await post(t.server.url, '/governance/evidence', body, evidence('application/json'));
+    const answer = await submit(body);
     const again = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), json(validEvidence('fast-bom-2'))]);
-    const routed = await post(t.server.url, '/governance/evidence', again, evidence(EXPRESS_ONLY));
+    const routed = await submit(again, { type: EXPRESS_ONLY });
     expect(answer.status).toBe(201);
     expect(routed.status).toBe(201);
   });
 
   it('given a chunked body, then Express answers it as usual', async () => {
-    const answer = await post(
-      t.server.url,
-      '/governance/evidence',
-      json(validEvidence('fast-chunked')),
-      evidence('application/json'),
-      { chunked: true },
-    );
+    const answer = await submit(json(validEvidence('fast-chunked')), { chunked: true });
     expect(answer.status).toBe(201);
   });
 
   it('given an unknown key, then 401 with its WWW-Authenticate, as Express answers it', async () => {
-    const fast = await post(
-      t.server.url,
-      '/governance/evidence',
-      json(validEvidence('fast-401')),
-      evidence('application/json', 'gov_live_0000000000000000_unknown'),
-    );
+    const fast = await submit(json(validEvidence('fast-401')), { key: 'gov_live_0000000000000000_unknown' });
     expect(fast.status).toBe(401);
     expect(fast.body!.error).toBe('UNAUTHORIZED');
     expect(fast.headers['www-authenticate']).toBe('Bearer realm="gov"');
@@ -168,24 +163,12 @@ describe('POST /governance/evidence before Express', () => {
     const trial = await client.register();
     // Tier L1 allows 60 requests a minute; the test clock stands still, so they share one window.
     for (let i = 0; i < 59; i++) {
-      const refused = await post(t.server.url, '/governance/evidence', json({ subject_id: 'x' }), {
-        ...evidence('application/json', trial.api_key),
-      });
+      const refused = await submit(json({ subject_id: 'x' }), { key: trial.api_key });
       expect(refused.status).toBe(400);
     }
-    const last = await post(
-      t.server.url,
-      '/governance/evidence',
-      json(validEvidence('fast-rate')),
-      evidence('application/json', trial.api_key),
-    );
+    const last = await submit(json(validEvidence('fast-rate')), { key: trial.api_key });
     expect(last.status).toBe(201);
-    const over = await post(
-      t.server.url,
-      '/governance/evidence',
-      json(validEvidence('fast-rate')),
-      evidence('application/json', trial.api_key),
-    );
+    const over = await submit(json(validEvidence('fast-rate')), { key: trial.api_key });
     expect(over.status).toBe(429);
     expect(over.body!.error).toBe('RATE_LIMITED');
     expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
@@ -205,13 +188,8 @@ describe('POST /governance/evidence before Express', () => {
       return Number(line?.split(' ').pop() ?? 0);
     };
     const before = await metric();
-    await post(
-      t.server.url,
-      '/governance/evidence',
-      json(validEvidence('fast-m1')),
-      evidence('application/json'),
-    );
-    await post(t.server.url, '/governance/evidence', json(validEvidence('fast-m2')), evidence(EXPRESS_ONLY));
+    await submit(json(validEvidence('fast-m1')));
+    await submit(json(validEvidence('fast-m2')), { type: EXPRESS_ONLY });
     expect(await metric()).toBe(before + 2);
   });
 
@@ -233,12 +211,7 @@ describe('POST /governance/evidence before Express', () => {
         resolve();
       }, 50);
     });
-    const next = await post(
-      t.server.url,
-      '/governance/evidence',
-      json(validEvidence('fast-after')),
-      evidence('application/json'),
-    );
+    const next = await submit(json(validEvidence('fast-after')));
     expect(next.status).toBe(201);
     expect(await events('EvidenceAdmitted')).toBe(before + 1);
   });
