@@ -13,12 +13,11 @@
  */
 
 import { isUtf8 } from 'node:buffer';
-import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { SubmitEvidenceBody } from '../event-schemas';
 import { type HttpAnswer, writeAnswer } from '../runtime/http/answer';
 import { findCaller } from '../runtime/http/auth';
-import { CLIENT_CORRELATION_ID } from '../runtime/http/correlation';
+import { correlationIdOf } from '../runtime/http/correlation';
 import { serverErrorAnswer } from '../runtime/http/errors';
 import { spendRequest } from '../runtime/http/rate-limit';
 import { bodyProblems } from '../runtime/http/validate-body';
@@ -130,9 +129,7 @@ async function admit(
   body: object,
   started: number,
 ): Promise<boolean> {
-  const offered = req.headers['x-correlation-id'];
-  const correlationId =
-    typeof offered === 'string' && CLIENT_CORRELATION_ID.test(offered) ? offered : randomUUID();
+  const correlationId = correlationIdOf(req.headers['x-correlation-id']);
   let answer: HttpAnswer;
   try {
     const caller = await findCaller(services, req.headers.authorization);

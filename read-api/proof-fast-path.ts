@@ -6,10 +6,9 @@
  * routes, `tree_size`, a malformed or repeated parameter, an unknown leaf — falls through to Express,
  * which owns every error answer.
  */
-import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { Logger } from 'pino';
-import { CLIENT_CORRELATION_ID } from '../runtime/http/correlation';
+import { correlationIdOf } from '../runtime/http/correlation';
 import type { Metrics } from '../runtime/metrics';
 import { inclusionProofJson, JSON_TYPE } from './log-routes';
 import type { PublishedLog } from './published-log';
@@ -35,8 +34,7 @@ export function proofFastPath({ log, metrics, logger }: FastPathOptions) {
     if (index === null || index >= size) return false;
     const stop = metrics.httpRequests.startTimer();
     const started = performance.now();
-    const offered = req.headers['x-correlation-id'];
-    const id = typeof offered === 'string' && CLIENT_CORRELATION_ID.test(offered) ? offered : randomUUID();
+    const id = correlationIdOf(req.headers['x-correlation-id']);
     const body = inclusionProofJson(log, hash, index, size);
     res.writeHead(200, {
       'X-Correlation-Id': id,
