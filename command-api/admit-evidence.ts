@@ -40,7 +40,7 @@ export async function admitEvidence(
   if (outcome.kind === 'refused') return refusalAnswer(outcome, correlationId);
   if (outcome.kind === 'gate-failed') {
     const { event } = outcome;
-    if (outcome.position !== null) await services.awaitProjections(outcome.position, ['GateFailed']);
+    if (outcome.position !== null) await services.readYourWrite(outcome.position, ['GateFailed']);
     return {
       status: 422,
       body: {
@@ -69,8 +69,8 @@ export async function admitEvidence(
 }
 
 /**
- * Read-your-write: waits until the decision's leaves are under a signed tree head and the read models
- * have applied them. Answers 503 instead if that takes unreasonably long.
+ * Waits until the decision's leaves are under a signed tree head, with read-your-write for the read
+ * models (`Services.readYourWrite`). Answers 503 instead if that takes unreasonably long.
  */
 export async function awaitIntegration(
   services: Services,
@@ -91,7 +91,7 @@ export async function awaitIntegration(
     leavesSigned,
     committed.position === null
       ? undefined
-      : services.awaitProjections(committed.position, ADMISSION_EVENT_TYPES),
+      : services.readYourWrite(committed.position, ADMISSION_EVENT_TYPES),
   ]).then(([leaves]) => leaves);
   const leaves = await Promise.race([done, timeout]);
   clearTimeout(timer);

@@ -132,7 +132,7 @@ async function admit(
   const correlationId = correlationIdOf(req.headers['x-correlation-id']);
   let answer: HttpAnswer;
   try {
-    const caller = await findCaller(services, req.headers.authorization);
+    const caller = await findCaller(services, req.headers.authorization, 'applied');
     // Validation before the rate allowance: a request Express answers is counted there, once.
     if (!caller || bodyProblems('submit-evidence', body) || spendRequest(services, caller.tenant) !== null)
       return false;

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { EventStore } from '../ports/event-store';
 import type { LeaseManager } from '../ports/lease';
 import type { ReadStore } from '../ports/read-store';
+import type { AppliedPositions } from '../read-api/read-barrier';
 import type { Metrics } from '../runtime/metrics';
 import { ProjectionCatalog } from './catalog';
 import type { Projection } from './projection';
@@ -23,7 +24,7 @@ export interface SupervisorOptions {
 }
 
 /** What a server needs of its projectors, wherever they run (this thread, or one of their own). */
-export interface RunningProjections {
+export interface RunningProjections extends AppliedPositions {
   /**
    * Resolves when every projection has applied the events up to `position` (read-your-write). With
    * `eventTypes` (the types just appended), only projections reading one of them are waited for: a
@@ -91,6 +92,14 @@ export class ProjectionSupervisor implements RunningProjections {
         await this.runners.get(projection.name)?.waitForPosition(head);
       }),
     );
+  }
+
+  appliedPosition(projectionName: string): number | null {
+    return this.runners.get(projectionName)?.appliedPosition ?? null;
+  }
+
+  async waitForProjection(projectionName: string, position: number): Promise<void> {
+    await this.runners.get(projectionName)?.waitForPosition(position);
   }
 
   runner(projectionName: string): ProjectorRunner | undefined {

@@ -16,6 +16,7 @@ import { SIGNATURE_HEADER } from '../projectors/dispatcher/signature';
 import type { ErrorCode } from '../runtime/http/errors';
 import { SERVICE_VERSION, type Services } from '../runtime/services';
 import { CHAIN_DEFAULT_LIMIT, CHAIN_MAX_LIMIT } from './chain-query';
+import { MAX_UNAPPLIED_POSITIONS } from './read-barrier';
 import { DELIVERY_LOG_DEFAULT_LIMIT, DELIVERY_LOG_MAX_LIMIT } from './webhook-routes';
 
 export interface OpenApiOptions {
@@ -110,12 +111,25 @@ const notFound = (description: string): Json => errorResponse(description, ['NOT
 const tierInsufficient = (description: string): Json => errorResponse(description, ['TIER_INSUFFICIENT']);
 const serviceUnavailable = (what: string): Json =>
   errorResponse(
-    `SERVICE_UNAVAILABLE (beyond the spec): ${what} stored but not under a signed tree head within ${INTEGRATION_TIMEOUT_SECONDS} s. It is not lost: check GET /gov/v1/log/proof?leaf_hash=… before retrying, or the retry is admitted again.`,
+    `SERVICE_UNAVAILABLE (beyond the spec): ${what} stored but not under a signed tree head within ${INTEGRATION_TIMEOUT_SECONDS} s (or, while the read models lag more than ${MAX_UNAPPLIED_POSITIONS} events behind, not yet applied by them). It is not lost: check GET /gov/v1/log/proof?leaf_hash=… before retrying, or the retry is admitted again.`,
     ['SERVICE_UNAVAILABLE'],
   );
 
-/** 401 and 429: every authenticated route answers them before anything else. */
-const authenticated = (): Json => ({ '401': responseRef('Unauthorized'), '429': responseRef('RateLimited') });
+/** A read that waited its limit at the read barrier (read-api/read-barrier.ts). */
+const readModelsBehind = (): Json =>
+  errorResponse(
+    `SERVICE_UNAVAILABLE (beyond the spec): a read model had not applied, within ${INTEGRATION_TIMEOUT_SECONDS} s, a write this service already acknowledged (an admission is answered 201 once signed, and the read models apply it moments later; reads wait for that). Nothing is lost; retry after Retry-After.`,
+    ['SERVICE_UNAVAILABLE'],
+    { 'Retry-After': headerRef('RetryAfter') },
+  );
+
+/** 401, 429 and the read barrier's 503: every authenticated route may answer them. */
+const authenticated = (): Json => ({
+  '401': responseRef('Unauthorized'),
+  '429': responseRef('RateLimited'),
+  // The key's tenant is read at the read barrier too (its leaf counts are a read model).
+  '503': readModelsBehind(),
+});
 /** 413 and 415: the shared JSON body parser. */
 const bodyParser = (): Json => ({
   '413': responseRef('PayloadTooLarge'),
@@ -598,6 +612,7 @@ function logPaths(): Json {
           '400': invalidQuery('index is missing or malformed, or the query has other parameters.'),
           '404': notFound('index is not in the latest signed tree.'),
           '500': logInternal,
+          '503': readModelsBehind(),
         },
       }),
     },

@@ -8,6 +8,7 @@ import type { ReadStore } from '../ports/read-store';
 import { ProjectionCatalog } from '../projectors/catalog';
 import { TargetGuard } from '../projectors/dispatcher/target-guard';
 import type { LogSource } from '../projectors/log-source';
+import type { ReadBarrier } from '../read-api/read-barrier';
 import { ReadModels } from '../read-api/read-models';
 import type { Config } from './config';
 import { DISPATCHER_COLLECTIONS } from './dispatcher';
@@ -30,6 +31,12 @@ export interface ServiceParts {
   /** The sequencer itself, or a follower of its events. */
   logSource: LogSource;
   awaitProjections: Services['awaitProjections'];
+  /**
+   * Where this process serves the reads of its own projections: acknowledged writes are noted here
+   * and reads wait for them, instead of each write waiting for the read models. Without one, writes
+   * wait (`awaitProjections`).
+   */
+  readBarrier?: ReadBarrier;
   awaitDispatcher: Services['webhooks']['awaitDispatcher'];
   bindings: Services['bindings'];
 }
@@ -46,7 +53,8 @@ export interface ComposedServices {
 export function composeServices(parts: ServiceParts): ComposedServices {
   const { config, keyring, readStore, eventStore, logSource } = parts;
   const catalog = new ProjectionCatalog(readStore, 1000);
-  const readModels = new ReadModels({ readStore, catalog });
+  const barrier = parts.readBarrier ?? null;
+  const readModels = new ReadModels({ readStore, catalog }, barrier);
   const log = new SequencedLog(logSource, readModels);
   const validatorThread = config.validatorThread
     ? ValidatorThread.start(keyring.validators, keyring.authority.privateKey)
@@ -61,6 +69,9 @@ export function composeServices(parts: ServiceParts): ComposedServices {
     readModels,
     clock: parts.clock,
     awaitProjections: parts.awaitProjections,
+    readYourWrite: barrier
+      ? (position, eventTypes) => barrier.acknowledge(position, eventTypes)
+      : parts.awaitProjections,
     tenants: new AggregateWriter(eventStore, tenantAggregate),
     log,
     publishedKeys: keyring.published,

@@ -5,6 +5,7 @@ import { projections } from '../projectors';
 import { BusForwarder } from '../projectors/bus-forwarder';
 import { LogSequencer } from '../projectors/log-sequencer';
 import { ProjectionSupervisor, type RunningProjections } from '../projectors/supervisor';
+import { ReadBarrier } from '../read-api/read-barrier';
 import { composeServices } from './compose-services';
 import type { Config } from './config';
 import { type RunningDispatcher, startDispatcher } from './dispatcher';
@@ -98,6 +99,8 @@ export async function startEmbedded(
     readStore,
     logSource: sequencer,
     awaitProjections: (position, eventTypes) => supervisor.waitForPosition(position, eventTypes),
+    // This process serves the reads of its own projections: admissions need not wait for them.
+    readBarrier: new ReadBarrier(projections, supervisor, config.integrationTimeoutMs),
     // A consumer on this thread is waited for in memory; the delivery thread's (the default) through
     // the tenant's progress it stores.
     awaitDispatcher: (position, tenantId) =>

@@ -31,6 +31,12 @@ export interface Services {
    * `position` (read-your-write for the events just appended).
    */
   awaitProjections(position: number, eventTypes: readonly string[]): Promise<void>;
+  /**
+   * Read-your-write for an admission about to be acknowledged: where this process serves the reads,
+   * notes the position so that reads wait for the read models to apply it (waiting here only when
+   * they lag far behind; see read-api/read-barrier.ts); elsewhere, the same wait as `awaitProjections`.
+   */
+  readYourWrite(position: number, eventTypes: readonly string[]): Promise<void>;
   /** Reads the serving generation of each read model. */
   readModels: ReadModels;
   /** The clock every decision and expiry uses (tests move it). */

@@ -69,6 +69,15 @@ export class ProjectionThread implements RunningProjections {
     return Promise.all(waits).then(() => undefined);
   }
 
+  appliedPosition(projectionName: string): number | null {
+    return this.reached.get(projectionName) ?? null;
+  }
+
+  waitForProjection(projectionName: string, position: number): Promise<void> {
+    const waiters = this.waiters.get(projectionName);
+    return waiters ? waiters.wait(position, this.appliedPosition(projectionName)) : Promise.resolve();
+  }
+
   catchUp(): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const id = this.nextCatchUp++;

@@ -1,6 +1,7 @@
 /**
- * An admission whose effects are late answers 503 after GOV_INTEGRATION_TIMEOUT_MS, saying which part
- * is late; the leaf stays stored and everything catches up once the hold-up is gone.
+ * Read models that are late: an admission is acknowledged once durable and signed, and a read that
+ * must see it answers 503 after GOV_INTEGRATION_TIMEOUT_MS, saying which read model is late; the
+ * leaf stays stored and everything catches up once the hold-up is gone.
  */
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -23,32 +24,40 @@ describe('integration timeout', () => {
     temp.remove();
   });
 
-  it('given read models held up (their store locked by another writer), when evidence is admitted, then 503 says the leaf is signed but the read models are late, and they catch up afterwards', async () => {
+  it('given read models held up (their store locked by another writer), when evidence is admitted, then it is acknowledged once signed; its proof answers, reads of the read models answer 503 with Retry-After until they catch up, then show it', async () => {
     const client = new GovClient(server.url);
     const { api_key: key } = await client.register();
 
     const blocker = new Database(server.services.config.readStoreFile);
     blocker.exec('BEGIN IMMEDIATE');
-    let answer: Awaited<ReturnType<typeof client.submitEvidence>>;
+    let admitted: Awaited<ReturnType<typeof client.submitEvidence>>;
+    let heldReport: Awaited<ReturnType<typeof client.get>>;
+    let heldProof: Awaited<ReturnType<typeof client.get>>;
     try {
-      answer = await client.submitEvidence(key);
+      admitted = await client.submitEvidence(key);
+      expect(admitted.status).toBe(201);
+      const { artifact_hash, leaf_hash } = admitted.body as { artifact_hash: string; leaf_hash: string };
+      // The proof comes from the log itself; the report from a read model that has not applied it.
+      heldProof = await client.get(`/gov/v1/log/proof?leaf_hash=${leaf_hash}`);
+      heldReport = await client.get(`/governance/report/${artifact_hash}`, key);
     } finally {
       blocker.exec('ROLLBACK');
       blocker.close();
     }
 
-    expect(answer.status).toBe(503);
-    const body = answer.body as ErrorAnswer;
+    expect(heldProof.status).toBe(200);
+    expect(heldReport.status).toBe(503);
+    expect(heldReport.headers.get('retry-after')).toBe('1');
+    const body = heldReport.body as ErrorAnswer;
     expect(body.error).toBe('SERVICE_UNAVAILABLE');
-    expect(body.message).toMatch(/under a signed tree head, but the read models .* have not caught up/);
-    expect(body.message).toMatch(/do not resubmit/);
+    expect(body.message).toMatch(
+      /read model '.+' is still applying writes .* nothing is lost, retry shortly/,
+    );
 
-    const leafHash = /leaf_hash=([0-9a-f]{64})/.exec(body.message)?.[1];
-    expect(leafHash).toBeDefined();
-    // The stored leaf reaches the read models once they can write: its proof and the tenant's status.
-    await server.supervisor.catchUp();
-    const proof = await client.get(`/gov/v1/log/proof?leaf_hash=${leafHash}`);
-    expect(proof.status).toBe(200);
+    // Once the read models can write, the same reads show the admission without waiting for anything.
+    const { artifact_hash } = admitted.body as { artifact_hash: string };
+    const report = await client.get(`/governance/report/${artifact_hash}`, key);
+    expect(report.status).toBe(200);
     const status = await client.get<{ trial_leaves_remaining: number }>('/governance/status', key);
     expect(status.body.trial_leaves_remaining).toBe(4);
   });

@@ -8,6 +8,7 @@ import {
   type TenantView,
   tenantsProjection,
 } from '../../projectors/tenants';
+import type { Freshness } from '../../read-api/read-models';
 import type { Services } from '../services';
 import { sendError } from './errors';
 
@@ -44,15 +45,28 @@ export function authenticate(services: Services) {
   };
 }
 
-/** The caller an `Authorization` header names, or null for a missing, malformed, unknown or expired key. */
-export async function findCaller(services: Services, header: string | undefined): Promise<Caller | null> {
+/**
+ * The caller an `Authorization` header names, or null for a missing, malformed, unknown or expired key.
+ * `applied` skips the read barrier: for a request that uses only the key and the tier, which no
+ * admission changes (the admission path itself must not queue behind earlier admissions' leaf counts).
+ */
+export async function findCaller(
+  services: Services,
+  header: string | undefined,
+  freshness: Freshness = 'acknowledged',
+): Promise<Caller | null> {
   const apiKey = /^Bearer (\S+)$/.exec(header ?? '')?.[1];
   const parsed = apiKey ? parseApiKey(apiKey) : null;
   if (!apiKey || !parsed) return null;
-  const key = await services.readModels.get<ApiKeyView>(tenantsProjection, API_KEYS, parsed.keyId);
+  const key = await services.readModels.get<ApiKeyView>(tenantsProjection, API_KEYS, parsed.keyId, freshness);
   if (!key || !apiKeyMatches(apiKey, key.data.key_hash)) return null;
   if (key.data.expires_at && Date.parse(key.data.expires_at) <= services.clock().getTime()) return null;
-  const tenant = await services.readModels.get<TenantView>(tenantsProjection, TENANTS, key.data.tenant_id);
+  const tenant = await services.readModels.get<TenantView>(
+    tenantsProjection,
+    TENANTS,
+    key.data.tenant_id,
+    freshness,
+  );
   return tenant ? { tenant: tenant.data, keyId: parsed.keyId } : null;
 }
 

@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import type { Logger } from 'pino';
 import type { FieldProblem } from '../../event-schemas';
+import { ReadModelsBehindError } from '../../read-api/read-barrier';
 import { type HttpAnswer, sendAnswer } from './answer';
 
 /** Error codes of the API: the spec's, plus the few HTTP-level ones it leaves open. */
@@ -79,6 +80,11 @@ export function serverErrorAnswer(
   logger: Logger,
   correlationId: string | undefined,
 ): HttpAnswer {
+  // Not a fault: the read waited its limit for the read models to apply a write already acknowledged.
+  if (error instanceof ReadModelsBehindError) {
+    logger.warn({ err: error }, 'read answered 503: the read models are behind');
+    return errorAnswer(503, 'SERVICE_UNAVAILABLE', error.message, correlationId, {}, { 'Retry-After': '1' });
+  }
   if (isStorageFull(error)) {
     logger.error({ err: error }, 'request failed: the disk is full');
     return errorAnswer(
