@@ -7,11 +7,15 @@ const PROJECTIONS = [
   { name: 'tenants', eventTypes: ['TenantRegistered', 'EvidenceAdmitted'] },
   { name: 'tree-heads', eventTypes: ['TreeHeadSigned'] },
 ];
+/** A follower that is never read through the barrier, with a tighter bound of its own. */
+const DISPATCHER = { name: 'dispatcher', eventTypes: ['EvidenceAdmitted'], maxUnapplied: 10 };
 
 /** Running projections whose progress the test moves by hand. */
 class HandMovedProjections implements AppliedPositions {
   private readonly reached = new Map<string, number>();
-  private readonly waiters = new Map(PROJECTIONS.map((p) => [p.name, new PositionWaiters()]));
+  private readonly waiters = new Map(
+    [...PROJECTIONS, DISPATCHER].map((p) => [p.name, new PositionWaiters()]),
+  );
 
   appliedPosition(name: string): number | null {
     return this.reached.get(name) ?? null;
@@ -96,6 +100,18 @@ describe('read barrier', () => {
     projections.apply('governance', 151);
     expect(await isResolved(beyond)).toBe(false); // tenants reads EvidenceAdmitted too
     projections.apply('tenants', 151);
+    expect(await isResolved(beyond)).toBe(true);
+  });
+
+  it('given a follower with a bound of its own, when acknowledging runs past it, then acknowledging waits for that follower only', async () => {
+    const projections = new HandMovedProjections();
+    for (const name of ['governance', 'tenants', 'dispatcher']) projections.apply(name, 100);
+    const barrier = new ReadBarrier([...PROJECTIONS, DISPATCHER], projections, 1000, 50);
+
+    expect(await isResolved(barrier.acknowledge(110, ['EvidenceAdmitted']))).toBe(true);
+    const beyond = barrier.acknowledge(111, ['EvidenceAdmitted']);
+    expect(await isResolved(beyond)).toBe(false);
+    projections.apply('dispatcher', 111);
     expect(await isResolved(beyond)).toBe(true);
   });
 

@@ -5,22 +5,34 @@
  * it acknowledges, and a read of a read model that position changes waits here until that model has
  * applied it. Reads with nothing unapplied before them (the usual case) pass at once.
  *
+ * Acknowledging may not outrun a follower (a read model, the webhook dispatcher) by more than its
+ * bound: past it, the admission waits for the follower as before. So the read models stay within a
+ * bounded backlog, and the dispatcher is not starved of the cores by admissions it cannot keep up
+ * with (its deliveries would then fall further behind for as long as the load lasts).
+ *
  * Only where this process serves the reads itself: a process whose reads are served elsewhere waits
  * for the read models before acknowledging (see `Services.readYourWrite`).
  */
-import type { Projection } from '../projectors/projection';
 
-/** What the barrier needs of the running projections (this thread's or the projection thread's). */
+/** What follows the event log and is bounded by acknowledgements: its name and the events it reads. */
+export interface Follower {
+  name: string;
+  eventTypes: readonly string[];
+  /** How many positions acknowledging may run ahead of it (default `MAX_UNAPPLIED_POSITIONS`). */
+  maxUnapplied?: number;
+}
+
+/** What the barrier needs of the followers (this thread's projections, or other threads'). */
 export interface AppliedPositions {
-  /** The position `projectionName` has applied up to, as this process last learned; null before any. */
-  appliedPosition(projectionName: string): number | null;
-  /** Resolves once `projectionName` has applied everything up to `position`. */
-  waitForProjection(projectionName: string, position: number): Promise<void>;
+  /** The position follower `name` has applied up to, as this process last learned; null before any. */
+  appliedPosition(name: string): number | null;
+  /** Resolves once follower `name` has applied everything up to `position`. */
+  waitForProjection(name: string, position: number): Promise<void>;
 }
 
 /**
- * Acknowledging stops outrunning the read models when they fall this many positions behind: the
- * admission then waits for them as before, so a read never waits for more than a bounded backlog.
+ * Acknowledging stops outrunning a read model when it falls this many positions behind: the
+ * admission then waits for it as before, so a read never waits for more than a bounded backlog.
  */
 export const MAX_UNAPPLIED_POSITIONS = 1000;
 
@@ -43,7 +55,7 @@ export class ReadBarrier {
   private readonly acknowledged = new Map<string, number>();
 
   constructor(
-    private readonly projections: readonly Pick<Projection, 'name' | 'eventTypes'>[],
+    private readonly followers: readonly Follower[],
     private readonly applied: AppliedPositions,
     /** The longest a read waits for a read model before it is answered 503. */
     private readonly timeoutMs: number,
@@ -52,23 +64,20 @@ export class ReadBarrier {
 
   /**
    * Events of `eventTypes` up to `position` are about to be acknowledged: reads of the read models
-   * they change wait for them from now on. Resolves at once, or, when one of those read models lags
-   * more than `maxUnapplied` positions behind, once the read models have applied them.
+   * they change wait for them from now on. Resolves at once, or, when a follower of those events lags
+   * more than its bound behind, once the lagging followers have applied them.
    */
   acknowledge(position: number, eventTypes: readonly string[]): Promise<void> {
-    let lagging = false;
-    for (const projection of this.projections) {
-      if (!projection.eventTypes.some((type) => eventTypes.includes(type))) continue;
-      if (position > (this.acknowledged.get(projection.name) ?? 0))
-        this.acknowledged.set(projection.name, position);
-      if (position - (this.applied.appliedPosition(projection.name) ?? 0) > this.maxUnapplied) lagging = true;
+    let lagging: Promise<void>[] | null = null;
+    for (const follower of this.followers) {
+      if (!follower.eventTypes.some((type) => eventTypes.includes(type))) continue;
+      if (position > (this.acknowledged.get(follower.name) ?? 0))
+        this.acknowledged.set(follower.name, position);
+      const behind = position - (this.applied.appliedPosition(follower.name) ?? 0);
+      if (behind > (follower.maxUnapplied ?? this.maxUnapplied))
+        (lagging ??= []).push(this.applied.waitForProjection(follower.name, position));
     }
-    if (!lagging) return Promise.resolve();
-    return Promise.all(
-      this.projections
-        .filter((projection) => projection.eventTypes.some((type) => eventTypes.includes(type)))
-        .map((projection) => this.applied.waitForProjection(projection.name, position)),
-    ).then(() => undefined);
+    return lagging ? Promise.all(lagging).then(() => undefined) : Promise.resolve();
   }
 
   /**

@@ -44,4 +44,6 @@ export type ThreadReport =
   | { kind: 'attempts'; attempts: AttemptReport[] }
   /** A frame for the tenant's sockets on the main thread. */
   | { kind: 'frame'; tenantId: string; frame: string }
+  /** The dispatcher projection has handled every event up to `position` (once per turn at most). */
+  | { kind: 'handled'; position: number }
   | { kind: 'stopped' };

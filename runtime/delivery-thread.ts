@@ -4,8 +4,6 @@
  * connection to the read store; the main thread wakes it, renders what needs the Merkle log, and
  * turns its attempt reports into metrics.
  */
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ReadStore } from '../ports/read-store';
 import { DeliveryWorker } from '../projectors/dispatcher/delivery-worker';
@@ -31,20 +29,13 @@ const send = (report: ThreadReport) => port.postMessage(report);
 
 let stopConsuming: (() => Promise<void>) | null = null;
 
-/**
- * The nice value this thread runs at: when the cores are short, the admission path's threads (main,
- * validators, projections) get them first and deliveries take what is left. Linux only (a thread is
- * its own scheduling entity there); elsewhere the thread keeps the process's priority.
+/*
+ * This thread runs at the process's priority. It once ran at nice 5, so that the admission path's
+ * threads got the cores first; but once admissions stopped waiting for the read models they could use
+ * every core, and the deliveries (~1.5 per admission with 100 webhooks) then fell further behind for as
+ * long as the load lasted (a first-delivery p99 of 2.5 s). At the same priority they keep up, and
+ * admissions never run more than a bounded backlog ahead of the dispatcher (runtime/embedded.ts).
  */
-const DELIVERY_THREAD_NICE = 5;
-function yieldToAdmissions(): void {
-  try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, DELIVERY_THREAD_NICE);
-  } catch {
-    // no /proc/thread-self (not Linux): the thread keeps the process's priority
-  }
-}
 
 /**
  * This thread's writes to the dispatcher's file (queued deliveries, the bus offset, delivery-log
@@ -71,6 +62,19 @@ function sendAttemptReports(): void {
   attemptReports = [];
 }
 
+/** The dispatcher projection's progress, for the main thread's bound on its lag: once per turn. */
+let handled = 0;
+let handledScheduled = false;
+function reportHandled(position: number): void {
+  handled = position;
+  if (handledScheduled) return;
+  handledScheduled = true;
+  setImmediate(() => {
+    handledScheduled = false;
+    send({ kind: 'handled', position: handled });
+  });
+}
+
 /** Tenants with sockets on the main thread: only their frames cross over, straight to the sockets. */
 const frameTenants = new Set<string>();
 const frames: FramePublisher = {
@@ -95,6 +99,7 @@ async function startConsuming(config: Config, readStore: ReadStore, worker: Deli
     fanout: frames,
     // Webhook commands on the main thread wait for the tenant's progress in the read store.
     recordProgress: true,
+    onHandled: reportHandled,
   });
   await consumer.start();
   return {
@@ -107,7 +112,6 @@ async function startConsuming(config: Config, readStore: ReadStore, worker: Deli
 }
 
 async function main(): Promise<void> {
-  yieldToAdmissions();
   const logger = createLogger(settings.logLevel);
   const { store: readStore } = await openReadStore(settings.readStore, logger, {
     dispatchCommitIntervalMs: DISPATCH_COMMIT_INTERVAL_MS,

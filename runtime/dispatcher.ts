@@ -19,6 +19,7 @@ import { FrameFanout } from '../projectors/dispatcher/frame-fanout';
 import { webhookLinks } from '../projectors/dispatcher/webhook-events';
 import { renderComplianceReportReady } from '../projectors/dispatcher/webhook-payloads';
 import { BUNDLES, type BundleView, governanceProjection } from '../projectors/governance';
+import { PositionWaiters } from '../projectors/position-waiters';
 import { physicalCollection } from '../projectors/projection';
 import { buildReport } from '../read-api/governance-routes';
 import type { ThreadReport, ThreadRequest, ThreadSettings } from './delivery-thread-protocol';
@@ -42,6 +43,34 @@ export interface DeliveryRunner {
   stop(): Promise<void>;
 }
 
+/** How far the dispatcher projection has got, wherever it runs (admissions bound its lag). */
+export interface DispatcherProgress {
+  /** The newest event position it has handled (0 before any). */
+  handledPosition(): number;
+  /** Resolves once it has handled every event up to `position`. */
+  waitForPosition(position: number): Promise<void>;
+}
+
+/** The delivery thread's progress, as its reports tell it. */
+class ReportedProgress implements DispatcherProgress {
+  private position = 0;
+  private readonly waiters = new PositionWaiters();
+
+  handledPosition(): number {
+    return this.position;
+  }
+
+  waitForPosition(position: number): Promise<void> {
+    return this.waiters.wait(position, this.position);
+  }
+
+  advance(position: number): void {
+    if (position <= this.position) return;
+    this.position = position;
+    this.waiters.release(position);
+  }
+}
+
 export interface RunningDispatcher {
   /**
    * The bus consumer, when it runs on this thread (in-process deliveries, tests with an injected
@@ -49,6 +78,7 @@ export interface RunningDispatcher {
    * progress in the read store.
    */
   consumer: DispatcherConsumer | null;
+  progress: DispatcherProgress;
   worker: DeliveryRunner;
   fanout: FrameFanout;
   stop(): Promise<void>;
@@ -81,10 +111,11 @@ export async function startDispatcher({
   const fanout = new FrameFanout();
   if (thread) {
     // Consuming, projecting and delivering all run on the delivery thread, off the admission path.
-    const worker = await startDeliveryThread(services, readStore, render, fanout, {
+    const progress = new ReportedProgress();
+    const worker = await startDeliveryThread(services, readStore, render, fanout, progress, {
       config: services.config,
     });
-    return { consumer: null, worker, fanout, stop: () => worker.stop() };
+    return { consumer: null, progress, worker, fanout, stop: () => worker.stop() };
   }
   if (!bus) throw new Error('a dispatcher consuming on this thread needs the bus');
   const worker = await startInProcess(services, render);
@@ -102,6 +133,10 @@ export async function startDispatcher({
   await consumer.start();
   return {
     consumer,
+    progress: {
+      handledPosition: () => consumer.handledPosition,
+      waitForPosition: (position) => consumer.waitForPosition(position),
+    },
     worker,
     fanout,
     async stop() {
@@ -149,6 +184,7 @@ async function startDeliveryThread(
   readStore: ReadStoreLocation,
   render: Render,
   fanout: FrameFanout,
+  progress: ReportedProgress,
   consume: ThreadSettings['consume'],
 ): Promise<DeliveryRunner> {
   const { config } = services;
@@ -191,6 +227,8 @@ async function startDeliveryThread(
         return;
       case 'frame':
         return fanout.publish(report.tenantId, report.frame);
+      case 'handled':
+        return progress.advance(report.position);
       case 'render':
         render(report.delivery).then(
           (body) => post({ kind: 'rendered', id: report.id, body }),

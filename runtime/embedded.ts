@@ -3,12 +3,12 @@ import type { EventStore } from '../ports/event-store';
 import type { ReadStore } from '../ports/read-store';
 import { projections } from '../projectors';
 import { BusForwarder } from '../projectors/bus-forwarder';
-import { LogSequencer } from '../projectors/log-sequencer';
+import { ADMISSION_EVENT_TYPES, LogSequencer } from '../projectors/log-sequencer';
 import { ProjectionSupervisor, type RunningProjections } from '../projectors/supervisor';
-import { ReadBarrier } from '../read-api/read-barrier';
+import { type Follower, ReadBarrier } from '../read-api/read-barrier';
 import { composeServices } from './compose-services';
 import type { Config } from './config';
-import { type RunningDispatcher, startDispatcher } from './dispatcher';
+import { type DispatcherProgress, type RunningDispatcher, startDispatcher } from './dispatcher';
 import { createRequestHandler } from './http/app';
 import { listen } from './http/listen';
 import { openServerKeyring } from './keyring';
@@ -19,6 +19,18 @@ import { remoteWaitsOn } from './remote-waits';
 import type { Services } from './services';
 import { assertDispatchOrder, openBus, openEventStore, openReadStore, readStoreLocation } from './stores';
 import { ProjectionThread } from './threaded-projections';
+
+/**
+ * The webhook dispatcher as a follower of acknowledged admissions. It never holds one up while it
+ * keeps within this many positions; past them admissions wait for it, so that under a load the cores
+ * cannot carry, deliveries stay within about a second of their admissions instead of falling further
+ * behind for as long as the load lasts.
+ */
+const DISPATCHER_FOLLOWER: Follower = {
+  name: 'webhook-dispatcher',
+  eventTypes: ADMISSION_EVENT_TYPES,
+  maxUnapplied: 250,
+};
 
 export interface EmbeddedOptions {
   /** The clock of every decision, expiry and tree head (tests move it). */
@@ -81,6 +93,7 @@ export async function startEmbedded(
     : null;
   await forwarder?.start();
   // Requests may arrive between listen and the dispatcher's start; webhook commands wait for it.
+  let dispatcherProgress: DispatcherProgress | null = null;
   let resolveDispatcher!: (started: Promise<RunningDispatcher>) => void;
   const dispatcherStarted = new Promise<RunningDispatcher>((resolve) => {
     resolveDispatcher = (started) => void started.then(resolve, () => undefined);
@@ -100,7 +113,20 @@ export async function startEmbedded(
     logSource: sequencer,
     awaitProjections: (position, eventTypes) => supervisor.waitForPosition(position, eventTypes),
     // This process serves the reads of its own projections: admissions need not wait for them.
-    readBarrier: new ReadBarrier(projections, supervisor, config.integrationTimeoutMs),
+    readBarrier: new ReadBarrier(
+      [...projections, DISPATCHER_FOLLOWER],
+      {
+        appliedPosition: (name) =>
+          name === DISPATCHER_FOLLOWER.name
+            ? (dispatcherProgress?.handledPosition() ?? null)
+            : supervisor.appliedPosition(name),
+        waitForProjection: (name, position) =>
+          name === DISPATCHER_FOLLOWER.name
+            ? dispatcherStarted.then((started) => started.progress.waitForPosition(position))
+            : supervisor.waitForProjection(name, position),
+      },
+      config.integrationTimeoutMs,
+    ),
     // A consumer on this thread is waited for in memory; the delivery thread's (the default) through
     // the tenant's progress it stores.
     awaitDispatcher: (position, tenantId) =>
@@ -128,6 +154,7 @@ export async function startEmbedded(
   });
   resolveDispatcher(starting);
   const dispatcher = await starting;
+  dispatcherProgress = dispatcher.progress;
 
   let closing: Promise<void> | null = null;
   const close = () => {

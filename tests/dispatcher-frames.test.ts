@@ -2,7 +2,6 @@
  * WebSocket frames share the dispatcher: on a real server the dispatcher consumes on the delivery
  * thread, and a frame for a socket connected to the main thread goes straight to it.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../runtime/config';
 import { type RunningServer, startEmbedded } from '../runtime/embedded';
@@ -75,21 +74,4 @@ describe('frames from the delivery thread', () => {
 
     expect(frames).toEqual([]);
   });
-
-  /** The nice value of each thread of this process (field 19 of /proc/self/task/<tid>/stat). */
-  const niceValues = () =>
-    fs.readdirSync('/proc/self/task').map((tid) => {
-      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      return { tid: Number(tid), nice: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) };
-    });
-
-  // Per-thread priorities are Linux's: elsewhere the delivery thread keeps the process's priority.
-  (process.platform === 'linux' ? it : it.skip)(
-    'given the delivery thread (Linux), then it alone runs at nice 5: when cores are short, the admission path gets them first',
-    () => {
-      const threads = niceValues();
-      expect(threads.find((thread) => thread.tid === process.pid)?.nice).toBe(0);
-      expect(threads.filter((thread) => thread.nice === 5)).toHaveLength(1);
-    },
-  );
 });

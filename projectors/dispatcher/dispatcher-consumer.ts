@@ -44,6 +44,8 @@ export interface DispatcherConsumerOptions {
    * by other processes can wait for it.
    */
   recordProgress?: boolean;
+  /** Told after each batch with the position handled (for a main thread bounding the dispatcher's lag). */
+  onHandled?(position: number): void;
 }
 
 /**
@@ -77,6 +79,11 @@ export class DispatcherConsumer {
     this.consumer = null;
   }
 
+  /** The newest position handled (0 before any). */
+  get handledPosition(): number {
+    return this.position;
+  }
+
   /** Resolves once the dispatcher has handled every event up to `position`. */
   waitForPosition(position: number): Promise<void> {
     return this.waiters.wait(position, this.position);
@@ -103,6 +110,7 @@ export class DispatcherConsumer {
     }
     this.position = Math.max(this.position, events[events.length - 1]?.position ?? 0);
     this.waiters.release(this.position);
+    this.options.onHandled?.(this.position);
     if (views.length === 0) return;
     this.options.onQueued(views);
     this.publishFrames(views);
