@@ -68,16 +68,16 @@ export class ReadBarrier {
    * more than its bound behind, once the lagging followers have applied them.
    */
   acknowledge(position: number, eventTypes: readonly string[]): Promise<void> {
-    let lagging: Promise<void>[] | null = null;
+    const lagging: Promise<void>[] = [];
     for (const follower of this.followers) {
       if (!follower.eventTypes.some((type) => eventTypes.includes(type))) continue;
       if (position > (this.acknowledged.get(follower.name) ?? 0))
         this.acknowledged.set(follower.name, position);
       const behind = position - (this.applied.appliedPosition(follower.name) ?? 0);
       if (behind > (follower.maxUnapplied ?? this.maxUnapplied))
-        (lagging ??= []).push(this.applied.waitForProjection(follower.name, position));
+        lagging.push(this.applied.waitForProjection(follower.name, position));
     }
-    return lagging ? Promise.all(lagging).then(() => undefined) : Promise.resolve();
+    return lagging.length > 0 ? Promise.all(lagging).then(() => undefined) : Promise.resolve();
   }
 
   /**
