@@ -1,8 +1,13 @@
 import { type Request, type Response, Router } from 'express';
 import type { SubmitEvidenceBody, SubmitExecutionBody } from '../event-schemas';
-import { BUNDLES, type BundleView, governanceProjection, LEAVES } from '../projectors/governance';
+import {
+  BUNDLES,
+  type BundleView,
+  governanceProjection,
+  LEAVES,
+  type StoredLeaf,
+} from '../projectors/governance';
 import type { IntegratedLeaf } from '../projectors/log-sequencer';
-import type { LeafView } from '../read-api/published-log';
 import { sendAnswer } from '../runtime/http/answer';
 import { authenticate, callerOf, requireClosedLoopTier } from '../runtime/http/auth';
 import { sendError } from '../runtime/http/errors';
@@ -91,7 +96,7 @@ function refuseExecution(res: Response, refusal: Extract<ExecutionOutcome, { kin
 
 /** The authorization leaf an execution names, with the observables it was admitted under. */
 async function findParent(services: Services, leafHash: string): Promise<ParentAuthorization | null> {
-  const leaf = await services.readModels.get<LeafView>(governanceProjection, LEAVES, leafHash);
+  const leaf = await services.readModels.get<StoredLeaf>(governanceProjection, LEAVES, leafHash);
   if (leaf?.data.leaf_type !== 'GOV_GOVERNANCE_ENVELOPE_V1' || !leaf.data.artifact_hash) return null;
   const bundle = await services.readModels.get<BundleView>(
     governanceProjection,

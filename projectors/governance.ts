@@ -1,8 +1,10 @@
 /**
  * The governance read models, from the admission events in log order:
- *   leaves       leaf_hash → LeafView (index, type, record): the public log's leaf lookups
+ *   leaves       leaf_hash → StoredLeaf (index, type, the event holding its record): the public log's
+ *                leaf lookups
  *   log_meta     `size`: leaves counted so far (the next leaf's index; leaf order = event order)
- *   bundles      artifact_hash → the proof bundle, certificate, envelope and context: reports, chain
+ *   bundles      artifact_hash → the admission's context and its event's position: reports, chain
+ *                (the bundle, certificate and envelope are read from that event: read-api/admission-records.ts)
  *   closed_loop  auth_leaf_hash → its execution and variance leaves: variance, triple-leaf
  *   subjects     `<tenant>:<subject>` → lifecycle, observables, counters: status
  */
@@ -13,7 +15,6 @@ import type {
   ExecutionTrace,
   GateFailed,
   Observables,
-  ValidatorCertificate,
   VarianceRecord,
   VarianceRecorded,
 } from '../event-schemas';
@@ -34,15 +35,19 @@ export interface BundleView {
   artifact_hash: string;
   leaf_hash: string;
   leaf_index: number;
-  /** Global event position of the admission: the chain's stable order. */
+  /** Global event position of the admission: the chain's stable order, and where its bundle is. */
   admitted_position: number;
   admitted_at: string;
-  bundle: EvidenceAdmitted['bundle'];
-  certificate: ValidatorCertificate;
-  envelope: EvidenceAdmitted['envelope'];
+  /** The bundle's `parent_bundle_hash` (the chain lists it). */
+  parent_bundle_hash: string | null;
   gate_details: Record<string, string>;
   lifecycle: EvidenceAdmitted['lifecycle'];
   observables: Observables;
+}
+
+/** A `leaves` document: the leaf without its record, which is in the admission event at `position`. */
+export interface StoredLeaf extends Omit<LeafView, 'record'> {
+  position: number;
 }
 
 export interface ClosedLoopView {
@@ -68,7 +73,8 @@ export function subjectKey(tenantId: string, subjectId: string): string {
 
 export const governanceProjection: Projection = {
   name: 'governance',
-  version: 1,
+  // 2: bundles and leaves name their event instead of holding its bundle, certificate and records.
+  version: 2,
   collections: [LEAVES, LOG_META, BUNDLES, CLOSED_LOOP, SUBJECTS],
   indexes: [
     { collection: LEAVES, fields: ['leaf_index'] },
@@ -97,9 +103,7 @@ export const governanceProjection: Projection = {
           leaf_index: leaf.index,
           admitted_position: at,
           admitted_at: data.admitted_at,
-          bundle: data.bundle,
-          certificate: data.certificate,
-          envelope: data.envelope,
+          parent_bundle_hash: data.bundle.parent_bundle_hash,
           gate_details: data.gate_details,
           lifecycle: data.lifecycle,
           observables: data.observables,
@@ -197,7 +201,7 @@ async function nextLeaf(
 ): Promise<{ index: number; changes: Change[] }> {
   const meta = await state.get<{ size: number }>(LOG_META, 'size');
   const index = meta?.data.size ?? 0;
-  const view: LeafView = {
+  const view: StoredLeaf = {
     leaf_index: index,
     leaf_hash: data.leaf_hash,
     leaf_type: leafType,
@@ -205,14 +209,14 @@ async function nextLeaf(
     subject_id: data.subject_id,
     artifact_hash:
       leafType === 'GOV_GOVERNANCE_ENVELOPE_V1' ? (record as { artifact_hash: string }).artifact_hash : null,
-    record,
+    position,
     admitted_at: admittedAt,
   };
   const changes: Change[] = [
     { kind: 'increment', collection: LOG_META, id: 'size', position, field: 'size', by: 1 },
   ];
   // The same record twice is the same leaf hash: the lookup keeps the first index.
-  const existing = await state.get<LeafView>(LEAVES, data.leaf_hash);
+  const existing = await state.get<StoredLeaf>(LEAVES, data.leaf_hash);
   if (!existing)
     changes.push({ kind: 'upsert', collection: LEAVES, id: data.leaf_hash, position, data: view });
   return { index, changes };

@@ -18,6 +18,7 @@ import { sendError, sendInvalid } from '../runtime/http/errors';
 import { limitRequestRate } from '../runtime/http/rate-limit';
 import type { Services } from '../runtime/services';
 import { accountView } from './account-view';
+import { bundlePartsOf, parentBundleHashOf } from './admission-records';
 import { type ChainQuery, parseChainQuery } from './chain-query';
 
 const HASH = /^[0-9a-f]{64}$/;
@@ -48,7 +49,7 @@ export function governanceReadRoutes(services: Services): Router {
     }
     const bundle = await ownBundle(services, caller, req.params.artifact_hash as string);
     if (!bundle) return notFound(res, 'report', req.params.artifact_hash as string);
-    const report = buildReport(services, bundle);
+    const report = await buildReport(services, bundle);
     if (format === 'markdown') {
       res.setHeader('Content-Disposition', `attachment; filename="gov-report-${bundle.artifact_hash}.md"`);
       res.type('text/markdown; charset=utf-8').send(renderReportMarkdown(report));
@@ -151,9 +152,10 @@ export function governanceReadRoutes(services: Services): Router {
         req.params.artifact_hash as string,
       );
       if (!bundle) return notFound(res, 'proof bundle', req.params.artifact_hash as string);
+      const parts = await bundlePartsOf(services.eventStore, bundle.data);
       res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
       res.setHeader('Access-Control-Allow-Origin', '*');
-      res.type('application/json').send(canonicalJson(bundle.data.bundle));
+      res.type('application/json').send(canonicalJson(parts.bundle));
     },
   );
 
@@ -205,13 +207,14 @@ async function ownClosedLoop(
 }
 
 /** The GOV_COMPLIANCE_REPORT_V1 of an admitted bundle, its inclusion proof leading to `head`. */
-export function buildReport(services: Services, bundle: BundleView, head = services.log.latest()) {
+export async function buildReport(services: Services, bundle: BundleView, head = services.log.latest()) {
   const { sth } = head;
+  const parts = await bundlePartsOf(services.eventStore, bundle);
   return buildComplianceReport({
-    bundle: bundle.bundle,
+    bundle: parts.bundle,
     gate_details: bundle.gate_details,
-    certificate: bundle.certificate,
-    envelope: bundle.envelope,
+    certificate: parts.certificate,
+    envelope: parts.envelope,
     leaf_index: bundle.leaf_index,
     sth,
     inclusion_proof: {
@@ -254,7 +257,7 @@ async function chainPage(services: Services, tenantId: string, query: ChainQuery
       leaf_index: data.leaf_index,
       leaf_hash: data.leaf_hash,
       subject_id: data.subject_id,
-      parent_bundle_hash: data.bundle.parent_bundle_hash,
+      parent_bundle_hash: parentBundleHashOf(data),
       lifecycle: data.lifecycle,
       admitted_at: data.admitted_at,
       compliance_url: `${services.config.publicUrl}/governance/report/${data.artifact_hash}`,

@@ -55,7 +55,7 @@ export function composeServices(parts: ServiceParts): ComposedServices {
   const catalog = new ProjectionCatalog(readStore, 1000);
   const barrier = parts.readBarrier ?? null;
   const readModels = new ReadModels({ readStore, catalog }, barrier);
-  const log = new SequencedLog(logSource, readModels);
+  const log = new SequencedLog(logSource, readModels, eventStore);
   const validatorThread = config.validatorThread
     ? ValidatorThread.start(keyring.validators, keyring.authority.privateKey)
     : null;

@@ -291,7 +291,7 @@ async function renderComplianceReport(services: Services, delivery: DeliveryView
   const head = (await services.log.treeHeadAt(render.tree_size)) ?? services.log.latest();
   return renderComplianceReportReady(
     render.notice,
-    buildReport(services, bundle.data, head),
+    await buildReport(services, bundle.data, head),
     webhookLinks(services.config.publicUrl),
   );
 }

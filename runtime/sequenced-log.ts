@@ -1,5 +1,6 @@
 import { addSignatureLines, fromHex, LeafHashIndex, toHex } from '../merkle-core';
-import { governanceProjection, LEAVES } from '../projectors/governance';
+import type { EventStore } from '../ports/event-store';
+import { governanceProjection, LEAVES, type StoredLeaf } from '../projectors/governance';
 import type { LogSource } from '../projectors/log-source';
 import {
   type CosignatureView,
@@ -8,6 +9,7 @@ import {
   treeHeadId,
   treeHeadsProjection,
 } from '../projectors/tree-heads';
+import { leafRecordOf } from '../read-api/admission-records';
 import type { LeafView, PublishedLog, PublishedTreeHead } from '../read-api/published-log';
 import type { ReadModels } from '../read-api/read-models';
 
@@ -33,6 +35,8 @@ export class SequencedLog implements PublishedLog {
   constructor(
     private readonly sequencer: LogSource,
     private readonly readModels: ReadModels,
+    /** Where the leaves' records are (the read models name their events). */
+    private readonly events: Pick<EventStore, 'readAll'>,
   ) {}
 
   /** Loads the cosignatures already recorded for the latest head; call once before serving. */
@@ -108,9 +112,9 @@ export class SequencedLog implements PublishedLog {
   }
 
   async leafByHash(leafHashHex: string): Promise<LeafView | null> {
-    const doc = await this.readModels.get<LeafView>(governanceProjection, LEAVES, leafHashHex);
+    const doc = await this.readModels.get<StoredLeaf>(governanceProjection, LEAVES, leafHashHex);
     if (!doc || doc.data.leaf_index >= this.latest().sth.tree_size) return null;
-    return doc.data;
+    return this.withRecord(doc.data);
   }
 
   leafIndexByHash(leafHashHex: string): number | null {
@@ -124,7 +128,14 @@ export class SequencedLog implements PublishedLog {
   async leafByIndex(index: number): Promise<LeafView | null> {
     if (index >= this.latest().sth.tree_size) return null;
     const hash = toHex(this.sequencer.log.leafHash(index));
-    return (await this.readModels.get<LeafView>(governanceProjection, LEAVES, hash))?.data ?? null;
+    const doc = await this.readModels.get<StoredLeaf>(governanceProjection, LEAVES, hash);
+    return doc ? this.withRecord(doc.data) : null;
+  }
+
+  /** The leaf with its record, read from the admission event the read model names. */
+  private async withRecord(stored: StoredLeaf): Promise<LeafView> {
+    const { position: _, ...leaf } = stored;
+    return { ...leaf, record: await leafRecordOf(this.events, stored) };
   }
 
   /** Refuses sizes beyond the latest signed head (the tree may hold leaves not signed yet). */

@@ -31,8 +31,10 @@ export function eventsModuloPositions(events: readonly RecordedEvent[]): unknown
 
 /**
  * Read-model documents with their positions as event ids: every document's guard position, and the
- * one position a read model keeps in its data (governance bundles' admitted_position, which orders a
- * tenant's chain and is never shown).
+ * positions read models keep in their data, which are never shown: governance bundles'
+ * admitted_position (it orders a tenant's chain and names the event holding the bundle) and
+ * governance leaves' position (the event holding the leaf's record). Collections are keyed
+ * `<projection>/<collection>`.
  */
 export function documentsModuloPositions(
   models: Record<string, StoredDocument<unknown>[]>,
@@ -43,13 +45,13 @@ export function documentsModuloPositions(
     Object.entries(models).map(([collection, documents]) => [
       collection,
       documents.map(({ position, data, ...document }) => {
-        const admitted = (data as { admitted_position?: number }).admitted_position;
-        return {
-          ...document,
-          caused_by: idAt(ids, position),
-          data:
-            admitted === undefined ? data : { ...(data as object), admitted_position: idAt(ids, admitted) },
-        };
+        const named = data as { admitted_position?: number; position?: number };
+        const mapped: Record<string, string> = {};
+        if (named.admitted_position !== undefined)
+          mapped.admitted_position = idAt(ids, named.admitted_position);
+        if (collection.endsWith('/leaves') && named.position !== undefined)
+          mapped.position = idAt(ids, named.position);
+        return { ...document, caused_by: idAt(ids, position), data: { ...(data as object), ...mapped } };
       }),
     ]),
   );
