@@ -52,7 +52,7 @@ export interface DispatcherProgress {
 }
 
 /** The delivery thread's progress, as its reports tell it. */
-class ReportedProgress implements DispatcherProgress {
+export class ReportedProgress implements DispatcherProgress {
   private position = 0;
   private readonly waiters = new PositionWaiters();
 
@@ -68,6 +68,11 @@ class ReportedProgress implements DispatcherProgress {
     if (position <= this.position) return;
     this.position = position;
     this.waiters.release(position);
+  }
+
+  /** The thread is gone: nothing waits for it any more (it counts as past every position). */
+  abandon(): void {
+    this.advance(Number.POSITIVE_INFINITY);
   }
 }
 
@@ -239,8 +244,12 @@ async function startDeliveryThread(
   });
   thread.on('error', (error) => {
     services.logger.error({ err: error }, 'the delivery thread failed');
+    // Its deliveries wait for a restart; admissions must not wait for it meanwhile.
+    progress.abandon();
     failed(error);
   });
+  // Stopped, or ended by a failure: either way admissions stop waiting for its dispatcher.
+  thread.on('exit', () => progress.abandon());
   await whenStarted;
   fanout.watchSubscribers((tenantId, subscribed) =>
     post({ kind: 'frame-subscribers', tenantId, subscribed }),

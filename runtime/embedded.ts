@@ -21,10 +21,11 @@ import { assertDispatchOrder, openBus, openEventStore, openReadStore, readStoreL
 import { ProjectionThread } from './threaded-projections';
 
 /**
- * The webhook dispatcher as a follower of acknowledged admissions. It never holds one up while it
- * keeps within this many positions; past them admissions wait for it, so that under a load the cores
- * cannot carry, deliveries stay within about a second of their admissions instead of falling further
- * behind for as long as the load lasts.
+ * The webhook dispatcher as a follower of acknowledged admissions, where it reads this process's
+ * event store. It never holds one up while it keeps within this many positions; past them admissions
+ * wait for it, so that under a load the cores cannot carry, deliveries stay within about a second of
+ * their admissions instead of falling further behind for as long as the load lasts. A delivery thread
+ * that fails stops counting (runtime/dispatcher.ts).
  */
 const DISPATCHER_FOLLOWER: Follower = {
   name: 'webhook-dispatcher',
@@ -113,8 +114,9 @@ export async function startEmbedded(
     logSource: sequencer,
     awaitProjections: (position, eventTypes) => supervisor.waitForPosition(position, eventTypes),
     // This process serves the reads of its own projections: admissions need not wait for them.
+    // Through Kafka, the dispatcher's lag includes the broker's: admissions do not wait on a broker.
     readBarrier: new ReadBarrier(
-      [...projections, DISPATCHER_FOLLOWER],
+      bus.needsForwarder ? projections : [...projections, DISPATCHER_FOLLOWER],
       {
         appliedPosition: (name) =>
           name === DISPATCHER_FOLLOWER.name

@@ -3,6 +3,7 @@
  * (runtime/embedded.ts), so the main thread must learn how far the delivery thread's dispatcher got.
  */
 import path from 'node:path';
+import { ReportedProgress } from '../runtime/dispatcher';
 import { type RunningServer, startEmbedded } from '../runtime/embedded';
 import { createLogger } from '../runtime/logger';
 import { GovClient, testConfig } from './support/governance-client';
@@ -30,5 +31,15 @@ describe('dispatcher progress on the main thread', () => {
     const head = await server.services.eventStore.headPosition();
     await server.dispatcher.progress.waitForPosition(head);
     expect(server.dispatcher.progress.handledPosition()).toBeGreaterThanOrEqual(head);
+  });
+
+  it('given the delivery thread gone (failed or stopped), then nothing waits for its dispatcher any more', async () => {
+    const progress = new ReportedProgress();
+    progress.advance(10);
+    const waiting = progress.waitForPosition(500);
+    progress.abandon();
+    await waiting;
+    expect(progress.handledPosition()).toBeGreaterThan(Number.MAX_SAFE_INTEGER);
+    await progress.waitForPosition(10 ** 12);
   });
 });
