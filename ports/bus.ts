@@ -1,4 +1,4 @@
-import type { RecordedEvent } from './event-store';
+import type { RecordedEvent, SubscribeOptions } from './event-store';
 
 /**
  * The bus carries committed events out to the dispatcher (in-process in the embedded mode, Kafka in
@@ -13,6 +13,15 @@ export interface BusConsumer {
   stop(): Promise<void>;
 }
 
+export interface BusSubscribeOptions {
+  /**
+   * As `SubscribeOptions.dataMembers` of the event store: for the types named only these members of
+   * `data` are needed. A bus that can select them (the embedded one) hands out just these; one that
+   * cannot (Kafka carries whole events) hands out the whole `data`, which holds them too.
+   */
+  dataMembers?: SubscribeOptions['dataMembers'];
+}
+
 export interface Bus {
   /** Resolves once the bus has durably accepted every event (broker acknowledgement). */
   publish(events: readonly RecordedEvent[]): Promise<void>;
@@ -20,6 +29,10 @@ export interface Bus {
    * Consume as member of `group`. `handle` resolving acknowledges the batch (commits the offset);
    * rejecting makes the bus redeliver it.
    */
-  subscribe(group: string, handle: (events: RecordedEvent[]) => Promise<void>): Promise<BusConsumer>;
+  subscribe(
+    group: string,
+    handle: (events: RecordedEvent[]) => Promise<void>,
+    options?: BusSubscribeOptions,
+  ): Promise<BusConsumer>;
   close(): Promise<void>;
 }

@@ -84,10 +84,11 @@ export interface SubscribeOptions {
   /** Largest batch handed out at once. */
   maxBatchSize?: number;
   /**
-   * For the event types named, only these top-level members of `data` are needed (a follower that
-   * reads one hash of a 5 KB event); other types are needed whole. An adapter that can select them
-   * hands out `data` holding just these (a member the event lacks is null); one that cannot hands
-   * out the whole `data`, which holds them too.
+   * For the event types named, only these members of `data` are needed (a follower that reads one
+   * hash of a 5 KB event); other types are needed whole. A member is a name, or a dotted path to a
+   * member of an object member (`bundle.parent_bundle_hash`). An adapter that can select them hands
+   * out `data` holding just these (a member the event lacks is null); one that cannot hands out the
+   * whole `data`, which holds them too.
    */
   dataMembers?: Readonly<Record<string, readonly string[]>>;
 }

@@ -9,6 +9,7 @@ import { arbitraryOf } from '../event-schemas/schema-arbitrary';
 import { eventSchemas } from '../event-schemas/schemas';
 import type { RecordedEvent } from '../ports/event-store';
 import { BatchState } from './batch-state';
+import { dispatcherProjection } from './dispatcher/dispatcher-projection';
 import { projections } from './index';
 import type { Projection } from './projection';
 
@@ -30,8 +31,19 @@ function recorded(type: string, data: unknown, position: number): RecordedEvent 
   };
 }
 
+/** `data` cut down to `members` (names or dotted paths), as the SQLite store selects them. */
 function selected(data: Record<string, unknown>, members: readonly string[]): Record<string, unknown> {
-  return Object.fromEntries(members.map((member) => [member, data[member] ?? null]));
+  const cut: Record<string, unknown> = {};
+  for (const member of members) {
+    const [name, ...rest] = member.split('.') as [string, ...string[]];
+    const value = data[name] ?? null;
+    if (rest.length === 0) cut[name] = value;
+    else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      const part = typeof cut[name] === 'object' && cut[name] !== null ? cut[name] : {};
+      cut[name] = { ...part, ...selected(value as Record<string, unknown>, [rest.join('.')]) };
+    } else cut[name] = null;
+  }
+  return cut;
 }
 
 /** The changes of `event` after every event of `history`, on a fresh store. */
@@ -47,7 +59,9 @@ async function changesOf(projection: Projection, history: RecordedEvent[], event
   }
 }
 
-const declaring = projections.filter((projection) => projection.dataMembers);
+const declaring = [...projections, dispatcherProjection({ publicUrl: 'https://gov.example' })].filter(
+  (projection) => projection.dataMembers,
+);
 
 describe.each(declaring.map((projection) => [projection.name, projection] as const))(
   'the %s projection, handed only its declared data members',

@@ -82,6 +82,21 @@ export const governanceProjection: Projection = {
     { collection: SUBJECTS, fields: ['tenant_id', 'updated_at'] },
   ],
   eventTypes: ['EvidenceAdmitted', 'ExecutionAdmitted', 'VarianceRecorded', 'GateFailed'],
+  // An evidence admission's certificate, envelope and most of its bundle (~4.5 of its ~5.3 KB) are
+  // read from the event when a report or a leaf asks (read-api/admission-records.ts), never here.
+  dataMembers: {
+    EvidenceAdmitted: [
+      'tenant_id',
+      'subject_id',
+      'artifact_hash',
+      'leaf_hash',
+      'admitted_at',
+      'bundle.parent_bundle_hash',
+      'gate_details',
+      'lifecycle',
+      'observables',
+    ],
+  },
   async project(event: RecordedEvent, state: ProjectionState): Promise<Change[]> {
     const at = event.position;
     switch (event.type) {
@@ -92,7 +107,7 @@ export const governanceProjection: Projection = {
           at,
           data,
           'GOV_GOVERNANCE_ENVELOPE_V1',
-          data.envelope,
+          data.artifact_hash,
           data.admitted_at,
         );
         const bundle: BundleView = {
@@ -130,14 +145,7 @@ export const governanceProjection: Projection = {
       }
       case 'ExecutionAdmitted': {
         const data = event.data as ExecutionAdmitted;
-        const leaf = await nextLeaf(
-          state,
-          at,
-          data,
-          'GOV_EXECUTION_TRACE_V1',
-          data.trace,
-          data.trace.recorded_at,
-        );
+        const leaf = await nextLeaf(state, at, data, 'GOV_EXECUTION_TRACE_V1', null, data.trace.recorded_at);
         const view: ClosedLoopView = {
           tenant_id: data.tenant_id,
           subject_id: data.subject_id,
@@ -157,7 +165,7 @@ export const governanceProjection: Projection = {
       case 'VarianceRecorded': {
         const data = event.data as VarianceRecorded;
         const { record } = data;
-        const leaf = await nextLeaf(state, at, data, 'GOV_VARIANCE_RECORD_V1', record, record.recorded_at);
+        const leaf = await nextLeaf(state, at, data, 'GOV_VARIANCE_RECORD_V1', null, record.recorded_at);
         const loop = await state.get<ClosedLoopView>(CLOSED_LOOP, record.parent_auth_leaf_hash);
         const changes: Change[] = [...leaf.changes];
         if (loop) {
@@ -196,7 +204,8 @@ async function nextLeaf(
   position: number,
   data: { tenant_id: string; subject_id: string; leaf_hash: string },
   leafType: LeafType,
-  record: object,
+  /** The envelope's artifact hash (the admission's), for an authorization leaf; null for the others. */
+  artifactHash: string | null,
   admittedAt: string,
 ): Promise<{ index: number; changes: Change[] }> {
   const meta = await state.get<{ size: number }>(LOG_META, 'size');
@@ -207,8 +216,7 @@ async function nextLeaf(
     leaf_type: leafType,
     tenant_id: data.tenant_id,
     subject_id: data.subject_id,
-    artifact_hash:
-      leafType === 'GOV_GOVERNANCE_ENVELOPE_V1' ? (record as { artifact_hash: string }).artifact_hash : null,
+    artifact_hash: artifactHash,
     position,
     admitted_at: admittedAt,
   };

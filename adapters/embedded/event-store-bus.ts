@@ -1,4 +1,4 @@
-import type { Bus, BusConsumer } from '../../ports/bus';
+import type { Bus, BusConsumer, BusSubscribeOptions } from '../../ports/bus';
 import type { EventStore, EventSubscription, RecordedEvent } from '../../ports/event-store';
 import type { ReadStore } from '../../ports/read-store';
 import { sleep } from '../../runtime/sleep';
@@ -32,7 +32,11 @@ export class EventStoreBus implements Bus {
     // Committed events are already in the store the consumers read from.
   }
 
-  async subscribe(group: string, handle: (events: RecordedEvent[]) => Promise<void>): Promise<BusConsumer> {
+  async subscribe(
+    group: string,
+    handle: (events: RecordedEvent[]) => Promise<void>,
+    options: BusSubscribeOptions = {},
+  ): Promise<BusConsumer> {
     const { eventStore, readStore } = this.options;
     const checkpoint = busCheckpointName(group);
     let stopped = false;
@@ -44,6 +48,7 @@ export class EventStoreBus implements Bus {
         subscription = eventStore.subscribeToAll({
           after: await readStore.getCheckpoint(checkpoint),
           maxBatchSize: this.options.maxBatchSize ?? 500,
+          ...(options.dataMembers ? { dataMembers: options.dataMembers } : {}),
         });
         try {
           for await (const batch of subscription) {

@@ -514,13 +514,49 @@ function filteredPageSql(
 function selectedData(dataMembers: Readonly<Record<string, readonly string[]>>): string {
   const cases = Object.entries(dataMembers).map(([type, members]) => {
     if (members.length === 0) throw new TypeError(`dataMembers: name at least one member of ${type}`);
-    for (const member of members)
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(member))
-        throw new TypeError(`dataMembers: ${JSON.stringify(member)} is not a plain member name`);
-    const selected = members.map((member) => `'${member}', data -> '$.${member}'`).join(', ');
-    return `WHEN ${sqlString(type)} THEN json_object(${selected})`;
+    return `WHEN ${sqlString(type)} THEN ${selectedObject(memberTree(members), '$')}`;
   });
   return cases.length === 0 ? 'data' : `CASE type ${cases.join(' ')} ELSE data END AS data`;
+}
+
+/** Selected members by path: `true` takes the member whole, a nested tree only those of its members. */
+type MemberTree = Map<string, MemberTree | true>;
+
+/** `['a', 'b.c', 'b.d']` → a: whole, b: { c, d }. A member named whole wins over its own members. */
+function memberTree(members: readonly string[]): MemberTree {
+  const tree: MemberTree = new Map();
+  for (const member of members) {
+    const names = member.split('.');
+    if (!names.every((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name)))
+      throw new TypeError(
+        `dataMembers: ${JSON.stringify(member)} is not a member name or a dotted path of them`,
+      );
+    let node = tree;
+    names.forEach((name, i) => {
+      const existing = node.get(name);
+      if (existing === true) return;
+      if (i === names.length - 1) node.set(name, true);
+      else if (existing) node = existing;
+      else {
+        const child: MemberTree = new Map();
+        node.set(name, child);
+        node = child;
+      }
+    });
+  }
+  return tree;
+}
+
+/**
+ * A member selected in part stays an object when the event's is one (null when the event lacks it or
+ * holds something else there), so that a reader of `a.b` finds it where the whole data has it.
+ */
+function selectedObject(tree: MemberTree, path: string): string {
+  const members = [...tree].map(([name, selection]) => {
+    const at = `${path}.${name}`;
+    return `'${name}', ${selection === true ? `data -> '${at}'` : `CASE json_type(data, '${at}') WHEN 'object' THEN ${selectedObject(selection, at)} END`}`;
+  });
+  return `json_object(${members.join(', ')})`;
 }
 
 function sqlString(value: string): string {

@@ -292,6 +292,26 @@ export function eventStoreContract(name: string, options: EventStoreContractOpti
         ]);
       });
 
+      it('given dataMembers naming members of a member, then they are where the whole data has them', async () => {
+        await store.append(stream('dn'), [
+          event('Nested', { bundle: { parent: 'p1', big: 'x'.repeat(100), deep: { a: 1, b: 2 } }, n: 1 }),
+          event('Nested', { bundle: { parent: null }, n: 2 }),
+        ]);
+        const subscription = store.subscribeToAll({
+          after: null,
+          filter: { ...ours(), eventTypes: ['Nested'] },
+          dataMembers: { Nested: ['bundle.parent', 'bundle.deep.a', 'n'] },
+        });
+        const events = await consume(subscription, 2);
+        expect(events.map((e) => e.data)).toEqual([
+          expect.objectContaining({
+            bundle: expect.objectContaining({ parent: 'p1', deep: expect.objectContaining({ a: 1 }) }),
+            n: 1,
+          }),
+          expect.objectContaining({ bundle: expect.objectContaining({ parent: null }), n: 2 }),
+        ]);
+      });
+
       it('hands over from history to live with no gap and no duplicate under concurrent appends', async () => {
         const writers = 8;
         const appendsPerWriter = 60;

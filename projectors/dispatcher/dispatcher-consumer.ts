@@ -71,7 +71,11 @@ export class DispatcherConsumer {
         collection: physicalCollection(index.collection, generation),
         fields: index.fields,
       });
-    this.consumer = await this.options.bus.subscribe(DISPATCHER_GROUP, (events) => this.handle(events));
+    this.consumer = await this.options.bus.subscribe(
+      DISPATCHER_GROUP,
+      (events) => this.handle(events),
+      projection.dataMembers ? { dataMembers: projection.dataMembers } : {},
+    );
   }
 
   async stop(): Promise<void> {

@@ -217,6 +217,20 @@ export function dispatcherProjection(options: DispatcherProjectionOptions): Proj
       'VarianceRecorded',
       'TreeHeadSigned',
     ],
+    // What a webhook payload or an observables alert of an evidence admission holds: not its bundle,
+    // certificate or gate details (~3.3 of its ~5.3 KB).
+    dataMembers: {
+      EvidenceAdmitted: [
+        'tenant_id',
+        'subject_id',
+        'artifact_hash',
+        'leaf_hash',
+        'envelope',
+        'admitted_at',
+        'observables',
+        'lifecycle',
+      ],
+    },
     async project(event: RecordedEvent, state: ProjectionState): Promise<Change[]> {
       // Every event moves the `applied` marker: one projected again after later ones (a redelivered
       // batch) is recognised and changes nothing, instead of being re-decided on newer state.
