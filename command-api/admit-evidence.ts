@@ -16,7 +16,7 @@ import { tenantStream } from './tenant-state';
 
 export async function admitEvidence(
   services: Services,
-  tenant: TenantView,
+  tenant: Pick<TenantView, 'tenant_id'>,
   body: SubmitEvidenceBody,
   correlationId: string,
 ): Promise<HttpAnswer> {

@@ -16,10 +16,11 @@ import { isUtf8 } from 'node:buffer';
 import http from 'node:http';
 import type { SubmitEvidenceBody } from '../event-schemas';
 import { type HttpAnswer, writeAnswer } from '../runtime/http/answer';
-import { findCaller } from '../runtime/http/auth';
+import { findKeyHolder } from '../runtime/http/auth';
 import { correlationIdOf } from '../runtime/http/correlation';
 import { serverErrorAnswer } from '../runtime/http/errors';
 import { spendRequest } from '../runtime/http/rate-limit';
+import { RecentKeys } from '../runtime/http/recent-keys';
 import { bodyProblems } from '../runtime/http/validate-body';
 import type { Services } from '../runtime/services';
 import { admitEvidence } from './admit-evidence';
@@ -41,6 +42,7 @@ export function evidenceFastPath(
   services: Services,
   express: (req: http.IncomingMessage, res: http.ServerResponse) => void,
 ) {
+  const recentKeys = new RecentKeys();
   return (req: http.IncomingMessage, res: http.ServerResponse): boolean => {
     if (req.method !== 'POST' || req.url !== PATH || !plainBody(req, services.config.maxBodyBytes))
       return false;
@@ -52,7 +54,7 @@ export function evidenceFastPath(
         return;
       }
       (req as ReadRequest).body = parsed;
-      admit(services, req, res, parsed, started)
+      admit(services, recentKeys, req, res, parsed, started)
         .then((answered) => {
           if (!answered) express(req, res);
         })
@@ -124,6 +126,7 @@ function replay(req: http.IncomingMessage, body: Buffer): http.IncomingMessage {
 /** Answers the admission; false (having answered nothing) when Express should answer instead. */
 async function admit(
   services: Services,
+  recentKeys: RecentKeys,
   req: http.IncomingMessage,
   res: http.ServerResponse,
   body: object,
@@ -132,7 +135,7 @@ async function admit(
   const correlationId = correlationIdOf(req.headers['x-correlation-id']);
   let answer: HttpAnswer;
   try {
-    const caller = await findCaller(services, req.headers.authorization, 'applied');
+    const caller = await findKeyHolder(services, req.headers.authorization, recentKeys);
     // Validation before the rate allowance: a request Express answers is counted there, once.
     if (!caller || bodyProblems('submit-evidence', body) || spendRequest(services, caller.tenant) !== null)
       return false;

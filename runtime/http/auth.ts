@@ -11,9 +11,15 @@ import {
 import type { Freshness } from '../../read-api/read-models';
 import type { Services } from '../services';
 import { sendError } from './errors';
+import type { KeyRecord, RecentKeys } from './recent-keys';
 
-export interface Caller {
+export interface Caller extends KeyHolder {
   tenant: TenantView;
+}
+
+/** Who holds a key, as far as a request that uses only the key, its tenant's id and tier needs. */
+export interface KeyHolder {
+  tenant: Pick<TenantView, 'tenant_id' | 'tier'>;
   keyId: string;
 }
 
@@ -47,27 +53,85 @@ export function authenticate(services: Services) {
 
 /**
  * The caller an `Authorization` header names, or null for a missing, malformed, unknown or expired key.
- * `applied` skips the read barrier: for a request that uses only the key and the tier, which no
- * admission changes (the admission path itself must not queue behind earlier admissions' leaf counts).
+ * Reads what this process acknowledged (read-your-write): the tenant's counters are current.
  */
-export async function findCaller(
+export async function findCaller(services: Services, header: string | undefined): Promise<Caller | null> {
+  const presented = presentedKey(header);
+  if (!presented) return null;
+  const key = await findKey(services, presented, 'acknowledged');
+  if (!key) return null;
+  const tenant = await findTenant(services, key.tenant_id, 'acknowledged');
+  return tenant ? { tenant, keyId: presented.keyId } : null;
+}
+
+/**
+ * As `findCaller`, for a request that uses only the key, its tenant's id and tier (the admission
+ * path): from the read models as they are, without the read barrier (the admission path must not
+ * queue behind earlier admissions' leaf counts, which it does not read), and through `recent`.
+ */
+export async function findKeyHolder(
   services: Services,
   header: string | undefined,
-  freshness: Freshness = 'acknowledged',
-): Promise<Caller | null> {
+  recent: RecentKeys,
+): Promise<KeyHolder | null> {
+  const presented = presentedKey(header);
+  if (!presented) return null;
+  const now = services.clock();
+  const remembered = recent.get(presented.keyId, now);
+  if (remembered) return usable(presented, remembered.key, now) ? holder(remembered, presented) : null;
+  const key = await findKey(services, presented, 'applied');
+  if (!key) return null;
+  const tenant = await findTenant(services, key.tenant_id, 'applied');
+  if (!tenant) return null;
+  const record: KeyRecord = { key, tenant: { tenant_id: tenant.tenant_id, tier: tenant.tier } };
+  recent.remember(presented.keyId, record, now);
+  return holder(record, presented);
+}
+
+interface PresentedKey {
+  apiKey: string;
+  keyId: string;
+}
+
+function presentedKey(header: string | undefined): PresentedKey | null {
   const apiKey = /^Bearer (\S+)$/.exec(header ?? '')?.[1];
   const parsed = apiKey ? parseApiKey(apiKey) : null;
-  if (!apiKey || !parsed) return null;
-  const key = await services.readModels.get<ApiKeyView>(tenantsProjection, API_KEYS, parsed.keyId, freshness);
-  if (!key || !apiKeyMatches(apiKey, key.data.key_hash)) return null;
-  if (key.data.expires_at && Date.parse(key.data.expires_at) <= services.clock().getTime()) return null;
-  const tenant = await services.readModels.get<TenantView>(
+  return apiKey && parsed ? { apiKey, keyId: parsed.keyId } : null;
+}
+
+/** The stored key the presented one is, if it matches its hash and has not expired. */
+async function findKey(
+  services: Services,
+  presented: PresentedKey,
+  freshness: Freshness,
+): Promise<ApiKeyView | null> {
+  const key = await services.readModels.get<ApiKeyView>(
     tenantsProjection,
-    TENANTS,
-    key.data.tenant_id,
+    API_KEYS,
+    presented.keyId,
     freshness,
   );
-  return tenant ? { tenant: tenant.data, keyId: parsed.keyId } : null;
+  return key && usable(presented, key.data, services.clock()) ? key.data : null;
+}
+
+/** Compared in constant time; an expired key answers as an unknown one. */
+function usable(presented: PresentedKey, key: ApiKeyView, now: Date): boolean {
+  if (!apiKeyMatches(presented.apiKey, key.key_hash)) return false;
+  return !key.expires_at || Date.parse(key.expires_at) > now.getTime();
+}
+
+async function findTenant(
+  services: Services,
+  tenantId: string,
+  freshness: Freshness,
+): Promise<TenantView | null> {
+  return (
+    (await services.readModels.get<TenantView>(tenantsProjection, TENANTS, tenantId, freshness))?.data ?? null
+  );
+}
+
+function holder(record: KeyRecord, presented: PresentedKey): KeyHolder {
+  return { tenant: record.tenant, keyId: presented.keyId };
 }
 
 export function callerOf(res: Response): Caller {

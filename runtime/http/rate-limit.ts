@@ -55,7 +55,10 @@ export function limitRequestRate(services: Services) {
 }
 
 /** Counts one request of `tenant`; returns the seconds to wait when its tier's allowance is spent, else null. */
-export function spendRequest(services: Pick<Services, 'requestLimiter'>, tenant: TenantView): number | null {
+export function spendRequest(
+  services: Pick<Services, 'requestLimiter'>,
+  tenant: Pick<TenantView, 'tenant_id' | 'tier'>,
+): number | null {
   return services.requestLimiter.take(tenant.tenant_id, TIER_LIMITS[tenant.tier].requestsPerMinute);
 }
 
