@@ -5,6 +5,7 @@ import { FencedOutError, type LeaseManager } from '../ports/lease';
 import type { Change, ReadStore } from '../ports/read-store';
 import type { Metrics } from '../runtime/metrics';
 import { sleep } from '../runtime/sleep';
+import { AppliedDocuments } from './applied-documents';
 import { BatchState } from './batch-state';
 import { PositionWaiters } from './position-waiters';
 import { checkpointName, type Projection, physicalCollection } from './projection';
@@ -50,6 +51,8 @@ export class ProjectorRunner {
   private readonly rate = new RateMeter();
   private readonly owner: string;
   private readonly stopSignal = new AbortController();
+  /** What this runner stored, between batches of one subscription (see applied-documents.ts). */
+  private readonly documents = new AppliedDocuments();
 
   constructor(private readonly options: ProjectorRunnerOptions) {
     this.generation = options.generation;
@@ -156,6 +159,8 @@ export class ProjectorRunner {
 
   private async consume(): Promise<void> {
     const { projection, eventStore } = this.options;
+    // A new subscription follows a failed batch or a lease (re)gained: the store is the truth again.
+    this.documents.clear();
     this.subscription = eventStore.subscribeToAll({
       after: this.position,
       filter: { eventTypes: projection.eventTypes },
@@ -170,13 +175,20 @@ export class ProjectorRunner {
 
   private async applyBatch(batch: RecordedEvent[]): Promise<void> {
     const { projection, readStore, metrics } = this.options;
-    const changes = await projectEvents(projection, readStore, this.generation, batch);
+    const state = new BatchState(readStore, this.generation, this.documents);
+    const changes = await projectInto(state, projection, this.generation, batch);
     const last = batch[batch.length - 1]!.position;
-    await readStore.apply(changes, {
-      projector: this.checkpoint,
-      position: last,
-      fence: this.lease?.grant ?? undefined,
-    });
+    try {
+      await readStore.apply(changes, {
+        projector: this.checkpoint,
+        position: last,
+        fence: this.lease?.grant ?? undefined,
+      });
+    } catch (error) {
+      this.documents.clear(); // a store without transactions may hold part of the batch
+      throw error;
+    }
+    state.stored();
     this.position = last;
     this.applied += batch.length;
     metrics.projectorEvents.inc({ projector: this.checkpoint }, batch.length);
@@ -209,7 +221,15 @@ export async function projectEvents(
   generation: number,
   batch: readonly RecordedEvent[],
 ): Promise<Change[]> {
-  const state = new BatchState(readStore, generation);
+  return projectInto(new BatchState(readStore, generation), projection, generation, batch);
+}
+
+async function projectInto(
+  state: BatchState,
+  projection: Projection,
+  generation: number,
+  batch: readonly RecordedEvent[],
+): Promise<Change[]> {
   const changes: Change[] = [];
   for (const event of batch) {
     for (const change of await projection.project(event, state)) {
