@@ -85,7 +85,7 @@ const frames: FramePublisher = {
 /** The dispatcher projection on this thread: bus → owed deliveries in the read store → wake the worker. */
 async function startConsuming(config: Config, readStore: ReadStore, worker: DeliveryWorker) {
   const logger = createLogger(settings.logLevel);
-  const events = await openEventStore(config);
+  const events = await openEventStore(config, { follower: true });
   const bus = await openBus(config, events.store, readStore, { logger });
   assertDispatchOrder(bus);
   const consumer = new DispatcherConsumer({

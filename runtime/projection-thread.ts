@@ -61,11 +61,10 @@ async function openEvents(): Promise<{ store: EventStore; noteAppended(): void }
     return { store: opened.store, noteAppended: () => undefined };
   }
   // Only read here (appends go through the main thread's validating store).
-  // It follows the head of the log: a small page cache is enough (catching up after a restart scans).
   const store = new SqliteEventStore({
     file: config.eventStoreFile,
     maxEventBytes: config.maxEventBytes,
-    cacheMiB: 16,
+    follower: true,
   });
   return { store, noteAppended: () => store.noteAppendedElsewhere() };
 }

@@ -85,8 +85,11 @@ export interface OpenedEventStore {
 
 export async function openEventStore(
   config: Config,
-  /** `writerThread`: the embedded store commits on a writer thread (the server's appends). */
-  options: { writerThread?: boolean } = {},
+  /**
+   * `writerThread`: the embedded store commits on a writer thread (the server's appends). `follower`:
+   * this thread or process only reads what others append (a smaller page cache; see SqliteEventStore).
+   */
+  options: { writerThread?: boolean; follower?: boolean } = {},
 ): Promise<OpenedEventStore> {
   if (config.eventStoreUrl) {
     const store = await EsdbEventStore.connect(config.eventStoreUrl, { maxEventBytes: config.maxEventBytes });
@@ -96,6 +99,7 @@ export async function openEventStore(
     file: config.eventStoreFile,
     maxEventBytes: config.maxEventBytes,
     writerThread: options.writerThread,
+    follower: options.follower,
   });
   return { store: new ValidatingEventStore(store), binding: 'sqlite' };
 }

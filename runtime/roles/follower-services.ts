@@ -27,7 +27,7 @@ export async function startFollowerServices(
 ): Promise<FollowerServices> {
   const metrics = createMetrics();
   const keyring = await openServerKeyring(config.dataDir, config.logOrigin);
-  const events = await openEventStore(config);
+  const events = await openEventStore(config, { follower: true });
   const read = await openReadStore(readStoreLocation(config), logger);
   const waits = remoteWaitsOn(read.store);
   let refreshCosignatures: (event: RecordedEvent) => void = () => undefined;

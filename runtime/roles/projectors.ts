@@ -21,7 +21,8 @@ export async function startProjectorsRole(config: Config, logger: Logger): Promi
   const metrics = createMetrics();
 
   const keyring = await openServerKeyring(config.dataDir, config.logOrigin);
-  const events = await openEventStore(config);
+  // Its sequencer appends tree heads, but its reads follow the command API's appends.
+  const events = await openEventStore(config, { follower: true });
   const read = await openReadStore(readStoreLocation(config), logger);
   const eventStore = events.store;
   const readStore = read.store;
