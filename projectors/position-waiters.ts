@@ -19,3 +19,28 @@ export class PositionWaiters {
     }
   }
 }
+
+/**
+ * How far a follower of the event stream has got (null before it reached anything): it only moves
+ * forward, and waits for a position are released as it passes them.
+ */
+export class FollowedPosition {
+  private reached: number | null = null;
+  private readonly waiters = new PositionWaiters();
+
+  get position(): number | null {
+    return this.reached;
+  }
+
+  /** Resolves once the follower has reached `position`. */
+  wait(position: number): Promise<void> {
+    return this.waiters.wait(position, this.reached);
+  }
+
+  /** The follower has reached `position`; an earlier one changes nothing. */
+  advance(position: number): void {
+    if (this.reached !== null && position <= this.reached) return;
+    this.reached = position;
+    this.waiters.release(position);
+  }
+}

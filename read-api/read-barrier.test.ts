@@ -1,4 +1,4 @@
-import { PositionWaiters } from '../projectors/position-waiters';
+import { FollowedPosition } from '../projectors/position-waiters';
 import { type AppliedPositions, ReadBarrier, ReadModelsBehindError } from './read-barrier';
 
 /** Projections as the barrier sees them: their names and the event types they read. */
@@ -12,22 +12,20 @@ const DISPATCHER = { name: 'dispatcher', eventTypes: ['EvidenceAdmitted'], maxUn
 
 /** Running projections whose progress the test moves by hand. */
 class HandMovedProjections implements AppliedPositions {
-  private readonly reached = new Map<string, number>();
-  private readonly waiters = new Map(
-    [...PROJECTIONS, DISPATCHER].map((p) => [p.name, new PositionWaiters()]),
+  private readonly applied = new Map(
+    [...PROJECTIONS, DISPATCHER].map((p) => [p.name, new FollowedPosition()]),
   );
 
   appliedPosition(name: string): number | null {
-    return this.reached.get(name) ?? null;
+    return this.applied.get(name)!.position;
   }
 
   waitForProjection(name: string, position: number): Promise<void> {
-    return this.waiters.get(name)!.wait(position, this.appliedPosition(name));
+    return this.applied.get(name)!.wait(position);
   }
 
   apply(name: string, position: number): void {
-    this.reached.set(name, position);
-    this.waiters.get(name)!.release(position);
+    this.applied.get(name)!.advance(position);
   }
 }
 

@@ -19,7 +19,7 @@ import { FrameFanout } from '../projectors/dispatcher/frame-fanout';
 import { webhookLinks } from '../projectors/dispatcher/webhook-events';
 import { renderComplianceReportReady } from '../projectors/dispatcher/webhook-payloads';
 import { BUNDLES, type BundleView, governanceProjection } from '../projectors/governance';
-import { PositionWaiters } from '../projectors/position-waiters';
+import { FollowedPosition } from '../projectors/position-waiters';
 import { physicalCollection } from '../projectors/projection';
 import { buildReport } from '../read-api/governance-routes';
 import type { ThreadReport, ThreadRequest, ThreadSettings } from './delivery-thread-protocol';
@@ -53,21 +53,18 @@ export interface DispatcherProgress {
 
 /** The delivery thread's progress, as its reports tell it. */
 export class ReportedProgress implements DispatcherProgress {
-  private position = 0;
-  private readonly waiters = new PositionWaiters();
+  private readonly handled = new FollowedPosition();
 
   handledPosition(): number {
-    return this.position;
+    return this.handled.position ?? 0;
   }
 
   waitForPosition(position: number): Promise<void> {
-    return this.waiters.wait(position, this.position);
+    return this.handled.wait(position);
   }
 
   advance(position: number): void {
-    if (position <= this.position) return;
-    this.position = position;
-    this.waiters.release(position);
+    this.handled.advance(position);
   }
 
   /** The thread is gone: nothing waits for it any more (it counts as past every position). */

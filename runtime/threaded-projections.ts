@@ -7,7 +7,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { projections } from '../projectors';
-import { PositionWaiters } from '../projectors/position-waiters';
+import { FollowedPosition } from '../projectors/position-waiters';
 import type { RunningProjections } from '../projectors/supervisor';
 import type { Config } from './config';
 import type { Metrics } from './metrics';
@@ -30,8 +30,7 @@ export interface ProjectionThreadOptions {
 export class ProjectionThread implements RunningProjections {
   private thread: Worker | null = null;
   /** The position each projection has stored, as last reported. */
-  private readonly reached = new Map<string, number>();
-  private readonly waiters = new Map<string, PositionWaiters>();
+  private readonly applied = new Map<string, FollowedPosition>();
   private readonly catchUps = new Map<number, { resolve(): void; reject(error: Error): void }>();
   private nextCatchUp = 0;
   private appendedNoted = false;
@@ -39,7 +38,7 @@ export class ProjectionThread implements RunningProjections {
   private whenStopped: (() => void) | null = null;
 
   private constructor(private readonly options: ProjectionThreadOptions) {
-    for (const projection of projections) this.waiters.set(projection.name, new PositionWaiters());
+    for (const projection of projections) this.applied.set(projection.name, new FollowedPosition());
   }
 
   /** The thread, running its projectors from their checkpoints. */
@@ -63,19 +62,17 @@ export class ProjectionThread implements RunningProjections {
     const waits: Promise<void>[] = [];
     for (const projection of projections) {
       if (eventTypes && !projection.eventTypes.some((type) => eventTypes.includes(type))) continue;
-      const reached = this.reached.get(projection.name) ?? null;
-      waits.push(this.waiters.get(projection.name)!.wait(position, reached));
+      waits.push(this.applied.get(projection.name)!.wait(position));
     }
     return Promise.all(waits).then(() => undefined);
   }
 
   appliedPosition(projectionName: string): number | null {
-    return this.reached.get(projectionName) ?? null;
+    return this.applied.get(projectionName)?.position ?? null;
   }
 
   waitForProjection(projectionName: string, position: number): Promise<void> {
-    const waiters = this.waiters.get(projectionName);
-    return waiters ? waiters.wait(position, this.appliedPosition(projectionName)) : Promise.resolve();
+    return this.applied.get(projectionName)?.wait(position) ?? Promise.resolve();
   }
 
   catchUp(): Promise<void> {
@@ -159,9 +156,7 @@ export class ProjectionThread implements RunningProjections {
   }
 
   private advance(projectionName: string, position: number): void {
-    if (position <= (this.reached.get(projectionName) ?? 0)) return;
-    this.reached.set(projectionName, position);
-    this.waiters.get(projectionName)?.release(position);
+    this.applied.get(projectionName)?.advance(position);
   }
 
   private applyMetric({ metric, operation, labels, value }: MetricUpdate): void {

@@ -7,7 +7,7 @@
 import type { Bus, BusConsumer } from '../../ports/bus';
 import type { RecordedEvent } from '../../ports/event-store';
 import type { Change, ReadStore } from '../../ports/read-store';
-import { PositionWaiters } from '../position-waiters';
+import { FollowedPosition } from '../position-waiters';
 import { type Projection, physicalCollection } from '../projection';
 import { projectEvents } from '../runner';
 import { compactChanges } from './compact-changes';
@@ -56,8 +56,7 @@ export const DISPATCHER_PROGRESS = 'dispatcher_progress';
 
 export class DispatcherConsumer {
   private consumer: BusConsumer | null = null;
-  private position = 0;
-  private readonly waiters = new PositionWaiters();
+  private readonly handled = new FollowedPosition();
   private readonly eventTypes: ReadonlySet<string>;
 
   constructor(private readonly options: DispatcherConsumerOptions) {
@@ -85,12 +84,12 @@ export class DispatcherConsumer {
 
   /** The newest position handled (0 before any). */
   get handledPosition(): number {
-    return this.position;
+    return this.handled.position ?? 0;
   }
 
   /** Resolves once the dispatcher has handled every event up to `position`. */
   waitForPosition(position: number): Promise<void> {
-    return this.waiters.wait(position, this.position);
+    return this.handled.wait(position);
   }
 
   private async handle(events: RecordedEvent[]): Promise<void> {
@@ -112,9 +111,8 @@ export class DispatcherConsumer {
         ),
       );
     }
-    this.position = Math.max(this.position, events[events.length - 1]?.position ?? 0);
-    this.waiters.release(this.position);
-    this.options.onHandled?.(this.position);
+    this.handled.advance(events[events.length - 1]?.position ?? 0);
+    this.options.onHandled?.(this.handledPosition);
     if (views.length === 0) return;
     this.options.onQueued(views);
     this.publishFrames(views);
