@@ -135,6 +135,16 @@ interface Condition {
   params: BindValue[];
 }
 
+/**
+ * Each connection's page cache. A writer's commit ends in a truncation of its cache and a reader's
+ * first read after another connection's commit empties it; both can walk the cache's hash table,
+ * which grows with the cache (profiled on the projection thread: pcache1TruncateUnsafe at each
+ * commit). So a large cache costs at every commit (64 MiB: ~0.1-0.4 ms more per commit of 30
+ * admissions' random upserts than 16 MiB, micro-benchmark) and saves little: a page it misses is
+ * read from the kernel's cache of the file.
+ */
+const PAGE_CACHE_MIB = 16;
+
 export interface SqliteReadStoreOptions {
   /**
    * Commit applies together, at most once per this many milliseconds (deferred-commit.ts); 0 commits
@@ -161,7 +171,8 @@ export class SqliteReadStore implements ReadStore {
   /** @param source a file path to open (`:memory:` works), or a database shared with other adapters. */
   constructor(source: string | SqliteDatabase, options: SqliteReadStoreOptions = {}) {
     this.ownsDatabase = typeof source === 'string';
-    this.db = typeof source === 'string' ? openSqlite(source, 'derived', 64, options.pageBytes) : source;
+    this.db =
+      typeof source === 'string' ? openSqlite(source, 'derived', PAGE_CACHE_MIB, options.pageBytes) : source;
     // A shared connection's other users (leases) must not find their writes held back.
     this.deferred =
       this.ownsDatabase && (options.commitIntervalMs ?? 0) > 0
