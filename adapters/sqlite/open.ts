@@ -12,15 +12,8 @@ export type SqliteDatabase = Database.Database;
  *             back, never corrupt the file (the read store: everything in it is derived from events,
  *             and each change commits with the checkpoint of the events that caused it, so a rollback
  *             is replayed; a rolled-back delivery attempt is sent again, which at-least-once allows).
- *             Checkpointed every 10,000 WAL pages (~40 MB) instead of SQLite's 1,000: its documents
- *             sit under random keys (leaf and artifact hashes), so each commit dirties pages all over
- *             the file, and every checkpoint copies them and fsyncs. A commit of 30 admissions' worth
- *             of random upserts cost ~2.4 ms of CPU at 1,000 and ~1.8 at 10,000 (150k documents),
- *             for checkpoints that take up to ~0.2 s instead of ~0.1 on the writer's thread.
  */
 export type Durability = 'durable' | 'derived';
-
-export const DERIVED_CHECKPOINT_PAGES = 10_000;
 
 /**
  * Opens a SQLite file for one of the embedded adapters: WAL so readers never block the writer, the
@@ -41,7 +34,6 @@ export function openSqlite(
   if (newFilePageBytes !== undefined) db.pragma(`page_size = ${Math.trunc(newFilePageBytes)}`);
   db.pragma('journal_mode = WAL');
   db.pragma(durability === 'durable' ? 'synchronous = FULL' : 'synchronous = NORMAL');
-  if (durability === 'derived') db.pragma(`wal_autocheckpoint = ${DERIVED_CHECKPOINT_PAGES}`);
   db.pragma('busy_timeout = 10000');
   db.pragma('foreign_keys = ON');
   db.pragma(`cache_size = -${Math.round(cacheMiB * 1024)}`);
