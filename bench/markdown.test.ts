@@ -5,7 +5,13 @@ describe('BENCHMARKS.md', () => {
     const text = benchmarksMarkdown({
       date: '2026-11-21T04:40:00.000Z',
       command: 'npm run bench -- merkle',
-      machine: { cpus: 2, cpu: 'Test CPU', memory_gib: 23, node: 'v20.20.2' },
+      machine: {
+        cpus: 2,
+        cpu: 'Test CPU',
+        memory_gib: 23,
+        node: 'v20.20.2',
+        sha256_per_second: { start: 610_000, end: 650_000 },
+      },
       rows: [
         {
           suite: 'merkle-core',
@@ -23,6 +29,9 @@ describe('BENCHMARKS.md', () => {
     });
     expect(text).toContain('Written by `npm run bench -- merkle` on 2026-11-21');
     expect(text).toContain('2 × Test CPU, 23 GiB, Node v20.20.2');
+    expect(text).toContain(
+      "Machine speed: 0.61 M/s at the start, 0.65 M/s at the end (0.48× the targets' machine)",
+    );
     expect(text).toContain('Targets met: 1 of 2.');
     expect(text).toContain(
       '| merkle-core | append \\| build | 1,234.5 | leaves/s | >= 1000 | yes | merkletreejs: 100 | 12.35x |',

@@ -1,10 +1,18 @@
+import { describeMachineSpeed } from './machine-speed';
 import type { BenchRow } from './report';
 import { TABLE_HEADER, tableCells } from './table';
 
 export interface BenchReport {
   date: string;
   command: string;
-  machine: { cpus: number; cpu: string | undefined; memory_gib: number; node: string };
+  machine: {
+    cpus: number;
+    cpu: string | undefined;
+    memory_gib: number;
+    node: string;
+    /** Single-thread SHA-256 hashes of 65 bytes per second when the run started and ended. */
+    sha256_per_second?: { start: number; end: number };
+  };
   rows: BenchRow[];
 }
 
@@ -22,6 +30,14 @@ export function benchmarksMarkdown(report: BenchReport): string {
     `Machine: ${machine.cpus} × ${machine.cpu ?? 'unknown CPU'}, ${machine.memory_gib} GiB, Node ${machine.node}. The load`,
     'generators run on the same machine as the server, so they share its cores.',
     '',
+    ...(machine.sha256_per_second
+      ? [
+          `Machine speed: ${describeMachineSpeed(machine.sha256_per_second)}, in single-thread SHA-256 hashes`,
+          'of 65-byte inputs (node:crypto). This shared virtual machine has run the same build at twice the',
+          'speed in one week as in another; CPU-bound figures scale roughly with this rate.',
+          '',
+        ]
+      : []),
     `Targets met: ${met} of ${targets.length}.${report.rows.some((row) => row.peer) ? ' A ratio above 1 means this project is better than the peer, measured in the same run.' : ''}`,
     '',
     `| ${TABLE_HEADER.join(' | ')} |`,

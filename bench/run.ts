@@ -4,6 +4,7 @@ import path from 'node:path';
 import { admissionBench } from './admission.bench';
 import { auditBench } from './audit.bench';
 import { eventStoreBench } from './event-store.bench';
+import { describeMachineSpeed, sha256PerSecond } from './machine-speed';
 import { type BenchReport, benchmarksMarkdown } from './markdown';
 import { merkleBench } from './merkle.bench';
 import type { BenchRow, BenchSuite } from './report';
@@ -28,13 +29,16 @@ async function main(): Promise<void> {
   const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
   const names = wanted.length > 0 ? wanted : Object.keys(suites);
   const rows: BenchRow[] = [];
+  const speedAtStart = sha256PerSecond();
   for (const name of names) {
     const suite = suites[name];
     if (!suite) throw new Error(`unknown suite '${name}'; known: ${Object.keys(suites).join(', ')}`);
     process.stderr.write(`running ${name}…\n`);
     rows.push(...(await suite()));
   }
+  const speed = { start: speedAtStart, end: sha256PerSecond() };
   printTable(rows);
+  process.stderr.write(`machine speed (single-thread SHA-256 of 65 bytes): ${describeMachineSpeed(speed)}\n`);
   const report: BenchReport = {
     date: new Date().toISOString(),
     command: `npm run bench${wanted.length ? ` -- ${wanted.join(' ')}` : ''}`,
@@ -43,6 +47,7 @@ async function main(): Promise<void> {
       cpu: os.cpus()[0]?.model,
       memory_gib: Math.round(os.totalmem() / 2 ** 30),
       node: process.version,
+      sha256_per_second: speed,
     },
     rows,
   };
