@@ -4,6 +4,14 @@ const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 const BASE64_LOOKUP = new Int16Array(128).fill(-1);
 for (let i = 0; i < BASE64_ALPHABET.length; i++) BASE64_LOOKUP[BASE64_ALPHABET.charCodeAt(i)] = i;
 
+/** Each byte's two lowercase hex digits, and each ASCII code's hex value (-1: not a hex digit). */
+const HEX_PAIRS = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+const HEX_VALUES = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) {
+  HEX_VALUES['0123456789abcdef'.charCodeAt(i)] = i;
+  HEX_VALUES['0123456789ABCDEF'.charCodeAt(i)] = i;
+}
+
 const utf8Encoder = new TextEncoder();
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
 
@@ -59,19 +67,28 @@ export function fromBase64(text: string): Uint8Array {
   return out;
 }
 
-/** Lowercase hexadecimal. */
+/** Lowercase hexadecimal. By table: hashes are hex-encoded on every admission and proof. */
 export function toHex(bytes: Uint8Array): string {
   let out = '';
-  for (const b of bytes) out += b.toString(16).padStart(2, '0');
+  for (let i = 0; i < bytes.length; i++) out += HEX_PAIRS[bytes[i]!]!;
   return out;
 }
 
 /** Strict hexadecimal decoding (either case, even length). */
 export function fromHex(text: string): Uint8Array {
-  if (text.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(text)) throw new Error('hex: invalid string');
+  if (text.length % 2 !== 0) throw new Error('hex: invalid string');
   const out = new Uint8Array(text.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(text.slice(2 * i, 2 * i + 2), 16);
+  for (let i = 0; i < out.length; i++) {
+    const high = hexValue(text.charCodeAt(2 * i));
+    const low = hexValue(text.charCodeAt(2 * i + 1));
+    if (high < 0 || low < 0) throw new Error('hex: invalid string');
+    out[i] = (high << 4) | low;
+  }
   return out;
+}
+
+function hexValue(code: number): number {
+  return code < 128 ? HEX_VALUES[code]! : -1;
 }
 
 export function utf8(text: string): Uint8Array {
