@@ -16,4 +16,4 @@ COPY package.json ./
 VOLUME /data
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s CMD node -e "fetch('http://127.0.0.1:8080/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node", "--enable-source-maps", "dist/runtime/main.js"]
+CMD ["node", "--enable-source-maps", "--single-threaded-gc", "dist/runtime/main.js"]

@@ -9,6 +9,7 @@ import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { changeTier } from '../cli/tenant-tier';
 import { validBody } from '../domain/test-fixtures';
 import { ValidatingEventStore } from '../event-schemas';
+import { SERVER_NODE_FLAGS } from '../runtime/node-flags';
 
 export const SECONDS = Number(process.env.GOV_BENCH_SECONDS ?? 3);
 export const CONNECTIONS = 64;
@@ -28,6 +29,8 @@ export async function startServer(
   const child = spawn(
     process.execPath,
     [
+      // As `npm start` runs it.
+      ...SERVER_NODE_FLAGS,
       ...(process.env.GOV_BENCH_PROFILE
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.GOV_BENCH_PROFILE}`]
         : []),
