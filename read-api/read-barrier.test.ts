@@ -10,10 +10,13 @@ const PROJECTIONS = [
 /** A follower that is never read through the barrier, with a tighter bound of its own. */
 const DISPATCHER = { name: 'dispatcher', eventTypes: ['EvidenceAdmitted'], maxUnapplied: 10 };
 
+/** A follower bounded in time: it must have applied what was acknowledged more than 500 ms ago. */
+const TIMED = { name: 'timed', eventTypes: ['EvidenceAdmitted'], maxLagMs: 500 };
+
 /** Running projections whose progress the test moves by hand. */
 class HandMovedProjections implements AppliedPositions {
   private readonly applied = new Map(
-    [...PROJECTIONS, DISPATCHER].map((p) => [p.name, new FollowedPosition()]),
+    [...PROJECTIONS, DISPATCHER, TIMED].map((p) => [p.name, new FollowedPosition()]),
   );
 
   appliedPosition(name: string): number | null {
@@ -111,6 +114,45 @@ describe('read barrier', () => {
     expect(await isResolved(beyond)).toBe(false);
     projections.apply('dispatcher', 111);
     expect(await isResolved(beyond)).toBe(true);
+  });
+
+  it('given a follower bounded in time, when it lags many positions but less than its bound, then acknowledging does not wait', async () => {
+    const projections = new HandMovedProjections();
+    let now = 0;
+    const barrier = new ReadBarrier([TIMED], projections, 1000, 50, () => now);
+    for (let position = 1; position <= 1000; position++) {
+      now += 0.45; // 1,000 positions in 450 ms, none applied
+      expect(await isResolved(barrier.acknowledge(position, ['EvidenceAdmitted']))).toBe(true);
+    }
+  });
+
+  it('given a follower bounded in time, when it has not applied a position acknowledged longer ago than its bound, then acknowledging waits until it has applied that one', async () => {
+    const projections = new HandMovedProjections();
+    let now = 0;
+    const barrier = new ReadBarrier([TIMED], projections, 1000, 50, () => now);
+    void barrier.acknowledge(10, ['EvidenceAdmitted']);
+    now = 300;
+    void barrier.acknowledge(20, ['EvidenceAdmitted']);
+    now = 600;
+    const beyond = barrier.acknowledge(30, ['EvidenceAdmitted']);
+    expect(await isResolved(beyond)).toBe(false);
+    projections.apply('timed', 10); // what was acknowledged 600 ms ago; 20 (300 ms ago) is within the bound
+    expect(await isResolved(beyond)).toBe(true);
+
+    now = 850;
+    const later = barrier.acknowledge(40, ['EvidenceAdmitted']);
+    expect(await isResolved(later)).toBe(false);
+    projections.apply('timed', 20);
+    expect(await isResolved(later)).toBe(true);
+  });
+
+  it('given a follower bounded in time, then admissions of event types it does not read never wait for it', async () => {
+    const projections = new HandMovedProjections();
+    let now = 0;
+    const barrier = new ReadBarrier([TIMED], projections, 1000, 50, () => now);
+    void barrier.acknowledge(10, ['GateFailed']);
+    now = 10_000;
+    expect(await isResolved(barrier.acknowledge(11, ['GateFailed']))).toBe(true);
   });
 
   it('given a read model that does not apply an acknowledged write within the timeout, when it is read, then the read fails with ReadModelsBehindError naming it', async () => {

@@ -14,12 +14,22 @@
  * for the read models before acknowledging (see `Services.readYourWrite`).
  */
 
+import { AcknowledgementTimeline } from './acknowledgement-timeline';
+
 /** What follows the event log and is bounded by acknowledgements: its name and the events it reads. */
 export interface Follower {
   name: string;
   eventTypes: readonly string[];
   /** How many positions acknowledging may run ahead of it (default `MAX_UNAPPLIED_POSITIONS`). */
   maxUnapplied?: number;
+  /**
+   * Instead of a bound in positions, one in time: the follower must have applied every position
+   * acknowledged more than this many milliseconds ago. For a follower whose progress moves in steps
+   * of a fixed period (one that groups its commits), whatever the rate of admissions: a bound in
+   * positions smaller than the positions one period brings holds admissions up at every step, though
+   * the follower is keeping up.
+   */
+  maxLagMs?: number;
 }
 
 /** What the barrier needs of the followers (this thread's projections, or other threads'). */
@@ -53,6 +63,8 @@ export class ReadModelsBehindError extends Error {
 export class ReadBarrier {
   /** Per projection: the newest acknowledged position it has to apply before it is read. */
   private readonly acknowledged = new Map<string, number>();
+  /** Per follower bounded in time: when its positions were acknowledged. */
+  private readonly timelines = new Map<string, AcknowledgementTimeline>();
 
   constructor(
     private readonly followers: readonly Follower[],
@@ -60,12 +72,17 @@ export class ReadBarrier {
     /** The longest a read waits for a read model before it is answered 503. */
     private readonly timeoutMs: number,
     private readonly maxUnapplied = MAX_UNAPPLIED_POSITIONS,
-  ) {}
+    /** A monotonic clock in milliseconds, for the bounds in time. */
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    for (const follower of followers)
+      if (follower.maxLagMs !== undefined) this.timelines.set(follower.name, new AcknowledgementTimeline());
+  }
 
   /**
    * Events of `eventTypes` up to `position` are about to be acknowledged: reads of the read models
    * they change wait for them from now on. Resolves at once, or, when a follower of those events lags
-   * more than its bound behind, once the lagging followers have applied them.
+   * more than its bound behind, once the lagging followers are back within it.
    */
   acknowledge(position: number, eventTypes: readonly string[]): Promise<void> {
     const lagging: Promise<void>[] = [];
@@ -73,11 +90,27 @@ export class ReadBarrier {
       if (!follower.eventTypes.some((type) => eventTypes.includes(type))) continue;
       if (position > (this.acknowledged.get(follower.name) ?? 0))
         this.acknowledged.set(follower.name, position);
-      const behind = position - (this.applied.appliedPosition(follower.name) ?? 0);
-      if (behind > (follower.maxUnapplied ?? this.maxUnapplied))
-        lagging.push(this.applied.waitForProjection(follower.name, position));
+      const owed = this.owedBy(follower, position);
+      if (owed !== null && (this.applied.appliedPosition(follower.name) ?? 0) < owed)
+        lagging.push(this.applied.waitForProjection(follower.name, owed));
     }
     return lagging.length > 0 ? Promise.all(lagging).then(() => undefined) : Promise.resolve();
+  }
+
+  /**
+   * The position `follower` must have applied for `position` to be acknowledged without waiting:
+   * `position` itself past a bound in positions; with a bound in time, the newest position
+   * acknowledged longer than that ago (null when none was).
+   */
+  private owedBy(follower: Follower, position: number): number | null {
+    const timeline = this.timelines.get(follower.name);
+    if (timeline && follower.maxLagMs !== undefined) {
+      const now = this.now();
+      timeline.note(now, position);
+      return timeline.newestAtOrBefore(now - follower.maxLagMs);
+    }
+    const behind = position - (this.applied.appliedPosition(follower.name) ?? 0);
+    return behind > (follower.maxUnapplied ?? this.maxUnapplied) ? position : null;
   }
 
   /**
