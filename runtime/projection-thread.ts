@@ -56,6 +56,14 @@ function forwardingMetrics(): Metrics {
   return metrics;
 }
 
+/**
+ * The main thread wakes this one for its own appends (threaded-projections.ts: at most every 100 ms,
+ * at once when someone waits). Polling the file only finds appends made by other processes (an
+ * operator's `gov tenant tier`), which can wait as long; polling every 25 ms woke the thread between
+ * the main thread's wakes and undid their batching.
+ */
+const FOREIGN_APPENDS_POLL_MS = 100;
+
 async function openEvents(): Promise<{ store: EventStore; noteAppended(): void }> {
   if (config.eventStoreUrl) {
     // EventStoreDB pushes appends to its subscriptions: nothing to note.
@@ -67,6 +75,7 @@ async function openEvents(): Promise<{ store: EventStore; noteAppended(): void }
     file: config.eventStoreFile,
     maxEventBytes: config.maxEventBytes,
     follower: true,
+    pollIntervalMs: FOREIGN_APPENDS_POLL_MS,
   });
   return { store, noteAppended: () => store.noteAppendedElsewhere() };
 }
