@@ -103,8 +103,8 @@ export class ReadBarrier {
    * acknowledged longer than that ago (null when none was).
    */
   private owedBy(follower: Follower, position: number): number | null {
-    const timeline = this.timelines.get(follower.name);
-    if (timeline && follower.maxLagMs !== undefined) {
+    if (follower.maxLagMs !== undefined) {
+      const timeline = this.timelines.get(follower.name)!; // made for it in the constructor
       const now = this.now();
       timeline.note(now, position);
       return timeline.newestAtOrBefore(now - follower.maxLagMs);

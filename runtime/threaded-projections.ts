@@ -31,8 +31,8 @@ export interface ProjectionThreadOptions {
 }
 
 /**
- * Appends nobody waits for wake the projection thread at most this often. Woken at every event-loop
- * turn with appends, as before, it applied batches of a few events (~150 a second under load, each a
+ * Appends nobody waits for wake the projection thread at most this often. When it was woken at every
+ * event-loop turn with appends, it applied batches of a few events (~150 a second under load, each a
  * commit per projector writing the same hot pages again), and each wake cost the main thread a message
  * and, on 2 busy cores, often its time slice to the woken thread. Reads and admissions that wait for
  * the read models wake it at once, so read-your-write waits no longer than before. At ~3,000
