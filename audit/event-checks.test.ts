@@ -1,5 +1,6 @@
 import { canonicalHash } from '../domain/hash';
 import { signRecord, without } from '../domain/signing';
+import { legacyFormOf } from '../domain/test-fixtures';
 import type { EvidenceAdmitted, ExecutionAdmitted, TreeHeadSigned, VarianceRecorded } from '../event-schemas';
 import {
   fromHex,
@@ -92,15 +93,56 @@ describe('the checks of one EvidenceAdmitted', () => {
     ]);
   });
 
-  it('given a certificate re-hashed and re-enveloped with a threshold below 2f + 1, when checked, then only the threshold is reported', async () => {
-    const changed = altered(evidence, (e) => {
-      const certificate = e.data.certificate;
-      certificate.threshold = 2;
-      certificate.cert_hash = canonicalHash(without(certificate, 'cert_hash'));
+  /** `evidence` with its certificate replaced, re-hashed, named in the envelope and resealed. */
+  function recertified(
+    make: (certificate: EvidenceAdmitted['certificate']) => object,
+  ): RecordedEvent<EvidenceAdmitted> {
+    return altered(evidence, (e) => {
+      const { cert_hash: _, ...unhashed } = make(e.data.certificate) as Record<string, unknown>;
+      const certificate = { ...unhashed, cert_hash: canonicalHash(unhashed) };
+      e.data.certificate = certificate as EvidenceAdmitted['certificate'];
       e.data.envelope.certificate_hash = certificate.cert_hash;
       resealEnvelope(e);
     });
-    expect(await checksOf(changed)).toEqual(['certificate-threshold']);
+  }
+
+  it('given the certificate in the form earlier releases wrote (quorum = n, threshold), when checked, then nothing is found', async () => {
+    const old = recertified(legacyFormOf);
+    expect(old.data.certificate).toMatchObject({ quorum: 4, threshold: 3 });
+    expect(await checksOf(old)).toEqual([]);
+  });
+
+  it.each([
+    ['a quorum', (c: EvidenceAdmitted['certificate']) => ({ ...c, quorum: 2 })],
+    ['an old-form threshold', (c: EvidenceAdmitted['certificate']) => ({ ...legacyFormOf(c), threshold: 2 })],
+  ])(
+    'given a certificate re-hashed and re-enveloped with %s below 2f + 1, when checked, then only that is reported',
+    async (_, make) => {
+      const changed = recertified(make);
+      const { findings } = await checkEvent(rawRowOf(changed), prepareTrust(log.trust));
+      expect(findings).toEqual([
+        {
+          check: 'certificate-threshold',
+          message:
+            'the certificate declares a quorum of 2 of 4 validators; Byzantine fault tolerance needs 3',
+        },
+      ]);
+    },
+  );
+
+  it('given a certificate re-hashed and re-enveloped with a quorum above its validators, when checked, then it is invalid', async () => {
+    const changed = recertified((c) => ({ ...c, quorum: 5 }));
+    const { findings } = await checkEvent(rawRowOf(changed), prepareTrust(log.trust));
+    expect(findings).toEqual([
+      {
+        check: 'certificate-invalid',
+        message: 'the validator certificate fails: the certificate declares a quorum of 5 of 4 validators',
+      },
+    ]);
+  });
+
+  it('given a certificate mixing both forms (validators and threshold), when checked, then its schema is reported', async () => {
+    expect(await checksOf(recertified((c) => ({ ...c, threshold: 3 })))).toEqual(['event-schema']);
   });
 
   it('given an envelope changed after signing, when checked, then its signature and its leaf hash are reported', async () => {

@@ -3,7 +3,7 @@
  * validator certificate, the authority's envelope and the stored leaf hash. Pure.
  */
 import { artifactHashOf } from '../domain/bundle';
-import { verifyCertificate } from '../domain/certificate';
+import { certificateCounts, verifyCertificate } from '../domain/certificate';
 import { verifyEnvelope } from '../domain/envelope';
 import { quorumThreshold } from '../domain/validators';
 import type { EvidenceAdmitted } from '../event-schemas';
@@ -88,13 +88,14 @@ function checkCertificate(data: EvidenceAdmitted, artifactHash: string, trust: P
       check: 'certificate-mismatch',
       message: `the certificate is for bundle ${certificate.body_hash}, not for the admitted bundle ${artifactHash}`,
     });
-  const bft = quorumThreshold(certificate.quorum);
-  if (certificate.threshold < bft)
+  const { validators, quorum } = certificateCounts(certificate);
+  const bft = quorumThreshold(validators);
+  if (quorum < bft)
     findings.push({
       check: 'certificate-threshold',
-      message: `the certificate declares threshold ${certificate.threshold} for a quorum of ${certificate.quorum}; Byzantine fault tolerance needs ${bft}`,
+      message: `the certificate declares a quorum of ${quorum} of ${validators} validators; Byzantine fault tolerance needs ${bft}`,
     });
-  const verdict = verifyCertificate(certificate, trust.validators, Math.max(certificate.threshold, bft));
+  const verdict = verifyCertificate(certificate, trust.validators, bft);
   if (!verdict.ok)
     findings.push({
       check: 'certificate-invalid',

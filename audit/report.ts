@@ -79,7 +79,8 @@ export const CHECKS = {
   'subject-mismatch': 'the subject named by an event, its record and its parts disagree',
   'artifact-hash-mismatch': 'artifact_hash is not the hash of the admitted proof bundle',
   'certificate-invalid': 'the validator certificate does not verify (votes, signatures, quorum, cert_hash)',
-  'certificate-threshold': "the certificate's threshold is below 2f + 1 of its quorum",
+  'certificate-threshold':
+    'the quorum the certificate declares (threshold in earlier certificates) is below 2f + 1 of its validators',
   'certificate-mismatch': 'the certificate is not the one the bundle and the envelope name',
   'envelope-mismatch': 'the envelope does not bind the admitted bundle',
   'envelope-authority-unknown': 'the envelope is signed by an authority node the trust does not know',

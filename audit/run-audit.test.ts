@@ -40,6 +40,17 @@ describe('an audit of a hand-built stream', () => {
     expect(report.leaves_per_second).toBeGreaterThan(0);
   });
 
+  it('given admissions an earlier release certified (quorum = n, threshold) beside current ones, when audited, then it is clean', async () => {
+    const log = new SyntheticLog();
+    const earlier = await log.admitEvidence('tnt_a', 'model-1', undefined, 'earlier');
+    const current = await log.admitEvidence('tnt_a', 'model-1');
+    log.execute(earlier, 'FAILED');
+    log.signTreeHead();
+    expect(earlier.data.certificate).toMatchObject({ quorum: 4, threshold: 3 });
+    expect(current.data.certificate).toMatchObject({ validators: 4, quorum: 3 });
+    expect(await audit(log)).toMatchObject({ leaves: 4, discrepancies: [], notices: [] });
+  });
+
   it("given an execution of another tenant's authorization, when audited, then the execution and its variance are reported", async () => {
     const log = new SyntheticLog();
     const mine = await log.admitEvidence('tnt_a');

@@ -13,7 +13,7 @@ import {
 } from '../domain/closed-loop';
 import { authorityNodeIdOf, buildEnvelope } from '../domain/envelope';
 import { DEFAULT_POLICY } from '../domain/policy';
-import { validBody } from '../domain/test-fixtures';
+import { legacyFormOf, validBody } from '../domain/test-fixtures';
 import { createLocalValidators, type LocalValidator, runValidatorRound } from '../domain/validators';
 import type {
   EvidenceAdmitted,
@@ -96,11 +96,15 @@ export class SyntheticLog {
     return event;
   }
 
-  /** An admitted evidence of `subjectId`, certified by the four validators and signed by the authority. */
+  /**
+   * An admitted evidence of `subjectId`, certified by the four validators and signed by the authority;
+   * with `certificates: 'earlier'`, its certificate in the form earlier releases stored.
+   */
   async admitEvidence(
     tenantId: string,
     subjectId = 'model-1',
     observables: Observables = { H: 0.5, C: 0.5, E: 0.5 },
+    certificates: 'current' | 'earlier' = 'current',
   ): Promise<RecordedEvent<EvidenceAdmitted>> {
     const at = new Date(this.time).toISOString();
     const chainKey = `${tenantId}/${subjectId}`;
@@ -112,13 +116,14 @@ export class SyntheticLog {
       generated_at: at,
     });
     const artifactHash = artifactHashOf(bundle);
-    const certificate = await runValidatorRound(this.validators, {
+    const round = await runValidatorRound(this.validators, {
       bundle,
       artifact_hash: artifactHash,
       expected_parent_hash: parent,
       policy: DEFAULT_POLICY,
       now: at,
     });
+    const certificate = certificates === 'earlier' ? legacyFormOf(round) : round;
     const envelope = buildEnvelope(
       {
         bundle_hash: artifactHash,

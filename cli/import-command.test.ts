@@ -9,6 +9,9 @@ import type { EsdbClient } from '../adapters/eventstoredb/event-store';
 import { EsdbEventStore } from '../adapters/eventstoredb/event-store';
 import { HISTORY } from '../adapters/ndjson/importable-store.contract';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
+import { eventsAuditSource, runAudit } from '../audit';
+import { SyntheticLog } from '../audit/synthetic-log';
+import type { EvidenceAdmitted } from '../event-schemas';
 import { jsonShapeProblem } from '../event-schemas/json-shape';
 import { collect } from '../ports/contract/event-store.contract';
 import type { RecordedEvent } from '../ports/event-store';
@@ -124,6 +127,26 @@ describe('gov import', () => {
     const run = await importEmbedded(await exportOf(events));
     expect(run.code).toBe(EXIT.ok);
     expect(run.stored).toEqual(events);
+  });
+
+  it('given an export from an earlier release (certificates with quorum = n and threshold), when imported, then it is kept as exported and audits clean', async () => {
+    const log = new SyntheticLog();
+    const authorization = await log.admitEvidence('tnt_a', 'model-1', undefined, 'earlier');
+    await log.admitEvidence('tnt_b', 'model-2', undefined, 'earlier');
+    log.execute(authorization, 'FAILED');
+    log.signTreeHead();
+    const run = await importEmbedded(await exportOf(log.events));
+    expect(run.code).toBe(EXIT.ok);
+    expect(run.stored).toEqual(log.events);
+    const certificates = run.stored
+      .filter((e) => e.type === 'EvidenceAdmitted')
+      .map((e) => (e.data as EvidenceAdmitted).certificate);
+    expect(certificates).toEqual([
+      expect.objectContaining({ quorum: 4, threshold: 3 }),
+      expect.objectContaining({ quorum: 4, threshold: 3 }),
+    ]);
+    const audit = await runAudit(eventsAuditSource(run.stored), { trust: log.trust, workers: 0 });
+    expect(audit).toMatchObject({ leaves: 4, tree_heads: 1, discrepancies: [], notices: [] });
   });
 
   it('given the same export, when imported with --json into the embedded store and into EventStoreDB, then both summaries have the same members, counting what each run stored', async () => {

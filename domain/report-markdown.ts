@@ -1,5 +1,6 @@
 /** The compliance report as a Markdown document a person can read, print or attach to an audit. */
-import type { ComplianceReport } from '../event-schemas';
+import type { ComplianceReport, ValidatorCertificate } from '../event-schemas';
+import { certificateCounts, earlierFormNote } from './certificate';
 
 const GATES = ['G1', 'G2', 'G3', 'G4', 'G5'] as const;
 
@@ -47,7 +48,7 @@ export function renderReportMarkdown(report: ComplianceReport): string {
     '',
     `- Certificate hash: ${code(certificate.cert_hash)}`,
     `- Proposer: ${code(certificate.proposer_id)}`,
-    `- Validators: ${certificate.quorum}; ACCEPT votes needed: ${certificate.threshold}; received: ${certificate.votes.length}`,
+    certificateCountsLine(certificate),
     '',
     '| Validator | Decision | Voted at |',
     '| --- | --- | --- |',
@@ -67,6 +68,14 @@ export function renderReportMarkdown(report: ComplianceReport): string {
     '',
   ];
   return lines.join('\n');
+}
+
+/** The round's size and quorum in today's words, with an earlier certificate's own field names. */
+function certificateCountsLine(certificate: ValidatorCertificate): string {
+  const { validators, quorum } = certificateCounts(certificate);
+  const earlier = earlierFormNote(certificate);
+  const line = `- Validators: ${validators}; quorum (ACCEPT votes needed): ${quorum}; received: ${certificate.votes.length}`;
+  return earlier ? `${line} (${earlier})` : line;
 }
 
 function resultOf(gate: unknown): string {

@@ -1,5 +1,5 @@
 import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
-import type { ComplianceReport } from '../event-schemas';
+import type { ComplianceReport, ValidatorCertificate } from '../event-schemas';
 import { validateRecord } from '../event-schemas';
 import { canonicalJson, fromHex, leafHash, nodeHash, toHex, verifyInclusion } from '../merkle-core';
 import { artifactHashOf } from './bundle';
@@ -12,17 +12,21 @@ import {
   ReportInconsistencyError,
   renderReportMarkdown,
 } from './report';
-import { ed25519Keys, validBody, voteRequest } from './test-fixtures';
-import { createLocalValidators, runValidatorRound, verifyCertificate } from './validators';
+import { ed25519Keys, legacyFormOf, validBody, voteRequest } from './test-fixtures';
+import legacyVector from './test-vectors/legacy-certificate.json';
+import { createLocalValidators, runValidatorRound, type VoteRequest, verifyCertificate } from './validators';
 
 const [authorityKey, ...validatorKeys] = ed25519Keys(5) as [KeyObject, ...KeyObject[]];
 const validators = createLocalValidators(validatorKeys);
 const REPLAY_URL = 'https://gov.example/governance/replay/';
 
-/** A two-leaf log whose second leaf is our envelope. */
-async function reportInput(): Promise<ComplianceReportInput> {
+/** A two-leaf log whose second leaf is our envelope (certifying the bundle with `certify`). */
+async function reportInput(
+  certify: (request: VoteRequest) => Promise<ValidatorCertificate> = (request) =>
+    runValidatorRound(validators, request),
+): Promise<ComplianceReportInput> {
   const request = voteRequest();
-  const certificate = await runValidatorRound(validators, request);
+  const certificate = await certify(request);
   const envelope = buildEnvelope(
     {
       bundle_hash: request.artifact_hash,
@@ -59,6 +63,37 @@ async function reportInput(): Promise<ComplianceReportInput> {
     replay_url: REPLAY_URL + request.artifact_hash,
   };
 }
+
+describe('the certificate counts in a compliance report', () => {
+  const stored = legacyVector.certificate as ValidatorCertificate;
+  it.each<[string, (request: VoteRequest) => Promise<ValidatorCertificate>, string]>([
+    ['made now', (request) => runValidatorRound(validators, request), ''],
+    [
+      'stored by an earlier release',
+      async () => stored,
+      "; this earlier certificate's fields say quorum 4 and threshold 3",
+    ],
+    [
+      'of the earlier form, made from this round',
+      async (request) => legacyFormOf(await runValidatorRound(validators, request)),
+      "; this earlier certificate's fields say quorum 4 and threshold 3",
+    ],
+  ])(
+    'given a certificate %s, then the report keeps it as it is, validates, and says 4 validators with a quorum of 3',
+    async (_, certify, note) => {
+      const input = await reportInput(certify);
+      const report = buildComplianceReport(input);
+      expect(canonicalJson(report.certificate)).toBe(canonicalJson(input.certificate));
+      expect(validateRecord('compliance-report', report)).toEqual({ ok: true, value: report });
+      expect(report.verification_steps[5]).toContain(
+        `at least 3 distinct ACCEPT votes (the quorum of its 4 validators${note}) carry body_hash ${report.artifact_hash}`,
+      );
+      expect(renderReportMarkdown(report)).toContain(
+        `\n- Validators: 4; quorum (ACCEPT votes needed): 3; received: 4${note ? ` (${note.slice(2)})` : ''}\n`,
+      );
+    },
+  );
+});
 
 describe('compliance report', () => {
   let input: ComplianceReportInput;
@@ -109,7 +144,7 @@ describe('compliance report', () => {
     expect(verdict).toEqual({ ok: true });
     // 6, 7: validator votes and the authority signature.
     const keys = new Map(validators.map((v) => [v.id, v.publicKey]));
-    expect(verifyCertificate(report.certificate, keys, report.certificate.threshold)).toEqual({ ok: true });
+    expect(verifyCertificate(report.certificate, keys, 3)).toEqual({ ok: true });
     expect(verifyEnvelope(report.envelope, createPublicKey(authorityKey))).toBe(true);
   });
 

@@ -11,6 +11,7 @@ import type {
 } from '../event-schemas';
 import { type JsonSth, leafHashOfRecord, toHex } from '../merkle-core';
 import { artifactHashOf } from './bundle';
+import { certificateCounts, earlierFormNote } from './certificate';
 import type { Lifecycle } from './lifecycle';
 import type { EVIDENCE_HASH_FIELDS } from './vote-checks';
 
@@ -107,6 +108,9 @@ export function verificationSteps(
 ): ComplianceReport['verification_steps'] {
   const { envelope, certificate, sth, leaf, inclusion_proof: proof } = report;
   const logUrl = envelope.log_binding.log_url;
+  const { validators, quorum } = certificateCounts(certificate);
+  const earlier = earlierFormNote(certificate);
+  const counts = `the quorum of its ${validators} validators${earlier ? `; ${earlier}` : ''}`;
   return [
     `Fetch the proof bundle from ${report.replay_url} and compute the SHA-256 of its RFC 8785 canonical JSON: ` +
       `it must equal artifact_hash ${report.artifact_hash}, which is also the envelope's artifact_hash and the certificate's body_hash.`,
@@ -118,7 +122,7 @@ export function verificationSteps(
     `Verify the signed tree head's log_signature with the log key named by log_id, as published by GET /gov/v1/log/sth at ${logUrl}; ` +
       'check any witness_signatures with the keys of the witnesses you trust.',
     `Verify each validator vote in the certificate with the validator keys from GET /gov/v1/log/keys: validator_id is the SHA-256 of the key's DER SubjectPublicKeyInfo, ` +
-      `the signature is Ed25519 (base64) over the RFC 8785 JSON of the vote without signature, and at least ${certificate.threshold} distinct ACCEPT votes carry body_hash ${report.artifact_hash}; ` +
+      `the signature is Ed25519 (base64) over the RFC 8785 JSON of the vote without signature, and at least ${quorum} distinct ACCEPT votes (${counts}) carry body_hash ${report.artifact_hash}; ` +
       `cert_hash ${certificate.cert_hash} must be the SHA-256 of the certificate's canonical JSON without cert_hash and equal the envelope's certificate_hash.`,
     `Verify the envelope's authority_signature with the key of node ${envelope.authority_node_id} from GET /gov/v1/log/keys: ` +
       'Ed25519 (base64) over the RFC 8785 JSON of the envelope without authority_signature.',

@@ -1,7 +1,14 @@
 /** Shared inputs for tests and benchmarks (no Jest globals here: plain data and builders). */
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import type { SubmitEvidenceBody, TenantPolicy } from '../event-schemas';
+import type {
+  SubmitEvidenceBody,
+  TenantPolicy,
+  ValidatorCertificate,
+  ValidatorCertificateLegacy,
+} from '../event-schemas';
 import { artifactHashOf, buildProofBundle } from './bundle';
+import { certificateCounts } from './certificate';
+import { canonicalHash } from './hash';
 import { DEFAULT_POLICY } from './policy';
 import type { VoteRequest } from './vote-checks';
 
@@ -68,4 +75,21 @@ export function voteRequest(changes: Partial<VoteRequest> = {}): VoteRequest {
 
 export function ed25519Keys(count: number): KeyObject[] {
   return Array.from({ length: count }, () => generateKeyPairSync('ed25519').privateKey);
+}
+
+/**
+ * `cert` as releases before `validators` wrote it (`quorum` = the round's size, `threshold` = the votes
+ * needed), hashed as they hashed it: the form stored events and exports from then still carry.
+ */
+export function legacyFormOf(cert: ValidatorCertificate): ValidatorCertificateLegacy {
+  const { validators, quorum } = certificateCounts(cert);
+  const unhashed = {
+    type: cert.type,
+    body_hash: cert.body_hash,
+    proposer_id: cert.proposer_id,
+    votes: cert.votes,
+    quorum: validators,
+    threshold: quorum,
+  };
+  return { ...unhashed, cert_hash: canonicalHash(unhashed) };
 }

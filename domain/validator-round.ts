@@ -4,7 +4,7 @@
  * error, so no envelope is written without a quorum.
  */
 import { createHash } from 'node:crypto';
-import type { ValidatorCertificate, ValidatorVote } from '../event-schemas';
+import type { ValidatorCertificateCurrent, ValidatorVote } from '../event-schemas';
 import { buildCertificate, compareStrings, verifyVoteSignature } from './certificate';
 import { isSha256Hex } from './hash';
 import type { Validator } from './validators';
@@ -12,7 +12,7 @@ import type { VoteRequest } from './vote-checks';
 
 export interface RoundOptions {
   /** ACCEPT votes needed; default 2f + 1 with f = ⌊(n − 1) / 3⌋. */
-  threshold?: number;
+  quorum?: number;
 }
 
 /** Enough validators said REJECT (or did not say ACCEPT) that the bundle cannot be certified. */
@@ -20,12 +20,13 @@ export class QuorumNotReachedError extends Error {
   override readonly name = 'QuorumNotReachedError';
   constructor(
     readonly accepted: number,
-    readonly threshold: number,
+    /** ACCEPT votes needed. */
+    readonly quorum: number,
     /** Distinct reasons given in REJECT votes. */
     readonly reasons: string[],
     readonly votes: ValidatorVote[],
   ) {
-    super(`validator quorum not reached: ${accepted} ACCEPT of ${threshold} needed (${reasons.join('; ')})`);
+    super(`validator quorum not reached: ${accepted} ACCEPT of ${quorum} needed (${reasons.join('; ')})`);
   }
 }
 
@@ -34,11 +35,12 @@ export class ValidatorNetworkError extends Error {
   override readonly name = 'ValidatorNetworkError';
   constructor(
     readonly accepted: number,
-    readonly threshold: number,
+    /** ACCEPT votes needed. */
+    readonly quorum: number,
     readonly failures: { validator_id: string; message: string }[],
   ) {
     super(
-      `validator network error: ${accepted} ACCEPT of ${threshold} needed; ` +
+      `validator network error: ${accepted} ACCEPT of ${quorum} needed; ` +
         failures.map((f) => `${f.validator_id}: ${f.message}`).join('; '),
     );
   }
@@ -62,13 +64,13 @@ export async function runValidatorRound(
   validators: readonly Validator[],
   request: VoteRequest,
   options: RoundOptions = {},
-): Promise<ValidatorCertificate> {
+): Promise<ValidatorCertificateCurrent> {
   const n = validators.length;
   if (n === 0) throw new RangeError('a validator round needs at least one validator');
   if (new Set(validators.map((v) => v.id)).size !== n) throw new RangeError('validator ids must be distinct');
-  const threshold = options.threshold ?? quorumThreshold(n);
-  if (!Number.isInteger(threshold) || threshold < 1 || threshold > n)
-    throw new RangeError(`threshold ${threshold} must be an integer between 1 and ${n}`);
+  const quorum = options.quorum ?? quorumThreshold(n);
+  if (!Number.isInteger(quorum) || quorum < 1 || quorum > n)
+    throw new RangeError(`quorum ${quorum} must be an integer between 1 and ${n}`);
 
   // `then` turns a synchronous throw inside vote() into a rejection like any other failure.
   const answers = await Promise.allSettled(
@@ -89,7 +91,7 @@ export async function runValidatorRound(
     else rejects.push(answer.value);
   });
 
-  if (accepts.length >= threshold)
+  if (accepts.length >= quorum)
     return buildCertificate({
       body_hash: request.artifact_hash,
       proposer_id: proposerOf(
@@ -97,16 +99,16 @@ export async function runValidatorRound(
         request.artifact_hash,
       ),
       votes: accepts,
-      quorum: n,
-      threshold,
+      validators: n,
+      quorum,
     });
   // Blame the network only when the missing validators could have made the quorum.
-  if (failures.length > 0 && accepts.length + failures.length >= threshold)
-    throw new ValidatorNetworkError(accepts.length, threshold, failures);
+  if (failures.length > 0 && accepts.length + failures.length >= quorum)
+    throw new ValidatorNetworkError(accepts.length, quorum, failures);
   const reasons = [...new Set(rejects.flatMap((v) => v.reasons ?? ['no reason given']))];
   for (const failure of failures)
     reasons.push(`validator ${failure.validator_id} failed: ${failure.message}`);
-  throw new QuorumNotReachedError(accepts.length, threshold, reasons, [...accepts, ...rejects]);
+  throw new QuorumNotReachedError(accepts.length, quorum, reasons, [...accepts, ...rejects]);
 }
 
 /** Why a returned vote cannot be counted, or null. */

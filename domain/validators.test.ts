@@ -1,5 +1,5 @@
 import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
-import type { ValidatorCertificate, ValidatorVote } from '../event-schemas';
+import type { ValidatorCertificateCurrent, ValidatorVote } from '../event-schemas';
 import { validateRecord } from '../event-schemas';
 import { canonicalJson } from '../merkle-core';
 import { artifactHashOf, buildProofBundle } from './bundle';
@@ -46,11 +46,11 @@ function bundleAt(
   return { bundle, artifact_hash: artifactHashOf(bundle) };
 }
 
-const resign = (cert: Omit<ValidatorCertificate, 'cert_hash'>): ValidatorCertificate => ({
+const resign = (cert: Omit<ValidatorCertificateCurrent, 'cert_hash'>): ValidatorCertificateCurrent => ({
   ...cert,
   cert_hash: createHash('sha256').update(canonicalJson(cert)).digest('hex'),
 });
-const withoutHash = ({ cert_hash: _, ...rest }: ValidatorCertificate) => rest;
+const withoutHash = ({ cert_hash: _, ...rest }: ValidatorCertificateCurrent) => rest;
 
 describe('validator identity', () => {
   it('given an Ed25519 key, then validator_id is hex SHA-256 of its DER SubjectPublicKeyInfo', () => {
@@ -162,7 +162,7 @@ describe('proposerOf', () => {
 });
 
 describe('runValidatorRound', () => {
-  it('given 4 honest validators, then a certificate with 4 sorted ACCEPT votes, quorum 4 and threshold 3', async () => {
+  it('given 4 honest validators, then a certificate with 4 sorted ACCEPT votes, 4 validators and quorum 3', async () => {
     const request = voteRequest();
     const cert = await runValidatorRound(honest, request);
     expect(cert).toMatchObject({
@@ -172,8 +172,8 @@ describe('runValidatorRound', () => {
         honest.map((v) => v.id),
         request.artifact_hash,
       ),
-      quorum: 4,
-      threshold: 3,
+      validators: 4,
+      quorum: 3,
     });
     expect(cert.votes.map((v) => v.validator_id)).toEqual(honest.map((v) => v.id).sort());
     expect(cert.votes.every((v) => v.decision === 'ACCEPT')).toBe(true);
@@ -201,7 +201,7 @@ describe('runValidatorRound', () => {
       },
     };
     await expect(runValidatorRound([...honest.slice(0, 3), throwing], voteRequest())).resolves.toMatchObject({
-      quorum: 4,
+      validators: 4,
     });
   });
 
@@ -219,7 +219,7 @@ describe('runValidatorRound', () => {
     const error = await runValidatorRound(validators, voteRequest()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(QuorumNotReachedError);
     const quorumError = error as QuorumNotReachedError;
-    expect(quorumError).toMatchObject({ accepted: 1, threshold: 3 });
+    expect(quorumError).toMatchObject({ accepted: 1, quorum: 3 });
     expect(quorumError.reasons).toEqual([expect.stringMatching(/^parent_bundle_hash null is not/)]);
   });
 
@@ -254,10 +254,10 @@ describe('runValidatorRound', () => {
     );
   });
 
-  it('given a custom threshold or duplicate validators, then the round honours or refuses them', async () => {
-    const cert = await runValidatorRound(honest, voteRequest(), { threshold: 4 });
-    expect(cert.threshold).toBe(4);
-    await expect(runValidatorRound(honest, voteRequest(), { threshold: 5 })).rejects.toThrow(RangeError);
+  it('given a custom quorum or duplicate validators, then the round honours or refuses them', async () => {
+    const cert = await runValidatorRound(honest, voteRequest(), { quorum: 4 });
+    expect(cert).toMatchObject({ validators: 4, quorum: 4 });
+    await expect(runValidatorRound(honest, voteRequest(), { quorum: 5 })).rejects.toThrow(RangeError);
     await expect(runValidatorRound([...honest, honest[0] as LocalValidator], voteRequest())).rejects.toThrow(
       RangeError,
     );
@@ -268,14 +268,14 @@ describe('runValidatorRound', () => {
     [1, 1],
     [4, 3],
     [7, 5],
-  ])('given n = %i validators, then the default threshold is %i (2f + 1)', async (n, threshold) => {
+  ])('given n = %i validators, then the default quorum is %i (2f + 1)', async (n, quorum) => {
     const validators = n <= 4 ? honest.slice(0, n) : createLocalValidators(ed25519Keys(n));
-    expect((await runValidatorRound(validators, voteRequest())).threshold).toBe(threshold);
+    expect(await runValidatorRound(validators, voteRequest())).toMatchObject({ validators: n, quorum });
   });
 });
 
 describe('verifyCertificate', () => {
-  let cert: ValidatorCertificate;
+  let cert: ValidatorCertificateCurrent;
   beforeAll(async () => {
     cert = await runValidatorRound(honest, voteRequest());
   });
@@ -299,19 +299,19 @@ describe('verifyCertificate', () => {
     });
   });
 
-  it('given a vote changed without re-hashing, then cert_hash no longer matches', () => {
-    const tampered = { ...cert, quorum: 5 };
+  it('given a field changed without re-hashing, then cert_hash no longer matches', () => {
+    const tampered = { ...cert, quorum: 2 };
     expect(verifyCertificate(tampered, keyMap, 3)).toMatchObject({
       ok: false,
       reason: expect.stringMatching(/cert_hash/),
     });
   });
 
-  it('given fewer ACCEPT votes than the threshold, then the quorum is missing', () => {
+  it('given fewer ACCEPT votes than the quorum, then the quorum is missing', () => {
     const short = resign({ ...withoutHash(cert), votes: cert.votes.slice(0, 2) });
     expect(verifyCertificate(short, keyMap, 3)).toEqual({
       ok: false,
-      reason: 'only 2 distinct ACCEPT votes; the quorum threshold is 3',
+      reason: 'only 2 distinct ACCEPT votes; the quorum is 3',
     });
   });
 

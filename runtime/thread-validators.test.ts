@@ -52,6 +52,8 @@ describe('the admission round on the validator thread', () => {
     const certified = await thread.certify(request, fieldsFor(request));
     expect(certified).toEqual(await certifyAndSeal(inline, request, fieldsFor(request), authority));
     expect(certified.envelope.authority_node_id).toBe(authority.nodeId);
+    expect(certified.certificate).toMatchObject({ validators: 4, quorum: 3 });
+    expect(certified.certificate).not.toHaveProperty('threshold');
   });
 
   it('given 200 concurrent rounds, when they run on the thread, then each gets the envelope of its own bundle', async () => {
@@ -98,6 +100,7 @@ describe('the admission round on the validator thread', () => {
     );
     expect(failure).toBeInstanceOf(QuorumNotReachedError);
     expect(failure).toEqual(inlineFailure);
+    expect(failure).toMatchObject({ accepted: 0, quorum: 3 });
     expect((failure as QuorumNotReachedError).reasons.join(' ')).toContain(`artifact_hash ${hex('f')}`);
   });
 

@@ -129,9 +129,9 @@ export class ValidatorThread {
 function roundError(failure: RoundFailure): Error {
   switch (failure.kind) {
     case 'quorum':
-      return new QuorumNotReachedError(failure.accepted, failure.threshold, failure.reasons, failure.votes);
+      return new QuorumNotReachedError(failure.accepted, failure.quorum, failure.reasons, failure.votes);
     case 'network':
-      return new ValidatorNetworkError(failure.accepted, failure.threshold, failure.failures);
+      return new ValidatorNetworkError(failure.accepted, failure.quorum, failure.failures);
     case 'error':
       return new Error(failure.message);
   }

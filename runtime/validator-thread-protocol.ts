@@ -28,11 +28,11 @@ export interface RoundBatch {
  * and network failures are rebuilt as the round's own errors, which the route turns into the spec's 500.
  */
 export type RoundFailure =
-  | { kind: 'quorum'; accepted: number; threshold: number; reasons: string[]; votes: ValidatorVote[] }
+  | { kind: 'quorum'; accepted: number; quorum: number; reasons: string[]; votes: ValidatorVote[] }
   | {
       kind: 'network';
       accepted: number;
-      threshold: number;
+      quorum: number;
       failures: { validator_id: string; message: string }[];
     }
   | { kind: 'error'; message: string };

@@ -44,12 +44,12 @@ function sharingOneExamination(): Validator[] {
 
 function failureOf(error: unknown): RoundFailure {
   if (error instanceof QuorumNotReachedError) {
-    const { accepted, threshold, reasons, votes } = error;
-    return { kind: 'quorum', accepted, threshold, reasons, votes };
+    const { accepted, quorum, reasons, votes } = error;
+    return { kind: 'quorum', accepted, quorum, reasons, votes };
   }
   if (error instanceof ValidatorNetworkError) {
-    const { accepted, threshold, failures } = error;
-    return { kind: 'network', accepted, threshold, failures };
+    const { accepted, quorum, failures } = error;
+    return { kind: 'network', accepted, quorum, failures };
   }
   return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
 }

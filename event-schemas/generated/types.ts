@@ -104,19 +104,42 @@ signature: string
 }
 
 /**
- * GOV_CERTIFICATE_V1: a quorum of ACCEPT votes on one bundle. cert_hash = hex SHA-256 of the canonical JSON of the certificate without `cert_hash`.
+ * GOV_CERTIFICATE_V1: a quorum of ACCEPT votes on one bundle. cert_hash = hex SHA-256 of the canonical JSON of the certificate without `cert_hash`. A certificate names the round's size `validators` and the ACCEPT votes it needed `quorum`; certificates made before carry `quorum` (the round's size) and `threshold` (the votes needed) instead, and keep them: their cert_hash covers those fields.
  */
-export interface ValidatorCertificate {
+export type ValidatorCertificate = (ValidatorCertificateCurrent | ValidatorCertificateLegacy)
+
+/**
+ * A certificate as the service makes it: `validators` and `quorum`, never `threshold`.
+ */
+export interface ValidatorCertificateCurrent {
 type: "GOV_CERTIFICATE_V1"
 body_hash: string
 proposer_id: string
 votes: ValidatorVote[]
 /**
- * Number of validators in the round (n).
+ * Number of validators in the round (n = 3f + 1).
+ */
+validators: number
+/**
+ * ACCEPT votes needed to certify (2f + 1); at most `validators`.
+ */
+quorum: number
+cert_hash: string
+}
+/**
+ * A certificate as earlier releases made it, still found in stored events and exports: `quorum` is the round's size and `threshold` the votes needed, never `validators`.
+ */
+export interface ValidatorCertificateLegacy {
+type: "GOV_CERTIFICATE_V1"
+body_hash: string
+proposer_id: string
+votes: ValidatorVote[]
+/**
+ * Number of validators in the round (n): what `validators` says in a current certificate.
  */
 quorum: number
 /**
- * ACCEPT votes needed (2f + 1).
+ * ACCEPT votes needed (2f + 1): what `quorum` says in a current certificate.
  */
 threshold: number
 cert_hash: string
