@@ -761,7 +761,7 @@ function webhookPaths(): Json {
         operationId: 'registerWebhook',
         summary: "Register a webhook for some of the tenant's events",
         description: [
-          `The URL must be absolute http or https without userinfo, and every address its host resolves to must be public (loopback, private, link-local, metadata and similar addresses are refused unless the operator allows them with GOV_WEBHOOK_ALLOW). The same check is made again before each delivery. A tenant may have at most ${MAX_WEBHOOKS_PER_TENANT} webhooks.`,
+          `The URL must be absolute http or https without userinfo, and every address its host resolves to must be public: the special-purpose ranges of the IANA IPv4 and IPv6 registries (loopback, private, link-local, metadata, documentation, benchmarking, …) are refused unless the operator allows them with GOV_WEBHOOK_ALLOW, and an IPv6 address carrying an IPv4 address (IPv4-mapped or -compatible, NAT64, 6to4, Teredo) is judged by that IPv4. A host name that does not resolve yet is accepted. The same check is made again before each delivery, on the address connected to: an attempt whose host does not resolve, or resolves to a refused address, fails with the reason in the delivery log. A tenant may have at most ${MAX_WEBHOOKS_PER_TENANT} webhooks.`,
           '',
           WEBHOOK_SECRET,
           '',
@@ -783,7 +783,7 @@ function webhookPaths(): Json {
             content: json(schemaRef('WebhookCreatedResponse')),
           },
           '400': invalid(
-            'The body is not JSON or does not match the schema, or the target URL is refused (pointer `/url`): credentials in it, a host that does not resolve, or an address that is not public (loopback, private, link-local, metadata, …) and not in GOV_WEBHOOK_ALLOW.',
+            'The body is not JSON or does not match the schema, or the target URL is refused (pointer `/url`, naming the address and its range): credentials in it, or an address that is not public (loopback, private, link-local, metadata, documentation, benchmarking, NAT64 or 6to4 of one of those, …) and not in GOV_WEBHOOK_ALLOW.',
           ),
           ...authenticated(),
           '409': errorResponse(

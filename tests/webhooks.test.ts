@@ -7,6 +7,7 @@
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { validateWebhookPayload } from '../event-schemas';
 import { verifySignatureHeader } from '../projectors/dispatcher/signature';
+import type { Resolve } from '../projectors/dispatcher/target-guard';
 import { WEBHOOK_EVENT_NAMES } from '../projectors/dispatcher/webhook-events';
 import {
   digest,
@@ -147,22 +148,34 @@ describe('webhooks over HTTP', () => {
     );
 
     it.each([
-      'http://10.1.2.3/hook',
-      'http://169.254.169.254/latest/meta-data',
-      'http://[::1]:8080/hook',
-      'http://192.168.0.10/hook',
-    ])('given a target %s outside the allow-list, then 400 says why and nothing is appended', async (url) => {
-      const before = await t.server.services.eventStore.headPosition();
-      const res = await client().post<ErrorAnswer>(
-        '/webhooks',
-        { url, events: ['gate_fail'] },
-        tenant.api_key,
-      );
-      expect(res.status).toBe(400);
-      expect(res.body.fields?.[0]?.pointer).toBe('/url');
-      expect(res.body.message.length).toBeGreaterThan(20);
-      expect(await t.server.services.eventStore.headPosition()).toBe(before);
-    });
+      ['http://10.1.2.3/hook', 'in the private (RFC 1918) range 10.0.0.0/8'],
+      ['http://169.254.169.254/latest/meta-data', 'the cloud metadata address'],
+      ['http://[::1]:8080/hook', 'the loopback address'],
+      ['http://192.168.0.10/hook', 'in the private (RFC 1918) range 192.168.0.0/16'],
+      // 127.0.0.1 is allowed here, as itself and IPv4-mapped: not through NAT64, 6to4 or the like
+      ['http://[64:ff9b::7f00:1]/hook', 'NAT64 (64:ff9b::/96) of 127.0.0.1, in the loopback range'],
+      ['http://[2002:7f00:1::]/hook', '6to4 (2002::/16) of 127.0.0.1, in the loopback range'],
+      ['http://[::127.0.0.1]/hook', 'IPv4-compatible 127.0.0.1, in the loopback range'],
+      ['http://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/hook', 'Teredo (2001::/32) client 10.0.0.1'],
+      ['http://198.18.0.1/hook', 'in the benchmarking range 198.18.0.0/15'],
+      ['http://[2001:db8::1]/hook', 'in the documentation range 2001:db8::/32'],
+    ])(
+      'given a target %s outside the allow-list, then 400 says why (%s) and nothing is appended',
+      async (url, why) => {
+        const before = await t.server.services.eventStore.headPosition();
+        const res = await client().post<ErrorAnswer>(
+          '/webhooks',
+          { url, events: ['gate_fail'] },
+          tenant.api_key,
+        );
+        expect(res.status).toBe(400);
+        expect(res.body.error).toBe('INVALID_REQUEST');
+        expect(res.body.fields?.[0]?.pointer).toBe('/url');
+        expect(res.body.fields?.[0]?.reason).toContain(why);
+        expect(res.body.message).toContain('not allowed as a webhook target (it must be publicly reachable)');
+        expect(await t.server.services.eventStore.headPosition()).toBe(before);
+      },
+    );
 
     it('given no key, then 401; given another tenant, then its webhooks are 404 to read, list, delete and redeliver', async () => {
       expect((await client().post('/webhooks', { url: receiver.url, events: ['gate_fail'] })).status).toBe(
@@ -493,6 +506,80 @@ describe('webhooks over HTTP', () => {
       expect(await attemptsAfter(5_000, delivery)).toBe(1);
       expect(await attemptsAfter(600_000 - 5_000, delivery)).toBe(2);
       expect((await delivery()).status).toBe('delivered');
+    });
+  });
+
+  describe('target host names (the guard resolves them from a table here, at registration and at every attempt)', () => {
+    const dns = new Map<string, string[]>();
+    beforeAll(() => {
+      const guard = t.server.services.webhooks.guard as unknown as { resolve: Resolve };
+      jest.spyOn(guard, 'resolve').mockImplementation(async (host) => {
+        const addresses = dns.get(host);
+        if (!addresses)
+          throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+        return addresses;
+      });
+    });
+    afterAll(() => jest.restoreAllMocks());
+    const urlOn = (host: string) => receiver.url.replace('127.0.0.1', host);
+    const onlyDelivery = async (tenant: Registration, webhookId: string) => {
+      const log = await deliveriesOf(tenant, webhookId);
+      expect(log.body.deliveries).toHaveLength(1);
+      return log.body.deliveries[0]!;
+    };
+
+    it('given a host that does not resolve yet, then it is registered; attempts fail with the reason in the delivery log until it resolves, then the next retry delivers', async () => {
+      const tenant = await client().register();
+      const url = urlOn('later.hooks.test');
+      const { webhook_id } = await register(tenant, ['gate_fail'], {}, url);
+      await client().submitEvidence(tenant.api_key, failingEvidence('resolves-later'));
+      await settleDispatcher();
+      const failed = await onlyDelivery(tenant, webhook_id);
+      expect(failed.status).toBe('pending');
+      expect(failed.attempts).toEqual([
+        expect.objectContaining({
+          attempt: 1,
+          status_code: null,
+          error: 'host later.hooks.test does not resolve (ENOTFOUND)',
+        }),
+      ]);
+      dns.set('later.hooks.test', ['127.0.0.1']);
+      t.clock.advance(5_000);
+      await settleDispatcher();
+      const delivered = await onlyDelivery(tenant, webhook_id);
+      expect(delivered.status).toBe('delivered');
+      expect(delivered.attempts.map((a) => a.status_code)).toEqual([null, 200]);
+      const got = receiver.received.filter((d) => d.body.tenant_id === tenant.tenant_id);
+      expect(got.map((d) => d.headers.host)).toEqual([new URL(url).host]);
+    });
+
+    it('given a host resolving to a refused address, then 400 and nothing is appended; given one that resolves there only later, then that attempt fails with the reason in the delivery log', async () => {
+      const tenant = await client().register();
+      dns.set('inside.hooks.test', ['127.0.0.1', '10.0.0.7']);
+      const before = await t.server.services.eventStore.headPosition();
+      const refused = await client().post<ErrorAnswer>(
+        '/webhooks',
+        { url: urlOn('inside.hooks.test'), events: ['gate_fail'] },
+        tenant.api_key,
+      );
+      expect(refused.status).toBe(400);
+      expect(refused.body.fields?.[0]).toEqual({
+        pointer: '/url',
+        reason: expect.stringContaining('inside.hooks.test resolves to 10.0.0.7, which is in the private'),
+      });
+      expect(await t.server.services.eventStore.headPosition()).toBe(before);
+
+      dns.set('turns.hooks.test', ['127.0.0.1']);
+      const { webhook_id } = await register(tenant, ['gate_fail'], {}, urlOn('turns.hooks.test'));
+      dns.set('turns.hooks.test', ['64:ff9b::7f00:1']);
+      await client().submitEvidence(tenant.api_key, failingEvidence('turns-inside'));
+      await settleDispatcher();
+      const delivery = await onlyDelivery(tenant, webhook_id);
+      expect(delivery.status).toBe('pending');
+      expect(delivery.attempts[0]?.error).toBe(
+        'target refused: turns.hooks.test resolves to 64:ff9b::7f00:1, which is NAT64 (64:ff9b::/96) of 127.0.0.1, in the loopback range 127.0.0.0/8: not allowed as a webhook target (it must be publicly reachable)',
+      );
+      expect(receiver.received.filter((d) => d.body.tenant_id === tenant.tenant_id)).toHaveLength(0);
     });
   });
 });
