@@ -5,7 +5,7 @@
  */
 
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
-import { validateWebhookPayload } from '../event-schemas';
+import { validateResponse, validateWebhookPayload } from '../event-schemas';
 import { verifySignatureHeader } from '../projectors/dispatcher/signature';
 import type { Resolve } from '../projectors/dispatcher/target-guard';
 import { WEBHOOK_EVENT_NAMES } from '../projectors/dispatcher/webhook-events';
@@ -40,6 +40,8 @@ interface DeliveryAnswer {
   next_attempt_at: string | null;
   redelivery_of: string | null;
   attempts: { attempt: number; at: string; status_code: number | null; error: string | null }[];
+  max_attempts: number;
+  retry_schedule_seconds: number[];
 }
 
 describe('webhooks over HTTP', () => {
@@ -343,6 +345,8 @@ describe('webhooks over HTTP', () => {
     it('the delivery log lists each delivery with its attempt, newest first', async () => {
       const log = await deliveriesOf(tenant, webhookId, '?status=delivered&limit=5');
       expect(log.status).toBe(200);
+      const validation = validateResponse('delivery-log', log.body);
+      expect(validation.ok ? [] : validation.problems).toEqual([]);
       expect(log.body.deliveries).toHaveLength(5);
       expect(log.body.next_cursor).toEqual(expect.any(String));
       for (const delivery of log.body.deliveries) {
@@ -460,40 +464,46 @@ describe('webhooks over HTTP', () => {
       return (await get()).attempts.length;
     };
 
-    it('given a receiver failing 4 times then answering 200, then exactly 5 attempts at +0, +5 s, +35 s, +2 min 35 s, +12 min 35 s', async () => {
+    it('given a receiver failing 5 times then answering 200, then exactly 6 attempts at +0, +5 s, +35 s, +2 min 35 s, +12 min 35 s, +42 min 35 s, each attempt numbered in its header', async () => {
       let calls = 0;
       receiver.script = (_n, d) =>
-        d.body.subject_id === 'retry-ok' && ++calls <= 4 ? { status: 500 } : { status: 200 };
+        d.body.subject_id === 'retry-ok' && ++calls <= 5 ? { status: 500 } : { status: 200 };
       const { delivery } = await oneDelivery('retry-ok');
       const first = await delivery();
       expect(first.attempts).toHaveLength(1);
+      expect(first).toMatchObject({ max_attempts: 6, retry_schedule_seconds: [5, 30, 120, 600, 1800] });
       const start = Date.parse(first.attempts[0]!.at);
-      for (const wait of [5_000, 30_000, 2 * MINUTE_MS, 10 * MINUTE_MS]) {
+      for (const wait of [5_000, 30_000, 2 * MINUTE_MS, 10 * MINUTE_MS, 30 * MINUTE_MS]) {
         expect(await attemptsAfter(wait - 1, delivery)).toBe((await delivery()).attempts.length);
         await attemptsAfter(1, delivery);
       }
       const done = await delivery();
       expect(done.status).toBe('delivered');
       expect(done.attempts.map((a) => Date.parse(a.at) - start)).toEqual([
-        0, 5_000, 35_000, 155_000, 755_000,
+        0, 5_000, 35_000, 155_000, 755_000, 2_555_000,
       ]);
-      expect(done.attempts.map((a) => a.status_code)).toEqual([500, 500, 500, 500, 200]);
-      expect(await attemptsAfter(60 * MINUTE_MS, delivery)).toBe(5);
+      expect(done.attempts.map((a) => a.status_code)).toEqual([500, 500, 500, 500, 500, 200]);
+      const sent = receiver.received.filter((d) => d.body.subject_id === 'retry-ok');
+      expect(sent.map((d) => d.headers['x-gov-delivery-attempt'])).toEqual(['1', '2', '3', '4', '5', '6']);
+      expect(await attemptsAfter(60 * MINUTE_MS, delivery)).toBe(6);
     });
 
-    it('given a receiver that never answers, then timeouts count as failures: 5 attempts, then failed', async () => {
+    it('given a receiver that never answers, then timeouts count as failures: 6 attempts, then failed', async () => {
       receiver.script = (_n, d) => (d.body.subject_id === 'retry-hang' ? 'hang' : { status: 200 });
       const { delivery } = await oneDelivery('retry-hang');
       for (const wait of [5_000, 30_000, 2 * MINUTE_MS, 10 * MINUTE_MS]) await attemptsAfter(wait, delivery);
+      expect((await delivery()).status).toBe('pending');
+      await attemptsAfter(30 * MINUTE_MS, delivery);
       const done = await delivery();
-      expect(done.attempts).toHaveLength(5);
+      expect(done.attempts).toHaveLength(6);
       expect(done.status).toBe('failed');
       expect(done.next_attempt_at).toBeNull();
+      expect(done).toMatchObject({ max_attempts: 6 });
       for (const attempt of done.attempts) {
         expect(attempt.status_code).toBeNull();
         expect(attempt.error).toMatch(/timeout/i);
       }
-      expect(await attemptsAfter(60 * MINUTE_MS, delivery)).toBe(5);
+      expect(await attemptsAfter(60 * MINUTE_MS, delivery)).toBe(6);
     });
 
     it('given a 429 with Retry-After: 600, then the next attempt waits 10 min, not 5 s', async () => {
