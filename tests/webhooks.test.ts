@@ -337,6 +337,7 @@ describe('webhooks over HTTP', () => {
         type: 'chain_depth_milestone',
         tenant_id: tenant.tenant_id,
         depth: 10,
+        counts: 'authorization_leaves',
       });
       await settleDispatcher();
       expect(mine().filter((d) => d.body.type === 'chain_depth_milestone')).toHaveLength(1);
