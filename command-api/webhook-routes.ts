@@ -37,7 +37,8 @@ export function webhookCommandRoutes(services: Services): Router {
   router.post('/webhooks', ...auth, validateBody('register-webhook'), async (req: Request, res: Response) => {
     const { tenant } = callerOf(res);
     const body = req.body as RegisterWebhookBody;
-    const target = await webhooks.guard.check(body.url);
+    // A host that does not resolve yet is accepted: every attempt checks the target again.
+    const target = await webhooks.guard.checkRegistration(body.url);
     if (!target.ok) return sendInvalid(res, [{ pointer: '/url', reason: target.reason }]);
     const webhookId = newWebhookId();
     const secret = body.secret ?? generateWebhookSecret();

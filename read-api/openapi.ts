@@ -732,7 +732,7 @@ function duration(ms: number): string {
 
 const WEBHOOK_SIGNATURE = `Every delivery is an HTTP POST of the event's JSON body (Content-Type: application/json, User-Agent: ${USER_AGENT}) signed with the webhook's secret: \`${SIGNATURE_HEADER}: sha256=<hex HMAC-SHA256 of the raw body>\`, the lowercase hex HMAC-SHA256 keyed with the secret over the exact bytes received (GitHub's scheme; compare in constant time before parsing). The other delivery headers: X-GOV-Event-Id (the event id, the same on every delivery of the event — each webhook, retry and redelivery: deduplicate on it), X-GOV-Event-Type (the event name), X-GOV-Webhook-Id (the webhook the delivery is for), X-GOV-Delivery-Id (this delivery, as listed by GET /webhooks/{id}/deliveries) and X-GOV-Delivery-Attempt (1 to ${MAX_ATTEMPTS}).`;
 
-const WEBHOOK_RETRIES = `Only an HTTP 200 answer is success; any other status, a redirect (never followed), a connection error or no answer within ${duration(ATTEMPT_TIMEOUT_MS)} (GOV_WEBHOOK_TIMEOUT_MS) fails the attempt. ${MAX_ATTEMPTS} attempts in all: immediately, then ${BACKOFF_MS.map((ms) => `+${duration(ms)}`).join(', ')} after each failure; after the ${MAX_ATTEMPTS}th failure the delivery is marked failed. A 429 or 503 answer with Retry-After (delta-seconds or an HTTP-date) is honoured: the next attempt waits for the later of the backoff and Retry-After, at most ${duration(RETRY_AFTER_CAP_MS)} after the failure. Delivery is at least once: an event can arrive more than once.`;
+const WEBHOOK_RETRIES = `Only an HTTP 200 answer is success; any other status, a redirect (never followed), a connection error or no answer within ${duration(ATTEMPT_TIMEOUT_MS)} (GOV_WEBHOOK_TIMEOUT_MS) fails the attempt. ${MAX_ATTEMPTS} attempts in all, the first and ${BACKOFF_MS.length} retries: immediately, then ${BACKOFF_MS.map((ms) => `+${duration(ms)}`).join(', ')} after each failure; after the ${MAX_ATTEMPTS}th failure the delivery is marked failed (the delivery log shows the schedule as \`max_attempts\` and \`retry_schedule_seconds\`). A 429 or 503 answer with Retry-After (delta-seconds or an HTTP-date) is honoured: the next attempt waits for the later of the backoff and Retry-After, at most ${duration(RETRY_AFTER_CAP_MS)} after the failure. Delivery is at least once: an event can arrive more than once.`;
 
 const WEBHOOK_PAYLOAD_LIMIT = `A body is at most 128 KB (${MAX_PAYLOAD_BYTES} bytes): a payload that would be larger is trimmed to a summary of its identifying fields with \`trimmed: true\`, \`original_bytes\` and a \`url\` where the full record can be read.`;
 
@@ -761,7 +761,7 @@ function webhookPaths(): Json {
         operationId: 'registerWebhook',
         summary: "Register a webhook for some of the tenant's events",
         description: [
-          `The URL must be absolute http or https without userinfo, and every address its host resolves to must be public (loopback, private, link-local, metadata and similar addresses are refused unless the operator allows them with GOV_WEBHOOK_ALLOW). The same check is made again before each delivery. A tenant may have at most ${MAX_WEBHOOKS_PER_TENANT} webhooks.`,
+          `The URL must be absolute http or https without userinfo, and every address its host resolves to must be public: the special-purpose ranges of the IANA IPv4 and IPv6 registries (loopback, private, link-local, metadata, documentation, benchmarking, …) are refused unless the operator allows them with GOV_WEBHOOK_ALLOW, and an IPv6 address carrying an IPv4 address (IPv4-mapped or -compatible, NAT64, 6to4, Teredo) is judged by that IPv4. A host name that does not resolve yet is accepted. The same check is made again before each delivery, on the address connected to: an attempt whose host does not resolve, or resolves to a refused address, fails with the reason in the delivery log. A tenant may have at most ${MAX_WEBHOOKS_PER_TENANT} webhooks.`,
           '',
           WEBHOOK_SECRET,
           '',
@@ -783,7 +783,7 @@ function webhookPaths(): Json {
             content: json(schemaRef('WebhookCreatedResponse')),
           },
           '400': invalid(
-            'The body is not JSON or does not match the schema, or the target URL is refused (pointer `/url`): credentials in it, a host that does not resolve, or an address that is not public (loopback, private, link-local, metadata, …) and not in GOV_WEBHOOK_ALLOW.',
+            'The body is not JSON or does not match the schema, or the target URL is refused (pointer `/url`, naming the address and its range): credentials in it, or an address that is not public (loopback, private, link-local, metadata, documentation, benchmarking, NAT64 or 6to4 of one of those, …) and not in GOV_WEBHOOK_ALLOW.',
           ),
           ...authenticated(),
           '409': errorResponse(

@@ -3,7 +3,12 @@
  * tenant's webhook reads as missing.
  */
 import { type Request, type Response, Router } from 'express';
-import { bodyBytesOf, DELIVERY_LOG, type DeliveryLogEntry } from '../projectors/dispatcher/delivery-log';
+import {
+  bodyBytesOf,
+  DELIVERY_LOG,
+  type DeliveryLogEntry,
+  scheduleOf,
+} from '../projectors/dispatcher/delivery-log';
 import type { WebhookView } from '../projectors/dispatcher/dispatcher-projection';
 import { authenticate, callerOf } from '../runtime/http/auth';
 import { sendError, sendInvalid } from '../runtime/http/errors';
@@ -102,6 +107,7 @@ function deliveryView(entry: DeliveryLogEntry) {
     next_attempt_at: entry.next_attempt_at,
     redelivery_of: entry.redelivery_of,
     body_bytes: bodyBytesOf(entry),
+    ...scheduleOf(entry),
     attempts: entry.attempts,
   };
 }

@@ -5,8 +5,9 @@
  */
 
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
-import { validateWebhookPayload } from '../event-schemas';
+import { validateResponse, validateWebhookPayload } from '../event-schemas';
 import { verifySignatureHeader } from '../projectors/dispatcher/signature';
+import type { Resolve } from '../projectors/dispatcher/target-guard';
 import { WEBHOOK_EVENT_NAMES } from '../projectors/dispatcher/webhook-events';
 import {
   digest,
@@ -39,6 +40,8 @@ interface DeliveryAnswer {
   next_attempt_at: string | null;
   redelivery_of: string | null;
   attempts: { attempt: number; at: string; status_code: number | null; error: string | null }[];
+  max_attempts: number;
+  retry_schedule_seconds: number[];
 }
 
 describe('webhooks over HTTP', () => {
@@ -147,22 +150,34 @@ describe('webhooks over HTTP', () => {
     );
 
     it.each([
-      'http://10.1.2.3/hook',
-      'http://169.254.169.254/latest/meta-data',
-      'http://[::1]:8080/hook',
-      'http://192.168.0.10/hook',
-    ])('given a target %s outside the allow-list, then 400 says why and nothing is appended', async (url) => {
-      const before = await t.server.services.eventStore.headPosition();
-      const res = await client().post<ErrorAnswer>(
-        '/webhooks',
-        { url, events: ['gate_fail'] },
-        tenant.api_key,
-      );
-      expect(res.status).toBe(400);
-      expect(res.body.fields?.[0]?.pointer).toBe('/url');
-      expect(res.body.message.length).toBeGreaterThan(20);
-      expect(await t.server.services.eventStore.headPosition()).toBe(before);
-    });
+      ['http://10.1.2.3/hook', 'in the private (RFC 1918) range 10.0.0.0/8'],
+      ['http://169.254.169.254/latest/meta-data', 'the cloud metadata address'],
+      ['http://[::1]:8080/hook', 'the loopback address'],
+      ['http://192.168.0.10/hook', 'in the private (RFC 1918) range 192.168.0.0/16'],
+      // 127.0.0.1 is allowed here, as itself and IPv4-mapped: not through NAT64, 6to4 or the like
+      ['http://[64:ff9b::7f00:1]/hook', 'NAT64 (64:ff9b::/96) of 127.0.0.1, in the loopback range'],
+      ['http://[2002:7f00:1::]/hook', '6to4 (2002::/16) of 127.0.0.1, in the loopback range'],
+      ['http://[::127.0.0.1]/hook', 'IPv4-compatible 127.0.0.1, in the loopback range'],
+      ['http://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/hook', 'Teredo (2001::/32) client 10.0.0.1'],
+      ['http://198.18.0.1/hook', 'in the benchmarking range 198.18.0.0/15'],
+      ['http://[2001:db8::1]/hook', 'in the documentation range 2001:db8::/32'],
+    ])(
+      'given a target %s outside the allow-list, then 400 says why (%s) and nothing is appended',
+      async (url, why) => {
+        const before = await t.server.services.eventStore.headPosition();
+        const res = await client().post<ErrorAnswer>(
+          '/webhooks',
+          { url, events: ['gate_fail'] },
+          tenant.api_key,
+        );
+        expect(res.status).toBe(400);
+        expect(res.body.error).toBe('INVALID_REQUEST');
+        expect(res.body.fields?.[0]?.pointer).toBe('/url');
+        expect(res.body.fields?.[0]?.reason).toContain(why);
+        expect(res.body.message).toContain('not allowed as a webhook target (it must be publicly reachable)');
+        expect(await t.server.services.eventStore.headPosition()).toBe(before);
+      },
+    );
 
     it('given no key, then 401; given another tenant, then its webhooks are 404 to read, list, delete and redeliver', async () => {
       expect((await client().post('/webhooks', { url: receiver.url, events: ['gate_fail'] })).status).toBe(
@@ -322,6 +337,7 @@ describe('webhooks over HTTP', () => {
         type: 'chain_depth_milestone',
         tenant_id: tenant.tenant_id,
         depth: 10,
+        counts: 'authorization_leaves',
       });
       await settleDispatcher();
       expect(mine().filter((d) => d.body.type === 'chain_depth_milestone')).toHaveLength(1);
@@ -330,6 +346,8 @@ describe('webhooks over HTTP', () => {
     it('the delivery log lists each delivery with its attempt, newest first', async () => {
       const log = await deliveriesOf(tenant, webhookId, '?status=delivered&limit=5');
       expect(log.status).toBe(200);
+      const validation = validateResponse('delivery-log', log.body);
+      expect(validation.ok ? [] : validation.problems).toEqual([]);
       expect(log.body.deliveries).toHaveLength(5);
       expect(log.body.next_cursor).toEqual(expect.any(String));
       for (const delivery of log.body.deliveries) {
@@ -447,40 +465,46 @@ describe('webhooks over HTTP', () => {
       return (await get()).attempts.length;
     };
 
-    it('given a receiver failing 4 times then answering 200, then exactly 5 attempts at +0, +5 s, +35 s, +2 min 35 s, +12 min 35 s', async () => {
+    it('given a receiver failing 5 times then answering 200, then exactly 6 attempts at +0, +5 s, +35 s, +2 min 35 s, +12 min 35 s, +42 min 35 s, each attempt numbered in its header', async () => {
       let calls = 0;
       receiver.script = (_n, d) =>
-        d.body.subject_id === 'retry-ok' && ++calls <= 4 ? { status: 500 } : { status: 200 };
+        d.body.subject_id === 'retry-ok' && ++calls <= 5 ? { status: 500 } : { status: 200 };
       const { delivery } = await oneDelivery('retry-ok');
       const first = await delivery();
       expect(first.attempts).toHaveLength(1);
+      expect(first).toMatchObject({ max_attempts: 6, retry_schedule_seconds: [5, 30, 120, 600, 1800] });
       const start = Date.parse(first.attempts[0]!.at);
-      for (const wait of [5_000, 30_000, 2 * MINUTE_MS, 10 * MINUTE_MS]) {
+      for (const wait of [5_000, 30_000, 2 * MINUTE_MS, 10 * MINUTE_MS, 30 * MINUTE_MS]) {
         expect(await attemptsAfter(wait - 1, delivery)).toBe((await delivery()).attempts.length);
         await attemptsAfter(1, delivery);
       }
       const done = await delivery();
       expect(done.status).toBe('delivered');
       expect(done.attempts.map((a) => Date.parse(a.at) - start)).toEqual([
-        0, 5_000, 35_000, 155_000, 755_000,
+        0, 5_000, 35_000, 155_000, 755_000, 2_555_000,
       ]);
-      expect(done.attempts.map((a) => a.status_code)).toEqual([500, 500, 500, 500, 200]);
-      expect(await attemptsAfter(60 * MINUTE_MS, delivery)).toBe(5);
+      expect(done.attempts.map((a) => a.status_code)).toEqual([500, 500, 500, 500, 500, 200]);
+      const sent = receiver.received.filter((d) => d.body.subject_id === 'retry-ok');
+      expect(sent.map((d) => d.headers['x-gov-delivery-attempt'])).toEqual(['1', '2', '3', '4', '5', '6']);
+      expect(await attemptsAfter(60 * MINUTE_MS, delivery)).toBe(6);
     });
 
-    it('given a receiver that never answers, then timeouts count as failures: 5 attempts, then failed', async () => {
+    it('given a receiver that never answers, then timeouts count as failures: 6 attempts, then failed', async () => {
       receiver.script = (_n, d) => (d.body.subject_id === 'retry-hang' ? 'hang' : { status: 200 });
       const { delivery } = await oneDelivery('retry-hang');
       for (const wait of [5_000, 30_000, 2 * MINUTE_MS, 10 * MINUTE_MS]) await attemptsAfter(wait, delivery);
+      expect((await delivery()).status).toBe('pending');
+      await attemptsAfter(30 * MINUTE_MS, delivery);
       const done = await delivery();
-      expect(done.attempts).toHaveLength(5);
+      expect(done.attempts).toHaveLength(6);
       expect(done.status).toBe('failed');
       expect(done.next_attempt_at).toBeNull();
+      expect(done).toMatchObject({ max_attempts: 6 });
       for (const attempt of done.attempts) {
         expect(attempt.status_code).toBeNull();
         expect(attempt.error).toMatch(/timeout/i);
       }
-      expect(await attemptsAfter(60 * MINUTE_MS, delivery)).toBe(5);
+      expect(await attemptsAfter(60 * MINUTE_MS, delivery)).toBe(6);
     });
 
     it('given a 429 with Retry-After: 600, then the next attempt waits 10 min, not 5 s', async () => {
@@ -493,6 +517,80 @@ describe('webhooks over HTTP', () => {
       expect(await attemptsAfter(5_000, delivery)).toBe(1);
       expect(await attemptsAfter(600_000 - 5_000, delivery)).toBe(2);
       expect((await delivery()).status).toBe('delivered');
+    });
+  });
+
+  describe('target host names (the guard resolves them from a table here, at registration and at every attempt)', () => {
+    const dns = new Map<string, string[]>();
+    beforeAll(() => {
+      const guard = t.server.services.webhooks.guard as unknown as { resolve: Resolve };
+      jest.spyOn(guard, 'resolve').mockImplementation(async (host) => {
+        const addresses = dns.get(host);
+        if (!addresses)
+          throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+        return addresses;
+      });
+    });
+    afterAll(() => jest.restoreAllMocks());
+    const urlOn = (host: string) => receiver.url.replace('127.0.0.1', host);
+    const onlyDelivery = async (tenant: Registration, webhookId: string) => {
+      const log = await deliveriesOf(tenant, webhookId);
+      expect(log.body.deliveries).toHaveLength(1);
+      return log.body.deliveries[0]!;
+    };
+
+    it('given a host that does not resolve yet, then it is registered; attempts fail with the reason in the delivery log until it resolves, then the next retry delivers', async () => {
+      const tenant = await client().register();
+      const url = urlOn('later.hooks.test');
+      const { webhook_id } = await register(tenant, ['gate_fail'], {}, url);
+      await client().submitEvidence(tenant.api_key, failingEvidence('resolves-later'));
+      await settleDispatcher();
+      const failed = await onlyDelivery(tenant, webhook_id);
+      expect(failed.status).toBe('pending');
+      expect(failed.attempts).toEqual([
+        expect.objectContaining({
+          attempt: 1,
+          status_code: null,
+          error: 'host later.hooks.test does not resolve (ENOTFOUND)',
+        }),
+      ]);
+      dns.set('later.hooks.test', ['127.0.0.1']);
+      t.clock.advance(5_000);
+      await settleDispatcher();
+      const delivered = await onlyDelivery(tenant, webhook_id);
+      expect(delivered.status).toBe('delivered');
+      expect(delivered.attempts.map((a) => a.status_code)).toEqual([null, 200]);
+      const got = receiver.received.filter((d) => d.body.tenant_id === tenant.tenant_id);
+      expect(got.map((d) => d.headers.host)).toEqual([new URL(url).host]);
+    });
+
+    it('given a host resolving to a refused address, then 400 and nothing is appended; given one that resolves there only later, then that attempt fails with the reason in the delivery log', async () => {
+      const tenant = await client().register();
+      dns.set('inside.hooks.test', ['127.0.0.1', '10.0.0.7']);
+      const before = await t.server.services.eventStore.headPosition();
+      const refused = await client().post<ErrorAnswer>(
+        '/webhooks',
+        { url: urlOn('inside.hooks.test'), events: ['gate_fail'] },
+        tenant.api_key,
+      );
+      expect(refused.status).toBe(400);
+      expect(refused.body.fields?.[0]).toEqual({
+        pointer: '/url',
+        reason: expect.stringContaining('inside.hooks.test resolves to 10.0.0.7, which is in the private'),
+      });
+      expect(await t.server.services.eventStore.headPosition()).toBe(before);
+
+      dns.set('turns.hooks.test', ['127.0.0.1']);
+      const { webhook_id } = await register(tenant, ['gate_fail'], {}, urlOn('turns.hooks.test'));
+      dns.set('turns.hooks.test', ['64:ff9b::7f00:1']);
+      await client().submitEvidence(tenant.api_key, failingEvidence('turns-inside'));
+      await settleDispatcher();
+      const delivery = await onlyDelivery(tenant, webhook_id);
+      expect(delivery.status).toBe('pending');
+      expect(delivery.attempts[0]?.error).toBe(
+        'target refused: turns.hooks.test resolves to 64:ff9b::7f00:1, which is NAT64 (64:ff9b::/96) of 127.0.0.1, in the loopback range 127.0.0.0/8: not allowed as a webhook target (it must be publicly reachable)',
+      );
+      expect(receiver.received.filter((d) => d.body.tenant_id === tenant.tenant_id)).toHaveLength(0);
     });
   });
 });

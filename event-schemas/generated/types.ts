@@ -1315,7 +1315,7 @@ url: string
 }
 
 /**
- * The `chain_depth_milestone` webhook body. The tenant's chain (its authorization leaves, in admission order) reached 10, 100 or 1000 leaves; sent once the leaf that reached it is integrated into the public log. When the full body would exceed 128 KB it is replaced by its trimmed summary.
+ * The `chain_depth_milestone` webhook body. The tenant's chain (its authorization leaves, in admission order) reached 10, 100 or 1000 authorization leaves (`depth`, counting what `counts` says); sent once the leaf that reached it is integrated into the public log. When the full body would exceed 128 KB it is replaced by its trimmed summary.
  */
 export type ChainDepthMilestoneWebhook = (ChainDepthMilestonePayload | ChainDepthMilestoneTrimmed)
 
@@ -1336,9 +1336,13 @@ event_id: string
  */
 tenant_id: string
 /**
- * The milestone reached: the number of authorization leaves of the tenant.
+ * The milestone reached: the number of authorization leaves of the tenant (proof bundles admitted by POST /governance/evidence; execution and variance leaves are not counted), as `counts` says.
  */
 depth: (10 | 100 | 1000)
+/**
+ * What `depth` counts: always `authorization_leaves`. Absent only from a retry or redelivery of a delivery queued by a release from before this field, which sends the bytes first sent.
+ */
+counts?: "authorization_leaves"
 /**
  * The subject of the leaf that reached the milestone.
  */
@@ -1381,9 +1385,13 @@ event_id: string
  */
 tenant_id: string
 /**
- * The milestone reached: the number of authorization leaves of the tenant.
+ * The milestone reached: the number of authorization leaves of the tenant (proof bundles admitted by POST /governance/evidence; execution and variance leaves are not counted), as `counts` says.
  */
 depth: (10 | 100 | 1000)
+/**
+ * What `depth` counts: always `authorization_leaves`. Absent only from a retry or redelivery of a delivery queued by a release from before this field, which sends the bytes first sent.
+ */
+counts?: "authorization_leaves"
 /**
  * The subject of the leaf that reached the milestone.
  */

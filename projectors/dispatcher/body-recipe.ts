@@ -12,6 +12,7 @@ import type { EvidenceAdmitted, ExecutionAdmitted, GateFailed, VarianceRecorded 
 import type { RecordedEvent } from '../../ports/event-store';
 import type { DeliveryView } from './dispatcher-projection';
 import {
+  type CHAIN_DEPTH_COUNTS,
   type ChainDepthMilestone,
   type WebhookEventName,
   type WebhookLinks,
@@ -41,6 +42,11 @@ export interface BodyRecipe {
   leaf_index?: number;
   /** The milestone reached, for chain_depth_milestone. */
   depth?: ChainDepthMilestone;
+  /**
+   * What `depth` counts, for chain_depth_milestone: its body says so since this was added. A
+   * delivery queued before has none, and renders again the bytes first sent, without it.
+   */
+  counts?: typeof CHAIN_DEPTH_COUNTS;
   /** The observables change (it depends on earlier events), for observables_alert. */
   alert?: ObservablesChange;
 }
@@ -89,7 +95,7 @@ function payloadOf(
   name: WebhookEventName,
   eventId: string,
   source: BodySource,
-  { leaf_index: leafIndex, depth, alert }: BodyRecipe,
+  { leaf_index: leafIndex, depth, counts, alert }: BodyRecipe,
   links: WebhookLinks,
 ) {
   if (name === 'observables_alert') return alert ? observablesAlertPayload(eventId, alert) : null;
@@ -102,7 +108,7 @@ function payloadOf(
     case 'EvidenceAdmitted':
       if (name === 'leaf_admitted') return leafAdmittedPayload(eventId, source.data, leafIndex, links);
       if (name === 'chain_depth_milestone' && depth !== undefined)
-        return chainDepthMilestonePayload(eventId, source.data, depth, leafIndex, links);
+        return chainDepthMilestonePayload(eventId, source.data, depth, leafIndex, links, counts);
       return null;
     case 'ExecutionAdmitted':
       return name === 'execution_trace_admitted'

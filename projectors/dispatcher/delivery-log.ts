@@ -6,6 +6,7 @@
  * delivery thread most of its time.
  */
 import type { DeliveryView } from './dispatcher-projection';
+import { MAX_ATTEMPTS, RETRY_SCHEDULE_SECONDS } from './retry-policy';
 
 export const DELIVERY_LOG = 'webhook_delivery_log';
 
@@ -63,4 +64,26 @@ export function newLogEntry(delivery: DeliveryView, body: string, now: string): 
 /** `body_bytes`, also for an entry of an older release that carries the body instead. */
 export function bodyBytesOf(entry: DeliveryLogEntry): number {
   return entry.body_bytes ?? Buffer.byteLength(entry.body ?? '', 'utf8');
+}
+
+export interface DeliverySchedule {
+  /** Attempts the delivery gets, the first included. */
+  max_attempts: number;
+  /** The wait before each retry, in seconds. */
+  retry_schedule_seconds: readonly number[];
+}
+
+const SCHEDULE: DeliverySchedule = Object.freeze({
+  max_attempts: MAX_ATTEMPTS,
+  retry_schedule_seconds: RETRY_SCHEDULE_SECONDS,
+});
+
+/**
+ * The schedule a delivery runs (or ran) on: the current one, except for a delivery an older release
+ * gave up after fewer attempts (5): it stays failed, and its schedule is the one it ended on.
+ */
+export function scheduleOf(entry: DeliveryLogEntry): DeliverySchedule {
+  const made = entry.attempts.length;
+  if (entry.status !== 'failed' || made >= MAX_ATTEMPTS) return SCHEDULE;
+  return { max_attempts: made, retry_schedule_seconds: RETRY_SCHEDULE_SECONDS.slice(0, made - 1) };
 }

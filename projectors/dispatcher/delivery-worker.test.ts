@@ -2,7 +2,7 @@ import { SqliteReadStore } from '../../adapters/sqlite/read-store';
 import type { Change, Checkpoint, FindQuery, Page } from '../../ports/read-store';
 import { createLogger } from '../../runtime/logger';
 import { RENDERED_BODIES } from './delivery-bodies';
-import { bodyBytesOf, DELIVERY_LOG, type DeliveryLogEntry } from './delivery-log';
+import { bodyBytesOf, DELIVERY_LOG, type DeliveryLogEntry, newLogEntry } from './delivery-log';
 import { DeliveryWorker, INTAKE_CHECKPOINT } from './delivery-worker';
 import type { DeliveryView, WebhookView } from './dispatcher-projection';
 import type { DeliveryRequest, DeliveryResult } from './http-deliverer';
@@ -204,6 +204,50 @@ describe('the delivery worker', () => {
     const entry = await w.logged(old.delivery_id);
     expect(entry).toMatchObject({ status: 'delivered' });
     expect(bodyBytesOf(entry!)).toBe(Buffer.byteLength(legacy.body));
+    await w.worker.stop();
+  });
+
+  it('given a pending entry an older release left after 4 failed attempts (its schedule ended at the 5th), then the 5th failure is retried 30 min later and only the 6th gives up', async () => {
+    const { received, deliver } = receiver([500, 500]);
+    const w = await world(deliver);
+    const old = delivery(4608);
+    const failed = (attempt: number, at: string) => ({
+      attempt,
+      at,
+      status_code: 500,
+      error: null,
+      latency_ms: 3,
+    });
+    const left: DeliveryLogEntry = {
+      ...newLogEntry(old, BODY, '2025-06-01T12:00:00.000Z'),
+      attempts: [
+        failed(1, '2025-06-01T11:47:25.000Z'),
+        failed(2, '2025-06-01T11:47:30.000Z'),
+        failed(3, '2025-06-01T11:48:00.000Z'),
+        failed(4, '2025-06-01T11:50:00.000Z'),
+      ],
+    };
+    await w.queue(old); // its body is sent from the queued delivery
+    await w.store.apply(
+      [{ kind: 'upsert', collection: DELIVERY_LOG, id: old.delivery_id, position: 1, data: left }],
+      { projector: INTAKE_CHECKPOINT, position: old.seq },
+    );
+
+    await w.worker.runOnce();
+    expect(received).toEqual([BODY]);
+    const fifth = await w.logged(old.delivery_id);
+    expect(fifth).toMatchObject({ status: 'pending', next_attempt_at: '2025-06-01T12:30:01.000Z' });
+    expect(fifth!.attempts.map((a) => a.attempt)).toEqual([1, 2, 3, 4, 5]);
+
+    w.advance(30 * 60_000 - 1);
+    await w.worker.runOnce();
+    expect(received).toHaveLength(1);
+    w.advance(1);
+    await w.worker.runOnce();
+    const sixth = await w.logged(old.delivery_id);
+    expect(sixth).toMatchObject({ status: 'failed', next_attempt_at: null });
+    expect(sixth!.attempts.map((a) => a.attempt)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(received).toEqual([BODY, BODY]);
     await w.worker.stop();
   });
 

@@ -532,14 +532,17 @@ describe('the dispatcher projection', () => {
         if (depth % 50 === 0 || depth === 11) await world.integrate();
       }
       await world.integrate();
-      const payloads = (await world.deliveries(webhookId)).map(payloadOf);
+      const deliveries = await world.deliveries(webhookId);
+      const payloads = deliveries.map(payloadOf);
       expect(payloads.map((p) => p.depth)).toEqual([10, 100, 1000]);
+      expect(deliveries.map((d) => d.recipe?.counts)).toEqual(Array(3).fill('authorization_leaves'));
       for (const payload of payloads) {
         const leaf = chain[(payload.depth as number) - 1]!;
         expect(payload).toMatchObject({
           type: 'chain_depth_milestone',
           event_id: webhookEventId(leaf.id, 'chain_depth_milestone'),
           tenant_id: tenant.id,
+          counts: 'authorization_leaves',
           leaf_hash: (template.data as EvidenceAdmitted).leaf_hash,
           chain_url: `${PUBLIC_URL}/governance/chain`,
         });
@@ -846,6 +849,19 @@ describe('the dispatcher projection', () => {
       expect([...rendered].sort()).toEqual(
         ALL_EVENTS.filter((name) => name !== 'compliance_report_ready').sort(),
       );
+    });
+
+    it('given a chain_depth_milestone queued before its body said what depth counts (a recipe without `counts`), then a retry or a redelivery renders the bytes first sent, without it', async () => {
+      await busyHistory();
+      const links = webhookLinks(PUBLIC_URL);
+      const eventAt = (position: number) => world.log.find((event) => event.position === position) ?? null;
+      const [queued] = (await world.deliveries()).filter((d) => d.event_type === 'chain_depth_milestone');
+      const { counts, ...olderRecipe } = queued!.recipe!;
+      expect(counts).toBe('authorization_leaves');
+      const older = { ...storedDelivery(queued!), recipe: olderRecipe };
+      const { counts: _, ...firstSent } = JSON.parse(queued!.body!);
+      expect(renderFromRecipe(older, eventAt(olderRecipe.position), links)).toBe(JSON.stringify(firstSent));
+      expect(renderFromRecipe(queued!, eventAt(olderRecipe.position), links)).toBe(queued!.body);
     });
 
     it('given a recipe, when the event at its position is missing or another one, then rendering fails instead of sending another body', async () => {

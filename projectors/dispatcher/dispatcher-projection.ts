@@ -36,6 +36,7 @@ import { subjectKey } from '../governance';
 import type { Projection, ProjectionState } from '../projection';
 import { type BodyRecipe, type BodySource, renderBody } from './body-recipe';
 import {
+  CHAIN_DEPTH_COUNTS,
   type ChainDepthMilestone,
   chainDepthMilestone,
   omegaAlert,
@@ -555,7 +556,8 @@ function leafEvents(
       position,
       leaf_index: leafIndex,
       // only what this event's body needs
-      ...(name === 'chain_depth_milestone' && leaf.depth !== null && { depth: leaf.depth }),
+      ...(name === 'chain_depth_milestone' &&
+        leaf.depth !== null && { depth: leaf.depth, counts: CHAIN_DEPTH_COUNTS }),
       ...(name === 'observables_alert' && leaf.alert !== null && { alert: leaf.alert }),
     };
     const event = rendered(name, leaf.source_event_id, source, recipe, links);

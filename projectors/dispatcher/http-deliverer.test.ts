@@ -213,6 +213,33 @@ describe('HTTP deliverer', () => {
     expect(connections).toBe(0);
   });
 
+  it.each([
+    ['64:ff9b::7f00:1', 'NAT64 (64:ff9b::/96) of 127.0.0.1'],
+    ['2002:7f00:1::', '6to4 (2002::/16) of 127.0.0.1'],
+    ['::7f00:1', 'IPv4-compatible 127.0.0.1'],
+    ['2001:0:7f00:1::f7f7:f7f7', 'Teredo (2001::/32) server 127.0.0.1'],
+    ['198.18.0.1', 'benchmarking range 198.18.0.0/15'],
+  ])(
+    'given a host name resolving to %s when the attempt connects, then nothing is sent and the error says why (%s)',
+    async (address, reason) => {
+      const guard = new TargetGuard({ allow: [], resolve: async () => [address] });
+      const result = await deliver(request('/ok', { url: `http://hooks.invalid:${port}/ok`, guard }));
+      expect(result).toMatchObject({ status: null, error: expect.stringContaining(reason) });
+      expect(result.error).toMatch(/^target refused: hooks.invalid resolves to /);
+      expect(connections).toBe(0);
+    },
+  );
+
+  it('given a host name that does not resolve, then nothing is sent and the error says so', async () => {
+    const guard = new TargetGuard({
+      allow: [],
+      resolve: () => Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' })),
+    });
+    const result = await deliver(request('/ok', { url: `http://later.invalid:${port}/ok`, guard }));
+    expect(result).toMatchObject({ status: null, error: 'host later.invalid does not resolve (ENOTFOUND)' });
+    expect(connections).toBe(0);
+  });
+
   it('given a host name, then the connection goes to the address the guard checked, not a fresh DNS answer', async () => {
     // `hooks.invalid` has no DNS at all: only the pinned, checked address can reach the receiver.
     const resolved: string[] = [];

@@ -47,7 +47,10 @@ export interface DeliveryResult {
   retryAfter: string | null;
   /** From the start of the attempt (target check included) until it ended. */
   latencyMs: number;
-  /** Why no status arrived: `timeout after 10000 ms`, `ECONNREFUSED`, `target refused: …`. */
+  /**
+   * Why no status arrived: `timeout after 10000 ms`, `ECONNREFUSED`, `target refused: …`,
+   * `host … does not resolve (ENOTFOUND)`.
+   */
   error: string | null;
 }
 
@@ -69,7 +72,7 @@ export function deliver(request: DeliveryRequest): Promise<DeliveryResult> {
       throw new Error(`target check failed: ${describe(error)}`);
     });
     if (done) return;
-    if (!target.ok) throw new Error(`target refused: ${target.reason}`);
+    if (!target.ok) throw new Error(target.unresolved ? target.reason : `target refused: ${target.reason}`);
     // Pooled only with connections opened under the same checked addresses (./pinned-pools.ts).
     const pooled = request.pools?.poolFor(target.url, target.addresses);
     const client = pooled ?? oneOffClient(target.url, target.addresses);

@@ -5,6 +5,7 @@ import {
   nextAttempt,
   parseRetryAfter,
   RETRY_AFTER_CAP_MS,
+  RETRY_SCHEDULE_SECONDS,
 } from './retry-policy';
 
 const failedAt = new Date('2025-06-01T12:00:00.000Z');
@@ -21,9 +22,11 @@ function retryAt(
 }
 
 describe('retry policy', () => {
-  it('the schedule is 5 attempts, backing off 5 s, 30 s, 2 min, 10 min, and Retry-After is capped at 30 min', () => {
-    expect(MAX_ATTEMPTS).toBe(5);
-    expect(BACKOFF_MS).toEqual([5 * SECOND, 30 * SECOND, 2 * MINUTE, 10 * MINUTE]);
+  it('the schedule is the first attempt and 5 retries, backing off 5 s, 30 s, 2 min, 10 min, 30 min, and Retry-After is capped at 30 min', () => {
+    expect(MAX_ATTEMPTS).toBe(6);
+    expect(BACKOFF_MS).toEqual([5 * SECOND, 30 * SECOND, 2 * MINUTE, 10 * MINUTE, 30 * MINUTE]);
+    expect(RETRY_SCHEDULE_SECONDS).toEqual([5, 30, 120, 600, 1800]);
+    expect(Object.isFrozen(RETRY_SCHEDULE_SECONDS)).toBe(true);
     expect(RETRY_AFTER_CAP_MS).toBe(30 * MINUTE);
   });
 
@@ -32,14 +35,16 @@ describe('retry policy', () => {
     [2, 30 * SECOND],
     [3, 2 * MINUTE],
     [4, 10 * MINUTE],
+    [5, 30 * MINUTE],
   ])('given attempt %i failed, then the next is due exactly %i ms after the failure', (attempt, offset) => {
     expect(retryAt(attempt)).toBe(offset);
     expect(retryAt(attempt, null)).toBe(offset);
   });
 
-  it('given the 5th attempt failed, then the delivery is given up', () => {
-    expect(retryAt(5)).toBe('give-up');
-    expect(retryAt(5, 429, 1000)).toBe('give-up');
+  it('given the 6th attempt failed, then the delivery is given up', () => {
+    expect(retryAt(6)).toBe('give-up');
+    expect(retryAt(6, 429, 1000)).toBe('give-up');
+    expect(() => retryAt(7)).toThrow(RangeError);
   });
 
   it('given a status, then only exactly 200 is a success', () => {
@@ -70,8 +75,8 @@ describe('retry policy', () => {
     expect(retryAt(1, 301, 10 * MINUTE)).toBe(5 * SECOND);
   });
 
-  it('given an attempt number outside 1..5, or a 200, then it is a programming error', () => {
-    for (const attempt of [0, 6, 1.5, Number.NaN]) expect(() => retryAt(attempt)).toThrow(RangeError);
+  it('given an attempt number outside 1..6, or a 200, then it is a programming error', () => {
+    for (const attempt of [0, 7, 1.5, Number.NaN]) expect(() => retryAt(attempt)).toThrow(RangeError);
     expect(() => retryAt(1, 200)).toThrow(RangeError);
   });
 });

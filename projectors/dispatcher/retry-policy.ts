@@ -1,18 +1,26 @@
 /**
  * When a delivery is tried again. Pure: the caller passes every instant, nothing here reads a clock.
  *
- * Schedule (5 attempts in total): attempt 1 as soon as the event is queued; after failed attempt k
- * (k = 1..4) the next is due BACKOFF_MS[k-1] later: +5 s, +30 s, +2 min, +10 min. After the 5th failure
- * the delivery is given up (marked failed). Only an HTTP 200 answer is a success.
- * A 429 or 503 answer with Retry-After (delta-seconds or HTTP-date) moves the next attempt to
- * max(backoff, Retry-After), but never later than RETRY_AFTER_CAP_MS (30 min) after the failure.
+ * Schedule: the spec's backoff "5 s, 30 s, 2 min, 10 min, 30 min" read as the waits before each
+ * retry, so the first attempt plus five retries, 6 attempts in all. Attempt 1 as soon as the event is
+ * queued; after failed attempt k (k = 1..5) the next is due BACKOFF_MS[k-1] later: +5 s, +30 s,
+ * +2 min, +10 min, +30 min. After the 6th failure the delivery is given up (marked failed). Only an
+ * HTTP 200 answer is a success. A 429 or 503 answer with Retry-After (delta-seconds or HTTP-date)
+ * moves the next attempt to max(backoff, Retry-After), but never later than RETRY_AFTER_CAP_MS
+ * (30 min) after the failure.
+ *
+ * The delivery log keeps only the attempts made, so a delivery left pending by a release that gave up
+ * after 5 attempts simply continues on this schedule; one it already marked failed stays failed.
  */
 
-/** Attempts per delivery, the first included. */
-export const MAX_ATTEMPTS = 5;
+/** Wait after failed attempt k (index k-1) before attempt k+1: 5 s, 30 s, 2 min, 10 min, 30 min. */
+export const BACKOFF_MS: readonly number[] = Object.freeze([5_000, 30_000, 120_000, 600_000, 1_800_000]);
 
-/** Wait after failed attempt k (index k-1) before attempt k+1: 5 s, 30 s, 2 min, 10 min. */
-export const BACKOFF_MS: readonly number[] = [5_000, 30_000, 120_000, 600_000];
+/** Attempts per delivery, the first included: one more than the retries. */
+export const MAX_ATTEMPTS = BACKOFF_MS.length + 1;
+
+/** BACKOFF_MS in seconds, as the delivery log shows it (one shared array). */
+export const RETRY_SCHEDULE_SECONDS: readonly number[] = Object.freeze(BACKOFF_MS.map((ms) => ms / 1000));
 
 /** The latest a receiver's Retry-After can push the next attempt: 30 min after the failure. */
 export const RETRY_AFTER_CAP_MS = 30 * 60_000;

@@ -25,6 +25,8 @@ export const MAX_WEBHOOK_BODY_BYTES = 131_072;
 /** Chain depths (authorization leaves of a tenant) that fire `chain_depth_milestone`. */
 export const CHAIN_DEPTH_MILESTONES = Object.freeze([10, 100, 1000] as const);
 export type ChainDepthMilestone = (typeof CHAIN_DEPTH_MILESTONES)[number];
+/** What a chain depth counts, as `chain_depth_milestone` bodies say (`counts`). */
+export const CHAIN_DEPTH_COUNTS = 'authorization_leaves';
 
 /** The domain events the dispatcher turns into webhook events, and which ones each may fire, in order. */
 export const WEBHOOK_EVENTS_BY_SOURCE = {

@@ -15,7 +15,13 @@ import {
   validateWebhookPayload,
   type WebhookEventName,
 } from '../../event-schemas';
-import { MAX_WEBHOOK_BODY_BYTES, WEBHOOK_EVENT_NAMES, webhookEventId, webhookLinks } from './webhook-events';
+import {
+  CHAIN_DEPTH_COUNTS,
+  MAX_WEBHOOK_BODY_BYTES,
+  WEBHOOK_EVENT_NAMES,
+  webhookEventId,
+  webhookLinks,
+} from './webhook-events';
 import {
   type CoveringHead,
   chainDepthMilestonePayload,
@@ -104,7 +110,14 @@ async function everyPayload(): Promise<{ [N in WebhookEventName]: FullWebhookPay
     execution_trace_admitted: executionTraceAdmittedPayload(id('execution_trace_admitted'), exec, 41),
     variance_recorded: varianceRecordedPayload(id('variance_recorded'), varianceSource(variance), 42),
     governance_breach: governanceBreachPayload(id('governance_breach'), varianceSource(variance))!,
-    chain_depth_milestone: chainDepthMilestonePayload(id('chain_depth_milestone'), admitted, 10, 40, links),
+    chain_depth_milestone: chainDepthMilestonePayload(
+      id('chain_depth_milestone'),
+      admitted,
+      10,
+      40,
+      links,
+      CHAIN_DEPTH_COUNTS,
+    ),
     observables_alert: observablesAlertPayload(id('observables_alert'), {
       tenant_id: TENANT_ID,
       subject_id: failed.subject_id,
@@ -139,6 +152,21 @@ describe('webhook payloads', () => {
       envelope: admitted.envelope,
     });
     expect(payload.envelope.type).toBe('GOV_GOVERNANCE_ENVELOPE_V1');
+  });
+
+  it('given the 10th authorization leaf, then chain_depth_milestone says the depth and what it counts; without `counts` (a delivery queued before it) the body is the older one, also valid', async () => {
+    const { admitted } = await domainEvents();
+    const payload = chainDepthMilestonePayload(EVT, admitted, 10, 40, links, CHAIN_DEPTH_COUNTS);
+    expect(payload).toMatchObject({ depth: 10, counts: 'authorization_leaves', leaf_index: 40 });
+    expectValid('chain_depth_milestone', payload);
+    const older = chainDepthMilestonePayload(EVT, admitted, 10, 40, links, undefined);
+    // the older bytes: the same members in the same order, but counts
+    expect(JSON.stringify(older)).toBe(
+      JSON.stringify(payload).replace(',"counts":"authorization_leaves"', ''),
+    );
+    expect(older).not.toHaveProperty('counts');
+    expectValid('chain_depth_milestone', older);
+    expect(validateWebhookPayload('chain_depth_milestone', { ...payload, counts: 'leaves' }).ok).toBe(false);
   });
 
   it('given a gate failure, then gate_fail carries the failed gates, their reasons and the blocked action', async () => {

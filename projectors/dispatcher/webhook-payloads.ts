@@ -23,6 +23,7 @@ import type {
   WebhookPayloads,
 } from '../../event-schemas';
 import {
+  type CHAIN_DEPTH_COUNTS,
   type ChainDepthMilestone,
   MAX_WEBHOOK_BODY_BYTES,
   omegaAlert,
@@ -128,18 +129,24 @@ export function complianceReportReadyPayload(
   };
 }
 
+/**
+ * `counts` (CHAIN_DEPTH_COUNTS) is left out only to render again the bytes of a delivery queued
+ * before bodies carried it, whose recipe has none: see BodyRecipe.
+ */
 export function chainDepthMilestonePayload(
   eventId: string,
   source: Pick<EvidenceSource, 'tenant_id' | 'subject_id' | 'artifact_hash' | 'leaf_hash' | 'admitted_at'>,
   depth: ChainDepthMilestone,
   leafIndex: number,
   links: WebhookLinks,
+  counts: typeof CHAIN_DEPTH_COUNTS | undefined,
 ): ChainDepthMilestonePayload {
   return {
     type: 'chain_depth_milestone',
     event_id: eventId,
     tenant_id: source.tenant_id,
     depth,
+    ...(counts && { counts }),
     subject_id: source.subject_id,
     artifact_hash: source.artifact_hash,
     leaf_index: leafIndex,
@@ -281,6 +288,7 @@ export const TRIMMED_FIELDS: { readonly [N in WebhookEventName]: readonly (keyof
     ],
     chain_depth_milestone: [
       'depth',
+      'counts',
       'subject_id',
       'artifact_hash',
       'leaf_index',
