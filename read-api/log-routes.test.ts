@@ -105,6 +105,7 @@ function laxPublishedLog(f: Fixture): PublishedLog {
   return {
     verifierKey: f.verifierKey,
     latest: () => f.heads.get(SIGNED_SIZE)!,
+    caughtUp: async () => f.heads.get(SIGNED_SIZE)!,
     treeHeadAt: async (size) => f.heads.get(size) ?? null,
     root: (size) => f.tiles.root(size),
     leafHash: (index) => f.tiles.leafHash(index),
@@ -635,7 +636,7 @@ describe('given a log with no signed leaves yet', () => {
       heads: new Map([[0, head]]),
       leaves: [],
     };
-    empty = await serve({ ...laxPublishedLog(f), latest: () => head });
+    empty = await serve({ ...laxPublishedLog(f), latest: () => head, caughtUp: async () => head });
   });
   afterAll(() => empty.close());
 
