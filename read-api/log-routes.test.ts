@@ -425,7 +425,7 @@ describe('given a log of 1000 signed leaves (and 100 more integrated but not yet
       }
     });
 
-    it('when the partial tiles of the signed size are fetched, then they are the TileLog tiles, briefly cached', async () => {
+    it('when the partial tiles of the signed size are fetched, then they are the TileLog tiles, cached as immutable (the width is in the path)', async () => {
       // 1000 = 3·256 + 232 leaves: level 0 partial of width 232, level 1 partial of width 3.
       for (const [path, level, width] of [
         ['tile/0/003.p/232', 0, 232],
@@ -435,7 +435,7 @@ describe('given a log of 1000 signed leaves (and 100 more integrated but not yet
         const { res, bytes } = await getTile(path);
         const index = level === 0 ? 3 : 0;
         expect(toHex(bytes)).toBe(toHex(fixture.tiles.tile(level, index, width)));
-        expect(res.headers.get('cache-control')).toBe('public, max-age=60');
+        expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
       }
     });
 
@@ -481,9 +481,7 @@ describe('given a log of 1000 signed leaves (and 100 more integrated but not yet
         ['tile/entries/003.p/7', 3, 7],
       ] as const) {
         const { res, bytes } = await getTile(path);
-        expect(res.headers.get('cache-control')).toBe(
-          width === 256 ? 'public, max-age=31536000, immutable' : 'public, max-age=60',
-        );
+        expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
         const entries = decodeEntryBundle(bytes);
         expect(entries).toHaveLength(width);
         const tile = fixture.tiles.tile(0, index, width);

@@ -28,10 +28,11 @@ import type { LeafView, PublishedLog, PublishedTreeHead } from './published-log'
 
 const gzip = promisify(gzipCallback);
 
-/** Full tiles and full entry bundles never change (C2SP tlog-tiles: long-lived caching). */
+/**
+ * Tiles and entry bundles never change, partial ones included: a partial tile's width is in its path
+ * (`.p/<W>`), and a wider one is another resource (C2SP tlog-tiles: immutable, long-lived caching).
+ */
 const CACHE_IMMUTABLE = 'public, max-age=31536000, immutable';
-/** Partial tiles may be replaced by the full tile; keep them briefly. */
-const CACHE_PARTIAL = 'public, max-age=60';
 /** The latest tree head moves: caches must revalidate (tlog-tiles: no caching beyond a few seconds). */
 const CACHE_LATEST = 'no-cache';
 export const JSON_TYPE = 'application/json; charset=utf-8';
@@ -226,7 +227,7 @@ export function logRoutes(log: PublishedLog, options: LogRoutesOptions = {}): Ro
       return;
     }
     res.setHeader('Content-Type', 'application/octet-stream');
-    res.setHeader('Cache-Control', width === TILE_WIDTH ? CACHE_IMMUTABLE : CACHE_PARTIAL);
+    res.setHeader('Cache-Control', CACHE_IMMUTABLE);
     if (!entries) {
       res.send(asBuffer(log.tile(level, index, width)));
       return;

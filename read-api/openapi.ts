@@ -686,7 +686,7 @@ function logPaths(): Json {
         operationId: 'getTile',
         summary: 'C2SP tlog-tiles static resources: hash tiles and entry bundles',
         description:
-          'The path continues over several segments (it cannot be expressed as one OpenAPI path parameter): `tile/<L>/<N>[.p/<W>]` for a hash tile of level L, `tile/entries/<N>[.p/<W>]` for an entry bundle (each record’s RFC 8785 canonical JSON, the bytes its leaf hash covers). N is written in zero-padded 3-digit groups, all but the last prefixed with x (`tile/0/x001/234`); `.p/<W>` is a partial tile of width W < 256. Full tiles are immutable; partial ones are cached for 60 s. Entry bundles of 1 KiB or more are gzipped when the request sends Accept-Encoding with gzip. The query string is ignored.',
+          'The path continues over several segments (it cannot be expressed as one OpenAPI path parameter): `tile/<L>/<N>[.p/<W>]` for a hash tile of level L, `tile/entries/<N>[.p/<W>]` for an entry bundle (each record’s RFC 8785 canonical JSON, the bytes its leaf hash covers). N is written in zero-padded 3-digit groups, all but the last prefixed with x (`tile/0/x001/234`); `.p/<W>` is a partial tile of width W < 256. Every tile and bundle is immutable, partial ones too (their width is in the path), and is served with `Cache-Control: public, max-age=31536000, immutable`. Entry bundles of 1 KiB or more are gzipped when the request sends Accept-Encoding with gzip. The query string is ignored.',
         parameters: [
           {
             name: 'path',
