@@ -226,6 +226,7 @@ export class LogSequencer implements LogSource {
     // Tree heads never go back in time, even if the wall clock does.
     const previous = this.head ? Date.parse(this.head.sth.timestamp) : 0;
     const time = new Date(Math.max(previous, (this.options.clock?.() ?? new Date()).getTime()));
+    // The time line is what signs the JSON STH's timestamp (see merkle-core/sth.ts).
     const checkpoint = signCheckpoint(
       { origin: this.origin, size, rootHash: this.tree.root(), extensions: [timestampExtension(time)] },
       this.options.signer,
