@@ -105,6 +105,7 @@ function publishedLog(f: Fixture, t: Tampering = {}): PublishedLog {
   return {
     verifierKey: f.verifierKey,
     latest: () => latest,
+    caughtUp: async () => latest,
     treeHeadAt: async (size) => {
       const honest = size === latest.sth.tree_size ? latest : (heads.get(size) ?? null);
       return t.headAt ? t.headAt(size, honest) : honest;

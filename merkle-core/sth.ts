@@ -2,7 +2,10 @@
  * The JSON signed tree head and the C2SP checkpoint are two spellings of one signed statement.
  *
  * A checkpoint for this log has exactly one extension line, `timestamp <ISO 8601 UTC>`, so the time is
- * covered by the log's signature. The JSON STH carries the same parts:
+ * covered by the log's signature. C2SP tlog-checkpoint does not recommend extension lines (monitors
+ * cannot audit them), but this one stays: the JSON STH's `timestamp` is signed only through it, and
+ * without it a verifier could not tell a head signed without a time from one whose time was altered.
+ * The JSON STH carries the same parts:
  *
  *   log_id             the log's verifier key in note format, `<origin>+<hex key ID>+<base64(0x01 ‖ key)>`:
  *                      it names the origin (key name = origin) and the key ID the signature line needs.

@@ -98,7 +98,11 @@ export interface ReadStore {
   ensureIndex(spec: IndexSpec): Promise<void>;
   get<T>(collection: string, id: string): Promise<StoredDocument<T> | null>;
   find<T>(collection: string, query: FindQuery): Promise<Page<T>>;
-  count(collection: string, where?: Record<string, Scalar>): Promise<number>;
+  /**
+   * The live documents matching `where` and `range` (as `find` matches them). Declare an index on the
+   * filtered members, the equality ones first, so the count reads only the matches.
+   */
+  count(collection: string, where?: FindQuery['where'], range?: FindQuery['range']): Promise<number>;
   /**
    * Apply a projector's changes and move its checkpoint. The embedded adapter does both in one
    * transaction; others write the (idempotent, position-guarded) changes collection by collection,

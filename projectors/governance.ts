@@ -79,6 +79,8 @@ export const governanceProjection: Projection = {
   indexes: [
     { collection: LEAVES, fields: ['leaf_index'] },
     { collection: BUNDLES, fields: ['tenant_id', 'admitted_position'] },
+    // The chain's total within from/to: a count of the range's entries, not of the tenant's bundles.
+    { collection: BUNDLES, fields: ['tenant_id', 'admitted_at'] },
     { collection: SUBJECTS, fields: ['tenant_id', 'updated_at'] },
   ],
   eventTypes: ['EvidenceAdmitted', 'ExecutionAdmitted', 'VarianceRecorded', 'GateFailed'],

@@ -12,7 +12,9 @@ import type { EventStore, EventSubscription, RecordedEvent } from '../ports/even
 import type { PublishedTreeHead } from '../read-api/published-log';
 import { LogVerifierKeys } from '../runtime/log-verifier-keys';
 import { sleep } from '../runtime/sleep';
+import { FreshRead } from './fresh-read';
 import { ADMISSION_EVENT_TYPES, type IntegratedLeaf, LeafWaiters, type LogSource } from './log-source';
+import { FollowedPosition } from './position-waiters';
 
 export interface LogFollowerOptions {
   eventStore: EventStore;
@@ -28,6 +30,12 @@ const FOLLOWED_TYPES = [...ADMISSION_EVENT_TYPES, 'TreeHeadSigned', 'WitnessCosi
 export class LogFollower implements LogSource {
   private tree = new TileLog();
   private head: PublishedTreeHead | null = null;
+  /** Position of the head's `TreeHeadSigned` event. */
+  private headPosition = 0;
+  /** How far the subscription has read. */
+  private readonly read = new FollowedPosition();
+  /** The position of the store's newest head, for `catchUp`. */
+  private readonly newestHeadInStore: FreshRead<number>;
   /** Admissions not yet covered by a head: their position → event id. */
   private readonly uncovered = new Map<number, string>();
   private readonly leaves = new LeafWaiters();
@@ -44,6 +52,9 @@ export class LogFollower implements LogSource {
 
   constructor(private readonly options: LogFollowerOptions) {
     this.keys = new LogVerifierKeys(options.verifierKeys);
+    this.newestHeadInStore = new FreshRead(() =>
+      options.eventStore.headPosition({ eventTypes: ['TreeHeadSigned'] }),
+    );
   }
 
   get verifierKey(): string {
@@ -61,6 +72,14 @@ export class LogFollower implements LogSource {
 
   sthOf(checkpoint: string): JsonSth {
     return this.keys.sthOf(checkpoint);
+  }
+
+  latestPosition(): number {
+    return this.headPosition;
+  }
+
+  async catchUp(): Promise<void> {
+    await this.read.wait(await this.newestHeadInStore.get());
   }
 
   waitForEvent(eventId: string): Promise<IntegratedLeaf> {
@@ -107,6 +126,7 @@ export class LogFollower implements LogSource {
     if (this.stopped) await this.subscription.close();
     for await (const batch of this.subscription) {
       await this.apply(batch);
+      this.read.advance(batch[batch.length - 1]!.position);
       if (this.head && batch[batch.length - 1]!.position >= startHead) this.caughtUp();
     }
   }
@@ -144,6 +164,7 @@ export class LogFollower implements LogSource {
     if (sth.root_hash !== rootHash || sth.tree_size !== size)
       throw new Error(`tree head at position ${event.position}: its checkpoint does not match its event`);
     this.head = { checkpoint, sth };
+    this.headPosition = event.position;
     const head = this.head;
     event.data.leaf_positions.forEach((position, i) => {
       const eventId = this.uncovered.get(position);

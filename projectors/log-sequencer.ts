@@ -59,6 +59,8 @@ export interface LogSequencerOptions {
 export class LogSequencer implements LogSource {
   private tree = new TileLog();
   private head: PublishedTreeHead | null = null;
+  /** Position of the head's `TreeHeadSigned` event. */
+  private headPosition = 0;
   /** Revision of the log stream we last appended or read (-1: none). */
   private revision = -1;
   private lastPosition = 0;
@@ -101,6 +103,13 @@ export class LogSequencer implements LogSource {
     if (!this.head) throw new Error('the log sequencer has not started');
     return this.head;
   }
+
+  latestPosition(): number {
+    return this.headPosition;
+  }
+
+  /** The sequencer appends every head itself: it never trails the store. */
+  async catchUp(): Promise<void> {}
 
   async start(): Promise<void> {
     this.loop = this.run();
@@ -168,6 +177,7 @@ export class LogSequencer implements LogSource {
         checkpoint: last.data.checkpoint,
         sth: this.sthOf(last.data.checkpoint),
       };
+      this.headPosition = last.position;
     } else {
       await this.publish([], []);
     }
@@ -216,6 +226,7 @@ export class LogSequencer implements LogSource {
     // Tree heads never go back in time, even if the wall clock does.
     const previous = this.head ? Date.parse(this.head.sth.timestamp) : 0;
     const time = new Date(Math.max(previous, (this.options.clock?.() ?? new Date()).getTime()));
+    // The time line is what signs the JSON STH's timestamp (see merkle-core/sth.ts).
     const checkpoint = signCheckpoint(
       { origin: this.origin, size, rootHash: this.tree.root(), extensions: [timestampExtension(time)] },
       this.options.signer,
@@ -245,6 +256,7 @@ export class LogSequencer implements LogSource {
     );
     this.revision = result.nextRevision;
     this.head = { sth, checkpoint };
+    this.headPosition = result.position;
     if (batch.length > 0) this.lastPosition = batch[batch.length - 1]!.position;
     const head = this.head;
     for (let i = 0; i < batch.length; i++)

@@ -14,6 +14,14 @@ export interface LogSource {
   /** The tree; sizes beyond `latest().sth.tree_size` are not signed yet. */
   readonly log: TileLog;
   latest(): PublishedTreeHead;
+  /** Event-store position of the latest head's `TreeHeadSigned` event. */
+  latestPosition(): number;
+  /**
+   * Resolves once this source holds every tree head the event store held when it was called: at once
+   * for the sequencer (it appends them), once it has read them for a follower (which may trail the
+   * sequencer, in another process, by a poll of the store).
+   */
+  catchUp(): Promise<void>;
   /** The JSON STH of a checkpoint this log signed, under whichever of its keys. */
   sthOf(checkpoint: string): JsonSth;
   /** Resolves when the admission event `eventId` is a leaf under a signed tree head. */

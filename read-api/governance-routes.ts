@@ -245,8 +245,8 @@ async function chainPage(services: Services, tenantId: string, query: ChainQuery
     limit: query.limit,
     skip: (query.page - 1) * query.limit,
   });
-  const total =
-    query.from || query.to ? null : await services.readModels.count(governanceProjection, BUNDLES, where);
+  // Over the whole range, not the page; index (tenant_id, admitted_at) keeps it to the matches.
+  const total = await services.readModels.count(governanceProjection, BUNDLES, where, range);
   return {
     page: query.page,
     limit: query.limit,

@@ -105,6 +105,7 @@ function laxPublishedLog(f: Fixture): PublishedLog {
   return {
     verifierKey: f.verifierKey,
     latest: () => f.heads.get(SIGNED_SIZE)!,
+    caughtUp: async () => f.heads.get(SIGNED_SIZE)!,
     treeHeadAt: async (size) => f.heads.get(size) ?? null,
     root: (size) => f.tiles.root(size),
     leafHash: (index) => f.tiles.leafHash(index),
@@ -424,7 +425,7 @@ describe('given a log of 1000 signed leaves (and 100 more integrated but not yet
       }
     });
 
-    it('when the partial tiles of the signed size are fetched, then they are the TileLog tiles, briefly cached', async () => {
+    it('when the partial tiles of the signed size are fetched, then they are the TileLog tiles, cached as immutable (the width is in the path)', async () => {
       // 1000 = 3·256 + 232 leaves: level 0 partial of width 232, level 1 partial of width 3.
       for (const [path, level, width] of [
         ['tile/0/003.p/232', 0, 232],
@@ -434,7 +435,7 @@ describe('given a log of 1000 signed leaves (and 100 more integrated but not yet
         const { res, bytes } = await getTile(path);
         const index = level === 0 ? 3 : 0;
         expect(toHex(bytes)).toBe(toHex(fixture.tiles.tile(level, index, width)));
-        expect(res.headers.get('cache-control')).toBe('public, max-age=60');
+        expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
       }
     });
 
@@ -480,9 +481,7 @@ describe('given a log of 1000 signed leaves (and 100 more integrated but not yet
         ['tile/entries/003.p/7', 3, 7],
       ] as const) {
         const { res, bytes } = await getTile(path);
-        expect(res.headers.get('cache-control')).toBe(
-          width === 256 ? 'public, max-age=31536000, immutable' : 'public, max-age=60',
-        );
+        expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
         const entries = decodeEntryBundle(bytes);
         expect(entries).toHaveLength(width);
         const tile = fixture.tiles.tile(0, index, width);
@@ -635,7 +634,7 @@ describe('given a log with no signed leaves yet', () => {
       heads: new Map([[0, head]]),
       leaves: [],
     };
-    empty = await serve({ ...laxPublishedLog(f), latest: () => head });
+    empty = await serve({ ...laxPublishedLog(f), latest: () => head, caughtUp: async () => head });
   });
   afterAll(() => empty.close());
 

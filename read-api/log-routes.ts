@@ -28,10 +28,11 @@ import type { LeafView, PublishedLog, PublishedTreeHead } from './published-log'
 
 const gzip = promisify(gzipCallback);
 
-/** Full tiles and full entry bundles never change (C2SP tlog-tiles: long-lived caching). */
+/**
+ * Tiles and entry bundles never change, partial ones included: a partial tile's width is in its path
+ * (`.p/<W>`), and a wider one is another resource (C2SP tlog-tiles: immutable, long-lived caching).
+ */
 const CACHE_IMMUTABLE = 'public, max-age=31536000, immutable';
-/** Partial tiles may be replaced by the full tile; keep them briefly. */
-const CACHE_PARTIAL = 'public, max-age=60';
 /** The latest tree head moves: caches must revalidate (tlog-tiles: no caching beyond a few seconds). */
 const CACHE_LATEST = 'no-cache';
 export const JSON_TYPE = 'application/json; charset=utf-8';
@@ -68,9 +69,12 @@ export function logRoutes(log: PublishedLog, options: LogRoutesOptions = {}): Ro
     const query = parseQuery(req, res, PROOF_QUERY);
     if (!query) return;
     const hash = query.leaf_hash;
-    const sth = log.latest().sth;
-    const latest = sth.tree_size;
-    const index = log.leafIndexByHash(hash);
+    let latest = log.latest().sth.tree_size;
+    let index = log.leafIndexByHash(hash);
+    if (index === null || (query.tree_size ?? 0) > latest) {
+      latest = (await log.caughtUp()).sth.tree_size;
+      index = log.leafIndexByHash(hash);
+    }
     if (index === null || index >= latest) {
       sendError(
         res,
@@ -106,13 +110,15 @@ export function logRoutes(log: PublishedLog, options: LogRoutesOptions = {}): Ro
       return;
     }
     const size = query.tree_size;
-    const pinned = size <= head.sth.tree_size ? await log.treeHeadAt(size) : null;
+    let latest = head.sth.tree_size;
+    if (size > latest) latest = (await log.caughtUp()).sth.tree_size;
+    const pinned = size <= latest ? await log.treeHeadAt(size) : null;
     if (!pinned) {
       sendError(
         res,
         404,
         'NOT_FOUND',
-        `no tree head was signed at size ${size}; the latest signed size is ${head.sth.tree_size} (omit tree_size for the latest)`,
+        `no tree head was signed at size ${size}; the latest signed size is ${latest} (omit tree_size for the latest)`,
       );
       return;
     }
@@ -129,7 +135,8 @@ export function logRoutes(log: PublishedLog, options: LogRoutesOptions = {}): Ro
     const query = parseQuery(req, res, LEAF_QUERY);
     if (!query) return;
     const index = query.index;
-    const size = log.latest().sth.tree_size;
+    let size = log.latest().sth.tree_size;
+    if (index >= size) size = (await log.caughtUp()).sth.tree_size;
     const leaf = index < size ? await log.leafByIndex(index) : null;
     if (!leaf) {
       sendError(res, 404, 'NOT_FOUND', `leaf ${index} is not in the latest signed tree: ${sizeRange(size)}`);
@@ -147,10 +154,11 @@ export function logRoutes(log: PublishedLog, options: LogRoutesOptions = {}): Ro
     });
   });
 
-  router.get('/consistency', (req: Request, res: Response) => {
+  router.get('/consistency', async (req: Request, res: Response) => {
     const query = parseQuery(req, res, CONSISTENCY_QUERY);
     if (!query) return;
-    const sth = log.latest().sth;
+    let sth = log.latest().sth;
+    if ((query.to ?? 0) > sth.tree_size || query.from > sth.tree_size) sth = (await log.caughtUp()).sth;
     const latest = sth.tree_size;
     const from = query.from;
     const to = query.to ?? latest;
@@ -205,10 +213,11 @@ export function logRoutes(log: PublishedLog, options: LogRoutesOptions = {}): Ro
       return;
     }
     const { level, index, width, entries } = tile;
-    const size = log.latest().sth.tree_size;
     // Hashes at the tile's level covered by the signed tree: a tile exists when it fits within them.
-    const available = Math.floor(size / TILE_WIDTH ** level);
-    if (index * TILE_WIDTH + width > available) {
+    const fits = (size: number) => index * TILE_WIDTH + width <= Math.floor(size / TILE_WIDTH ** level);
+    let size = log.latest().sth.tree_size;
+    if (!fits(size)) size = (await log.caughtUp()).sth.tree_size;
+    if (!fits(size)) {
       sendError(
         res,
         404,
@@ -218,7 +227,7 @@ export function logRoutes(log: PublishedLog, options: LogRoutesOptions = {}): Ro
       return;
     }
     res.setHeader('Content-Type', 'application/octet-stream');
-    res.setHeader('Cache-Control', width === TILE_WIDTH ? CACHE_IMMUTABLE : CACHE_PARTIAL);
+    res.setHeader('Cache-Control', CACHE_IMMUTABLE);
     if (!entries) {
       res.send(asBuffer(log.tile(level, index, width)));
       return;

@@ -681,7 +681,7 @@ describe('the OpenAPI document against the running service', () => {
 
     const chain = (query: string) => call('get', '/governance/chain', `/governance/chain${query}`, { key });
     expect((await chain('')).body.items).toHaveLength(1);
-    expect((await chain('?from=2000-01-01T00:00:00Z&page=1&limit=200')).body.total).toBeNull();
+    expect((await chain('?from=2000-01-01T00:00:00Z&page=1&limit=200')).body.total).toBe(1);
     expect((await chain('?limit=201')).status).toBe(400);
     expect((await chain('?sort=asc')).status).toBe(400);
 

@@ -123,6 +123,17 @@ const readModelsBehind = (): Json =>
     { 'Retry-After': headerRef('RetryAfter') },
   );
 
+/**
+ * A log read that waited its limit for a tree head the service signed: the read model of heads had
+ * not applied it, or (production topology) this process had not read it from the event store.
+ */
+const logHeadsBehind = (): Json =>
+  errorResponse(
+    `SERVICE_UNAVAILABLE (beyond the spec): the tree head asked for (or one past this process's latest) was signed, but within ${INTEGRATION_TIMEOUT_SECONDS} s the read model of tree heads had not applied it, or this read API had not read it from the event store. Every head the service has handed out is served; nothing is lost; retry after Retry-After.`,
+    ['SERVICE_UNAVAILABLE'],
+    { 'Retry-After': headerRef('RetryAfter') },
+  );
+
 /** 401, 429 and the read barrier's 503: every authenticated route may answer them. */
 const authenticated = (): Json => ({
   '401': responseRef('Unauthorized'),
@@ -547,7 +558,7 @@ function logPaths(): Json {
         parameters: [
           queryParameter(
             'tree_size',
-            'The tree head signed at exactly this size (404 when none was); omit for the latest.',
+            'The tree head signed at exactly this size (404 when none was); omit for the latest. Every head the service has handed out (in a 201, as the latest STH or checkpoint) is served from then on.',
             logIntegerSchema(0),
           ),
         ],
@@ -559,6 +570,7 @@ function logPaths(): Json {
           '400': invalidQuery('tree_size is malformed or the query has other parameters.'),
           '404': notFound('No tree head was signed at tree_size.'),
           '500': logInternal,
+          '503': logHeadsBehind(),
         },
       }),
     },
@@ -598,6 +610,7 @@ function logPaths(): Json {
           '404': notFound('No tree head was signed at tree_size.'),
           ...bodyParser(),
           '500': responseRef('InternalError'),
+          '503': logHeadsBehind(),
         },
       }),
     },
@@ -612,7 +625,7 @@ function logPaths(): Json {
           '400': invalidQuery('index is missing or malformed, or the query has other parameters.'),
           '404': notFound('index is not in the latest signed tree.'),
           '500': logInternal,
-          '503': readModelsBehind(),
+          '503': readModelsBehind(), // also when this process had not read the newest heads in time
         },
       }),
     },
@@ -643,6 +656,7 @@ function logPaths(): Json {
             'No leaf with this hash is in the latest signed tree (a leaf just admitted appears once a tree head covering it is signed).',
           ),
           '500': logInternal,
+          '503': logHeadsBehind(),
         },
       }),
     },
@@ -665,6 +679,7 @@ function logPaths(): Json {
             'from or to is missing, malformed or outside 1 ≤ from ≤ to ≤ latest signed size.',
           ),
           '500': logInternal,
+          '503': logHeadsBehind(),
         },
       }),
     },
@@ -686,7 +701,7 @@ function logPaths(): Json {
         operationId: 'getTile',
         summary: 'C2SP tlog-tiles static resources: hash tiles and entry bundles',
         description:
-          'The path continues over several segments (it cannot be expressed as one OpenAPI path parameter): `tile/<L>/<N>[.p/<W>]` for a hash tile of level L, `tile/entries/<N>[.p/<W>]` for an entry bundle (each record’s RFC 8785 canonical JSON, the bytes its leaf hash covers). N is written in zero-padded 3-digit groups, all but the last prefixed with x (`tile/0/x001/234`); `.p/<W>` is a partial tile of width W < 256. Full tiles are immutable; partial ones are cached for 60 s. Entry bundles of 1 KiB or more are gzipped when the request sends Accept-Encoding with gzip. The query string is ignored.',
+          'The path continues over several segments (it cannot be expressed as one OpenAPI path parameter): `tile/<L>/<N>[.p/<W>]` for a hash tile of level L, `tile/entries/<N>[.p/<W>]` for an entry bundle (each record’s RFC 8785 canonical JSON, the bytes its leaf hash covers). N is written in zero-padded 3-digit groups, all but the last prefixed with x (`tile/0/x001/234`); `.p/<W>` is a partial tile of width W < 256. Every tile and bundle is immutable, partial ones too (their width is in the path), and is served with `Cache-Control: public, max-age=31536000, immutable`. Entry bundles of 1 KiB or more are gzipped when the request sends Accept-Encoding with gzip. The query string is ignored.',
         parameters: [
           {
             name: 'path',
@@ -712,6 +727,7 @@ function logPaths(): Json {
             'INTERNAL_ERROR: a stored record does not hash to its leaf (a broken store is never served), or another internal error.',
             ['INTERNAL_ERROR'],
           ),
+          '503': logHeadsBehind(),
         },
       }),
     },

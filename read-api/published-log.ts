@@ -39,8 +39,15 @@ export interface PublishedLog {
    */
   latest(): PublishedTreeHead;
   /**
+   * The latest head once this process holds every head the event store holds now. A process that
+   * follows the sequencer may trail it by a poll of the store while another process has handed a
+   * newer head out (in a 201): call this before answering that a size or a leaf is beyond the log.
+   */
+  caughtUp(): Promise<PublishedTreeHead>;
+  /**
    * The tree head signed at exactly `treeSize` with the witness cosignatures recorded for it, or null
-   * when none was signed. Reading the latest size also brings what `latest()` serves up to date.
+   * when none was signed. Every head this log has handed out is found, however far the read model of
+   * heads trails. Reading the latest size also brings what `latest()` serves up to date.
    */
   treeHeadAt(treeSize: number): Promise<PublishedTreeHead | null>;
   /** RFC 9162 root of the first `treeSize` leaves (treeSize ≤ latest size). */

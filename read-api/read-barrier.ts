@@ -52,10 +52,9 @@ export class ReadModelsBehindError extends Error {
     readonly projectionName: string,
     readonly position: number,
     waitedMs: number,
+    message = `the read model '${projectionName}' is still applying writes this service has acknowledged (up to event position ${position}; waited ${waitedMs} ms): nothing is lost, retry shortly`,
   ) {
-    super(
-      `the read model '${projectionName}' is still applying writes this service has acknowledged (up to event position ${position}; waited ${waitedMs} ms): nothing is lost, retry shortly`,
-    );
+    super(message);
     this.name = 'ReadModelsBehindError';
   }
 }
@@ -121,15 +120,19 @@ export class ReadBarrier {
     const position = this.acknowledged.get(projectionName);
     if (position === undefined) return null;
     if ((this.applied.appliedPosition(projectionName) ?? 0) >= position) return null;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new ReadModelsBehindError(projectionName, position, this.timeoutMs)),
-        this.timeoutMs,
-      );
-    });
-    return Promise.race([this.applied.waitForProjection(projectionName, position), timeout]).finally(() =>
-      clearTimeout(timer),
+    return withinTimeout(
+      this.applied.waitForProjection(projectionName, position),
+      this.timeoutMs,
+      () => new ReadModelsBehindError(projectionName, position, this.timeoutMs),
     );
   }
+}
+
+/** `work`, or a rejection with `late()` when it has not settled within `timeoutMs`. */
+export function withinTimeout<T>(work: Promise<T>, timeoutMs: number, late: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(late()), timeoutMs);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

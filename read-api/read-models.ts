@@ -45,9 +45,10 @@ export class ReadModels {
     projection: Pick<Projection, 'name'>,
     collection: string,
     where?: FindQuery['where'],
+    range?: FindQuery['range'],
   ): Promise<number> {
     await this.barrier?.before(projection.name);
     const physical = await this.services.catalog.servingCollection(projection.name, collection);
-    return this.services.readStore.count(physical, where);
+    return this.services.readStore.count(physical, where, range);
   }
 }

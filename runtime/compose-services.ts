@@ -55,7 +55,10 @@ export function composeServices(parts: ServiceParts): ComposedServices {
   const catalog = new ProjectionCatalog(readStore, 1000);
   const barrier = parts.readBarrier ?? null;
   const readModels = new ReadModels({ readStore, catalog }, barrier);
-  const log = new SequencedLog(logSource, readModels, eventStore);
+  const log = new SequencedLog(logSource, readModels, eventStore, {
+    awaitTreeHeads: (position) => parts.awaitProjections(position, ['TreeHeadSigned']),
+    timeoutMs: config.integrationTimeoutMs,
+  });
   const validatorThread = config.validatorThread
     ? ValidatorThread.start(keyring.validators, keyring.authority.privateKey)
     : null;

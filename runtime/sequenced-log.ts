@@ -11,6 +11,7 @@ import {
 } from '../projectors/tree-heads';
 import { leafRecordOf } from '../read-api/admission-records';
 import type { LeafView, PublishedLog, PublishedTreeHead } from '../read-api/published-log';
+import { ReadModelsBehindError, withinTimeout } from '../read-api/read-barrier';
 import type { ReadModels } from '../read-api/read-models';
 
 /** The latest head with its witness cosignatures, as of the read-model document at `position`. */
@@ -20,6 +21,13 @@ interface WitnessedHead {
   head: PublishedTreeHead;
 }
 
+export interface SequencedLogOptions {
+  /** Resolves once the read model of tree heads has applied the event at `position`. */
+  awaitTreeHeads(position: number): Promise<void>;
+  /** The longest a read waits for that read model, or for the log source to catch up; then 503. */
+  timeoutMs: number;
+}
+
 /**
  * The public log as a process serves it: hashes and proofs from the in-memory tree of its log source
  * (the sequencer, or a follower of the sequencer's events), leaf records, historical heads and witness
@@ -27,6 +35,12 @@ interface WitnessedHead {
  * kept in memory, so the hot routes (sth, checkpoint, proof) read no store: they are loaded by `start`
  * and refreshed by every `treeHeadAt` of the latest size, which the cosignature command calls once it
  * has recorded one (and, in other processes, the log follower when it reads a `WitnessCosigned`).
+ *
+ * The latest head is the source's, known the moment it is signed; older heads are documents of the
+ * tree-heads read model, which applies them a little later (on the projection thread, or in the
+ * projectors process). So a head just handed out (in a 201, as the latest STH) may be missing there
+ * for a moment after a newer head is signed: a miss waits until that read model has applied the
+ * source's latest head, and with it every older one, before it answers that no head has that size.
  */
 export class SequencedLog implements PublishedLog {
   private witnessed: WitnessedHead | null = null;
@@ -37,6 +51,7 @@ export class SequencedLog implements PublishedLog {
     private readonly readModels: ReadModels,
     /** Where the leaves' records are (the read models name their events). */
     private readonly events: Pick<EventStore, 'readAll'>,
+    private readonly options: SequencedLogOptions,
   ) {}
 
   /** Loads the cosignatures already recorded for the latest head; call once before serving. */
@@ -55,20 +70,48 @@ export class SequencedLog implements PublishedLog {
     return witnessed?.size === head.sth.tree_size ? witnessed.head : head;
   }
 
-  async treeHeadAt(treeSize: number): Promise<PublishedTreeHead | null> {
-    const doc = await this.readModels.get<TreeHeadView>(
-      treeHeadsProjection,
-      TREE_HEADS,
-      treeHeadId(treeSize),
+  async caughtUp(): Promise<PublishedTreeHead> {
+    const { timeoutMs } = this.options;
+    await withinTimeout(
+      this.sequencer.catchUp(),
+      timeoutMs,
+      () =>
+        new ReadModelsBehindError(
+          'merkle-log',
+          this.sequencer.latestPosition(),
+          timeoutMs,
+          `this process has not read the newest signed tree heads from the event store within ${timeoutMs} ms (its latest is size ${this.latest().sth.tree_size}): nothing is lost, retry shortly`,
+        ),
     );
+    return this.latest();
+  }
+
+  async treeHeadAt(treeSize: number): Promise<PublishedTreeHead | null> {
+    // A head handed out by another process may be newer than this one's: read the store's first.
+    if (treeSize > this.sequencer.latest().sth.tree_size && treeSize > (await this.caughtUp()).sth.tree_size)
+      return null;
+    const doc = await this.headDocument(treeSize);
     const latestSize = this.sequencer.latest().sth.tree_size;
     if (treeSize === latestSize) {
       // The read model may not have the newest head yet; the sequencer does.
       if (doc) this.remember(treeSize, doc.position, doc.data.cosignatures ?? []);
       return this.latest();
     }
-    if (!doc) return null;
-    return this.withCosignatures(doc.data.checkpoint, doc.data.cosignatures ?? []);
+    if (doc) return this.withCosignatures(doc.data.checkpoint, doc.data.cosignatures ?? []);
+    // Every head signed so far is in the read model once it has applied the latest one.
+    const position = this.sequencer.latestPosition();
+    const { timeoutMs } = this.options;
+    await withinTimeout(
+      this.options.awaitTreeHeads(position),
+      timeoutMs,
+      () => new ReadModelsBehindError(treeHeadsProjection.name, position, timeoutMs),
+    );
+    const applied = await this.headDocument(treeSize);
+    return applied ? this.withCosignatures(applied.data.checkpoint, applied.data.cosignatures ?? []) : null;
+  }
+
+  private headDocument(treeSize: number) {
+    return this.readModels.get<TreeHeadView>(treeHeadsProjection, TREE_HEADS, treeHeadId(treeSize));
   }
 
   /** Keeps the latest head's cosignatures, never replacing them with an older read. */

@@ -33,7 +33,7 @@ interface ChainItem {
 interface ChainPage {
   page: number;
   limit: number;
-  total: number | null;
+  total: number;
   has_more: boolean;
   items: ChainItem[];
 }
@@ -146,22 +146,27 @@ describe('chain, status and restart over HTTP', () => {
       expect(res.body.items).toHaveLength(60);
     });
 
-    it('when filtered by from and to, then only bundles admitted in [from, to) are listed, in order', async () => {
+    it('when filtered by from and to, then only bundles admitted in [from, to) are listed, in order, and total counts them', async () => {
       const [t1, t2, t3] = groupTimes as [number, number, number];
       const iso = (ms: number) => new Date(ms).toISOString();
       const hashes = (page: ChainPage) => page.items.map((i) => i.leaf_hash);
       const from2 = await chain(tenant.api_key, `?from=${iso(t2)}&limit=200`);
       expect(from2.status).toBe(200);
       expect(hashes(from2.body)).toEqual(admitted.slice(20).map((a) => a.leaf_hash));
+      expect(from2.body.total).toBe(40);
       const to2 = await chain(tenant.api_key, `?to=${iso(t2)}&limit=200`);
       expect(hashes(to2.body)).toEqual(admitted.slice(0, 20).map((a) => a.leaf_hash));
+      expect(to2.body.total).toBe(20);
       const middle = await chain(tenant.api_key, `?from=${iso(t2)}&to=${iso(t3)}`);
       expect(hashes(middle.body)).toEqual(admitted.slice(20, 40).map((a) => a.leaf_hash));
+      expect(middle.body.total).toBe(20);
       const before = await chain(tenant.api_key, `?to=${iso(t1)}`);
       expect(before.body.items).toEqual([]);
-      // Filters and pages combine.
+      expect(before.body.total).toBe(0);
+      // Filters and pages combine; total counts the whole range, not the page.
       const paged = await chain(tenant.api_key, `?from=${iso(t2)}&page=2&limit=15`);
       expect(hashes(paged.body)).toEqual(admitted.slice(35, 50).map((a) => a.leaf_hash));
+      expect(paged.body).toMatchObject({ total: 40, has_more: true });
     });
 
     it.each([

@@ -7,7 +7,6 @@ import type {
   IndexSpec,
   Page,
   ReadStore,
-  Scalar,
   StoredDocument,
 } from '../../ports/read-store';
 import { decodeCursor, encodeCursor, queryShape } from '../shared/read-cursor';
@@ -229,8 +228,9 @@ export class MongoReadStore implements ReadStore {
     return { items: items.map((record) => toDocument<T>(record)), nextCursor };
   }
 
-  async count(collection: string, where?: Record<string, Scalar>): Promise<number> {
-    return this.documents(collection).countDocuments(liveDocuments(equalityConditions(where)));
+  async count(collection: string, where?: FindQuery['where'], range?: FindQuery['range']): Promise<number> {
+    const filters = [...equalityConditions(where), ...rangeConditions(range)];
+    return this.documents(collection).countDocuments(liveDocuments(filters));
   }
 
   async apply(changes: readonly Change[], checkpoint?: Checkpoint): Promise<void> {

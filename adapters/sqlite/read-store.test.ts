@@ -108,6 +108,27 @@ describe('SqliteReadStore (SQLite specifics)', () => {
     expect(detail).not.toContain('TEMP B-TREE');
   });
 
+  it('given an index on the filtered members, then a count with a filter and a range reads only the index entries in the range', async () => {
+    await store.ensureIndex({ collection: 'events', fields: ['tenant', 'recorded_at'] });
+    await store.apply(upserts('events', 500));
+    const prepare = jest.spyOn(db, 'prepare');
+    const count = await store.count(
+      'events',
+      { tenant: 't3' },
+      { recorded_at: { gte: '2026-01-01T00:01:00.000Z', lt: '2026-01-01T00:02:00.000Z' } },
+    );
+    const sql = String(prepare.mock.calls[0]?.[0]);
+    prepare.mockRestore();
+
+    expect(count).toBe(6); // documents 63, 73, …, 113: t3 within the minute from 00:01
+    const detail = plan(sql);
+    // Equality on the first indexed member, both bounds on the second: a range of index entries.
+    expect(detail).toMatch(
+      /USING (COVERING )?INDEX read:events:tenant,recorded_at \(<expr>=\? AND <expr>>\? AND <expr><\?\)/,
+    );
+    expect(detail).not.toMatch(/\bSCAN\b/);
+  });
+
   it('given an existing file, when a store opens it, then the planner statistics for its indexes are in place', async () => {
     await store.ensureIndex({ collection: 'queue', fields: ['n', 'tenant'] });
     const reopened = new SqliteReadStore(db);

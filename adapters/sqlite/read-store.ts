@@ -227,8 +227,8 @@ export class SqliteReadStore implements ReadStore {
     return { items: items.map((row) => toDocument<T>(row)), nextCursor };
   }
 
-  async count(collection: string, where?: Record<string, Scalar>): Promise<number> {
-    return this.countMatches(collection, equalityConditions(where));
+  async count(collection: string, where?: FindQuery['where'], range?: FindQuery['range']): Promise<number> {
+    return this.countMatches(collection, [...equalityConditions(where), ...rangeConditions(range)]);
   }
 
   async apply(changes: readonly Change[], checkpoint?: Checkpoint): Promise<void> {

@@ -14,7 +14,6 @@ import type {
   IndexSpec,
   Page,
   ReadStore,
-  Scalar,
   StoredDocument,
 } from '../../ports/read-store';
 import { moveToSideStore } from './move-to-side-store';
@@ -62,8 +61,8 @@ export class SplitReadStore implements ReadStore {
     return this.storeOf(collection).find<T>(collection, query);
   }
 
-  count(collection: string, where?: Record<string, Scalar>): Promise<number> {
-    return this.storeOf(collection).count(collection, where);
+  count(collection: string, where?: FindQuery['where'], range?: FindQuery['range']): Promise<number> {
+    return this.storeOf(collection).count(collection, where, range);
   }
 
   apply(changes: readonly Change[], checkpoint?: Checkpoint): Promise<void> {

@@ -370,6 +370,21 @@ export function readStoreContract(
         expect(await store.count(cases, { status: 'archived' })).toBe(0);
       });
 
+      it('given count with a range, alone or with a filter, then it counts the live matches inside it, typed as find matches', async () => {
+        expect(await store.count(cases, undefined, { due: { gte: '2026-01-01', lt: '2026-03-01' } })).toBe(1);
+        expect(await store.count(cases, {}, { due: { lte: '2026-03-01' } })).toBe(3);
+        expect(await store.count(cases, { status: 'open' }, { due: { lte: '2026-03-01' } })).toBe(3);
+        expect(await store.count(cases, { status: 'closed' }, { due: { lte: '2026-03-01' } })).toBe(0);
+        // A number range does not count strings holding digits ('2').
+        expect(await store.count(cases, undefined, { priority: { gt: 1, lte: 2 } })).toBe(2);
+        await store.apply([remove(cases, 'd', 10)]);
+        expect(await store.count(cases, undefined, { due: { gte: '2026-01-01', lt: '2026-03-01' } })).toBe(0);
+      });
+
+      it('given a count with a null range bound, then it rejects', async () => {
+        await expect(store.count(cases, undefined, { due: { gte: null } })).rejects.toThrow();
+      });
+
       it('given a member path with characters outside letters, digits, _ and ., then find rejects', async () => {
         await expect(
           store.find(cases, { limit: 10, where: { "status') OR 1=1 --": 'x' } }),
