@@ -319,7 +319,8 @@ function paths(): Json {
         ],
         responses: {
           '200': {
-            description: 'The report: JSON, or Markdown for format=markdown.',
+            description:
+              'The report: JSON, or Markdown for format=markdown. In the Markdown every value is escaped (HTML-significant characters and line breaks as character references, Markdown syntax with backslashes), so text from the evidence reads as itself and opens no HTML, link, image, heading, table cell or code span.',
             headers: { 'Content-Disposition': headerRef('ContentDisposition') },
             content: {
               'application/json': { schema: schemaRef('ComplianceReport') },
