@@ -152,6 +152,17 @@ describe('POST /governance/evidence before Express', () => {
     expect(answer.status).toBe(201);
   });
 
+  it.each(['bearer', 'BEARER', 'bEaReR'])(
+    'given the scheme written %s, then the key is accepted on the fast path, in Express and on a GET',
+    async (scheme) => {
+      const headers = { authorization: `${scheme} ${tenant.api_key}` };
+      const fast = await submit(json(validEvidence(`fast-${scheme}`)), { headers });
+      const routed = await submit(json(validEvidence(`routed-${scheme}`)), { type: EXPRESS_ONLY, headers });
+      const account = await fetch(`${t.server.url}/account`, { headers });
+      expect([fast.status, routed.status, account.status]).toEqual([201, 201, 200]);
+    },
+  );
+
   it('given an unknown key, then 401 with its WWW-Authenticate, as Express answers it', async () => {
     const fast = await submit(json(validEvidence('fast-401')), { key: 'gov_live_0000000000000000_unknown' });
     expect(fast.status).toBe(401);
