@@ -138,6 +138,42 @@ describe('POST /governance/evidence before Express', () => {
     expect(await events()).toBe(before);
   });
 
+  it.each<[string, (body: Record<string, unknown>) => void, string]>([
+    [
+      'a string',
+      (body) => {
+        (body.gate_results as { G5: { operator_id: string } }).G5.operator_id = 'op-\ud800';
+      },
+      '/gate_results/G5/operator_id',
+    ],
+    [
+      'a member name',
+      (body) => {
+        body['note\udc00'] = 1;
+      },
+      '/note\udc00',
+    ],
+  ])(
+    'given evidence with a lone surrogate escape in %s, then 400 naming it on the fast path and in Express, nothing appended',
+    async (_where, plant, pointer) => {
+      const before = await events();
+      const body = validEvidence('fast-surrogate') as unknown as Record<string, unknown>;
+      plant(body);
+      // JSON.stringify writes a lone surrogate as its escape: the bytes are valid UTF-8.
+      expect(JSON.stringify(body)).toMatch(/\\ud[89a-f][0-9a-f]{2}/);
+      const fast = await submit(json(body));
+      const routed = await submit(json(body), { type: EXPRESS_ONLY });
+      for (const answer of [fast, routed]) {
+        expect(answer.status).toBe(400);
+        expect(answer.body).toMatchObject({
+          error: 'INVALID_REQUEST',
+          fields: [{ pointer, reason: expect.stringContaining('lone UTF-16 surrogate') }],
+        });
+      }
+      expect(await events()).toBe(before);
+    },
+  );
+
   it('given valid evidence after a byte-order mark, then Express reads it (the fast path does not) and admits it', async () => {
     const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), json(validEvidence('fast-bom'))]);
     const answer = await submit(body);
