@@ -157,11 +157,13 @@ function errorHandler(services: Pick<Services, 'logger'>) {
   return (error: BodyParserError, req: Request, res: Response, _next: NextFunction): void => {
     switch (error.type) {
       case 'entity.too.large':
+        // A Content-Length over the limit is refused unread (`length`); a chunked body, once reading
+        // passes the limit, so only that much is known.
         sendError(
           res,
           413,
           'PAYLOAD_TOO_LARGE',
-          `the request body is ${error.length ?? 'more than'} bytes; the limit is ${error.limit} bytes`,
+          `the request body is ${error.length === undefined ? `more than ${error.limit}` : error.length} bytes; the limit is ${error.limit} bytes`,
         );
         return;
       case 'entity.parse.failed':
