@@ -151,7 +151,14 @@ export function governanceReadRoutes(services: Services): Router {
         BUNDLES,
         req.params.artifact_hash as string,
       );
-      if (!bundle) return notFound(res, 'proof bundle', req.params.artifact_hash as string);
+      // No caller here, so no tenant: the hash is simply unknown.
+      if (!bundle)
+        return sendError(
+          res,
+          404,
+          'NOT_FOUND',
+          `no admitted proof bundle has artifact hash ${req.params.artifact_hash}`,
+        );
       const parts = await bundlePartsOf(services.eventStore, bundle.data);
       res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
       res.setHeader('Access-Control-Allow-Origin', '*');
