@@ -13,52 +13,25 @@ import {
   type TestServer,
   validEvidence,
 } from '../tests/support/governance-client';
+import { type RawAnswer, rawRequest } from '../tests/support/raw-request';
 
 const EXPRESS_ONLY = 'application/vnd.gov+json';
 
-interface Raw {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Record<string, unknown> | undefined;
-}
+type Raw = RawAnswer<Record<string, unknown>>;
 
 /** One POST with the bytes and headers exactly as given. */
-function post(
+const post = (
   base: string,
   path: string,
   body: Buffer,
   headers: Record<string, string>,
   options: { chunked?: boolean } = {},
-): Promise<Raw> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: hostname,
-        port,
-        method: 'POST',
-        path,
-        headers: options.chunked ? headers : { ...headers, 'content-length': String(body.length) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: Raw['body'];
-          try {
-            parsed = JSON.parse(text) as Raw['body'];
-          } catch {
-            parsed = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
+) =>
+  rawRequest<Record<string, unknown>>(base, 'POST', path, {
+    headers,
+    body,
+    chunked: options.chunked ?? false,
   });
-}
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8');
 const withoutCorrelation = (body: Raw['body']) => ({ ...body, correlation_id: '<id>' });
