@@ -97,9 +97,10 @@ function code(value: string): string {
  * HTML-significant characters and line breaks become character references, so no tag, entity or new
  * line (heading, list item, table row) comes from a value; so does a pipe, which splits table cells
  * before escapes are read, and whitespace at either end, which a table cell would trim. What opens
- * emphasis, a code span, a link or image, strikethrough or an autolink (`//`, `www.`, `a@b`) is
- * backslash-escaped; an underscore inside a word opens nothing and stays as it is, so field names read
- * plainly. U+0000, which CommonMark cannot carry, reads as U+FFFD.
+ * emphasis, a code span, a link or image, strikethrough or an autolink (`//`, `www.`, `a@b`), and a
+ * list marker or thematic break at the start, is backslash-escaped; an underscore inside a word opens
+ * nothing and stays as it is, so field names read plainly. U+0000, which CommonMark cannot carry, reads
+ * as U+FFFD.
  */
 function text(value: string): string {
   let out = '';
@@ -134,6 +135,9 @@ function opens(value: string, i: number): boolean {
   if (ALWAYS_ESCAPED.has(char)) return true;
   if (char === '_') return !(WORD.test(value[i - 1] ?? '') && WORD.test(value[i + 1] ?? ''));
   if (char === '/') return value[i + 1] === '/';
+  // At the start of a list item the value is at a line's start: a list marker or a thematic break.
+  if (i === 0 && (char === '+' || char === '-' || char === '=')) return true;
+  if ((char === '.' || char === ')') && /^[0-9]+$/.test(value.slice(0, i))) return true;
   if (char === '.') return /www$/i.test(value.slice(Math.max(0, i - 3), i));
   return false;
 }

@@ -285,6 +285,15 @@ describe('compliance report', () => {
       'back\\slash\\',
       '\\<b>escaped?</b>',
       '\u00a0no-break\u3000',
+      // At a line's start (a verification step opens its list item): block syntax.
+      '+',
+      '- item',
+      '2. item',
+      '3) item',
+      '---',
+      '> quote',
+      '    indented code',
+      '=== ',
     ];
     const ALPHABET = [...'<>&"\'`*_[]()!#|~\\/:.@=+-w \t\n\r aZ09é\u00a0\u2028😀'];
     // An empty value is not hostile, and empties a list item of its paragraph.
