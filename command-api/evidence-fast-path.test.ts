@@ -13,52 +13,25 @@ import {
   type TestServer,
   validEvidence,
 } from '../tests/support/governance-client';
+import { type RawAnswer, rawRequest } from '../tests/support/raw-request';
 
 const EXPRESS_ONLY = 'application/vnd.gov+json';
 
-interface Raw {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Record<string, unknown> | undefined;
-}
+type Raw = RawAnswer<Record<string, unknown>>;
 
 /** One POST with the bytes and headers exactly as given. */
-function post(
+const post = (
   base: string,
   path: string,
   body: Buffer,
   headers: Record<string, string>,
   options: { chunked?: boolean } = {},
-): Promise<Raw> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: hostname,
-        port,
-        method: 'POST',
-        path,
-        headers: options.chunked ? headers : { ...headers, 'content-length': String(body.length) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: Raw['body'];
-          try {
-            parsed = JSON.parse(text) as Raw['body'];
-          } catch {
-            parsed = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
+) =>
+  rawRequest<Record<string, unknown>>(base, 'POST', path, {
+    headers,
+    body,
+    chunked: options.chunked ?? false,
   });
-}
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8');
 const withoutCorrelation = (body: Raw['body']) => ({ ...body, correlation_id: '<id>' });
@@ -138,6 +111,42 @@ describe('POST /governance/evidence before Express', () => {
     expect(await events()).toBe(before);
   });
 
+  it.each<[string, (body: Record<string, unknown>) => void, string]>([
+    [
+      'a string',
+      (body) => {
+        (body.gate_results as { G5: { operator_id: string } }).G5.operator_id = 'op-\ud800';
+      },
+      '/gate_results/G5/operator_id',
+    ],
+    [
+      'a member name',
+      (body) => {
+        body['note\udc00'] = 1;
+      },
+      '/note\udc00',
+    ],
+  ])(
+    'given evidence with a lone surrogate escape in %s, then 400 naming it on the fast path and in Express, nothing appended',
+    async (_where, plant, pointer) => {
+      const before = await events();
+      const body = validEvidence('fast-surrogate') as unknown as Record<string, unknown>;
+      plant(body);
+      // JSON.stringify writes a lone surrogate as its escape: the bytes are valid UTF-8.
+      expect(JSON.stringify(body)).toMatch(/\\ud[89a-f][0-9a-f]{2}/);
+      const fast = await submit(json(body));
+      const routed = await submit(json(body), { type: EXPRESS_ONLY });
+      for (const answer of [fast, routed]) {
+        expect(answer.status).toBe(400);
+        expect(answer.body).toMatchObject({
+          error: 'INVALID_REQUEST',
+          fields: [{ pointer, reason: expect.stringContaining('lone UTF-16 surrogate') }],
+        });
+      }
+      expect(await events()).toBe(before);
+    },
+  );
+
   it('given valid evidence after a byte-order mark, then Express reads it (the fast path does not) and admits it', async () => {
     const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), json(validEvidence('fast-bom'))]);
     const answer = await submit(body);
@@ -151,6 +160,17 @@ describe('POST /governance/evidence before Express', () => {
     const answer = await submit(json(validEvidence('fast-chunked')), { chunked: true });
     expect(answer.status).toBe(201);
   });
+
+  it.each(['bearer', 'BEARER', 'bEaReR'])(
+    'given the scheme written %s, then the key is accepted on the fast path, in Express and on a GET',
+    async (scheme) => {
+      const headers = { authorization: `${scheme} ${tenant.api_key}` };
+      const fast = await submit(json(validEvidence(`fast-${scheme}`)), { headers });
+      const routed = await submit(json(validEvidence(`routed-${scheme}`)), { type: EXPRESS_ONLY, headers });
+      const account = await fetch(`${t.server.url}/account`, { headers });
+      expect([fast.status, routed.status, account.status]).toEqual([201, 201, 200]);
+    },
+  );
 
   it('given an unknown key, then 401 with its WWW-Authenticate, as Express answers it', async () => {
     const fast = await submit(json(validEvidence('fast-401')), { key: 'gov_live_0000000000000000_unknown' });

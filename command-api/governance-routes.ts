@@ -12,6 +12,7 @@ import { sendAnswer } from '../runtime/http/answer';
 import { authenticate, callerOf, requireClosedLoopTier } from '../runtime/http/auth';
 import { sendError } from '../runtime/http/errors';
 import { requireNoBody } from '../runtime/http/no-body';
+import { takesNoQuery } from '../runtime/http/query';
 import { limitRequestRate } from '../runtime/http/rate-limit';
 import { validateBody } from '../runtime/http/validate-body';
 import type { Services } from '../runtime/services';
@@ -23,7 +24,8 @@ import { tenantStream } from './tenant-state';
 /** The authenticated write side: key rotation, evidence, executions. */
 export function governanceCommandRoutes(services: Services): Router {
   const router = Router();
-  const auth = [authenticate(services), limitRequestRate(services)];
+  // Every route here takes no query parameter.
+  const auth = [authenticate(services), limitRequestRate(services), takesNoQuery];
 
   router.post('/api-key/rotate', ...auth, requireNoBody, async (_req: Request, res: Response) => {
     const { tenant } = callerOf(res);

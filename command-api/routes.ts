@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Request, type Response, Router } from 'express';
 import type { RegisterTenantBody } from '../event-schemas';
+import { takesNoQuery } from '../runtime/http/query';
 import { limitRegistrationsPerClient } from '../runtime/http/registration-limit';
 import { validateBody } from '../runtime/http/validate-body';
 import type { Services } from '../runtime/services';
@@ -13,7 +14,7 @@ import { decideRegisterTenant } from './register-tenant';
 export function commandRoutes(services: Services): Router {
   const router = Router();
 
-  const registration = [validateBody('register-tenant'), limitRegistrationsPerClient(services)];
+  const registration = [takesNoQuery, validateBody('register-tenant'), limitRegistrationsPerClient(services)];
 
   router.post('/auto-register', ...registration, async (req: Request, res: Response) => {
     const decision = decideRegisterTenant(req.body as RegisterTenantBody, services.clock());

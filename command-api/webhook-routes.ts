@@ -10,6 +10,7 @@ import { ownWebhook, unknownWebhook, WEBHOOK_ID } from '../read-api/webhook-rout
 import { authenticate, callerOf } from '../runtime/http/auth';
 import { sendError, sendInvalid } from '../runtime/http/errors';
 import { requireNoBody } from '../runtime/http/no-body';
+import { takesNoQuery } from '../runtime/http/query';
 import { limitRequestRate } from '../runtime/http/rate-limit';
 import { validateBody } from '../runtime/http/validate-body';
 import type { Services } from '../runtime/services';
@@ -27,7 +28,8 @@ const DELIVERY_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
 
 export function webhookCommandRoutes(services: Services): Router {
   const router = Router();
-  const auth = [authenticate(services), limitRequestRate(services)];
+  // Every route here takes no query parameter.
+  const auth = [authenticate(services), limitRequestRate(services), takesNoQuery];
   const { webhooks } = services;
   const context = (res: Response) => ({
     now: services.clock(),

@@ -2,6 +2,7 @@ import { type Request, type Response, Router } from 'express';
 import type { SubmitWitnessSignatureBody } from '../event-schemas';
 import { toHex } from '../merkle-core';
 import { sendError, sendInvalid } from '../runtime/http/errors';
+import { takesNoQuery } from '../runtime/http/query';
 import { validateBody } from '../runtime/http/validate-body';
 import type { Services } from '../runtime/services';
 import {
@@ -26,6 +27,7 @@ export function witnessCommandRoutes(services: Services): Router {
 
   router.post(
     WITNESS_SIGNATURES_PATH,
+    takesNoQuery,
     validateBody('submit-witness-signature'),
     async (req: Request, res: Response) => {
       const body = req.body as SubmitWitnessSignatureBody;

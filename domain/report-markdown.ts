@@ -9,15 +9,15 @@ export function renderReportMarkdown(report: ComplianceReport): string {
   const lines = [
     `# Compliance report ${code(report.artifact_hash)}`,
     '',
-    `${report.type}, version ${report.version}.`,
+    `${code(report.type)}, version ${report.version}.`,
     '',
     '| Field | Value |',
     '| --- | --- |',
     row('Tenant', code(report.tenant_id)),
     row('Subject', code(report.subject_id)),
     row('Artifact hash', code(report.artifact_hash)),
-    row('Admitted at', report.admitted_at),
-    row('Lifecycle', report.lifecycle),
+    row('Admitted at', code(report.admitted_at)),
+    row('Lifecycle', text(report.lifecycle)),
     row('Observables', `H ${observables.H} · C ${observables.C} · E ${observables.E}`),
     row('Proof bundle', code(report.replay_url)),
     '',
@@ -25,17 +25,19 @@ export function renderReportMarkdown(report: ComplianceReport): string {
     '',
     '| Gate | Result | What was checked |',
     '| --- | --- | --- |',
-    ...GATES.map((gate) => row(gate, resultOf(report.gate_results[gate]), report.gate_details[gate] ?? '')),
+    ...GATES.map((gate) =>
+      row(gate, text(resultOf(report.gate_results[gate])), text(report.gate_details[gate] ?? '')),
+    ),
     '',
     '## Evidence',
     '',
-    ...Object.entries(report.evidence).map(([name, hash]) => `- ${name}: ${code(hash)}`),
+    ...Object.entries(report.evidence).map(([name, hash]) => `- ${text(name)}: ${code(hash)}`),
     '',
     '## Transparency log',
     '',
     `- Leaf index: ${leaf.leaf_index}`,
     `- Leaf hash: ${code(leaf.leaf_hash)}`,
-    `- Signed tree head: tree size ${sth.tree_size}, root hash ${code(sth.root_hash)}, timestamp ${sth.timestamp}`,
+    `- Signed tree head: tree size ${sth.tree_size}, root hash ${code(sth.root_hash)}, timestamp ${code(sth.timestamp)}`,
     `- Log id: ${code(sth.log_id)}`,
     `- Log signature: ${code(sth.log_signature)}`,
     `- Witness signatures: ${sth.witness_signatures.length === 0 ? 'none' : sth.witness_signatures.map((w) => code(w.name)).join(', ')}`,
@@ -52,7 +54,9 @@ export function renderReportMarkdown(report: ComplianceReport): string {
     '',
     '| Validator | Decision | Voted at |',
     '| --- | --- | --- |',
-    ...certificate.votes.map((vote) => row(code(vote.validator_id), vote.decision, vote.voted_at)),
+    ...certificate.votes.map((vote) =>
+      row(code(vote.validator_id), text(vote.decision), code(vote.voted_at)),
+    ),
     '',
     '## Envelope',
     '',
@@ -60,11 +64,11 @@ export function renderReportMarkdown(report: ComplianceReport): string {
     `- Authority signature: ${code(envelope.authority_signature)}`,
     `- Certificate hash: ${code(envelope.certificate_hash)}`,
     `- Log: ${code(envelope.log_binding.log_id)} at ${code(envelope.log_binding.log_url)}`,
-    `- Generated at: ${envelope.generated_at}`,
+    `- Generated at: ${code(envelope.generated_at)}`,
     '',
     '## How to verify this report',
     '',
-    ...report.verification_steps.map((step, i) => `${i + 1}. ${step}`),
+    ...report.verification_steps.map((step, i) => `${i + 1}. ${text(step)}`),
     '',
   ];
   return lines.join('\n');
@@ -84,15 +88,65 @@ function resultOf(gate: unknown): string {
   return typeof result === 'string' ? result : 'missing';
 }
 
-/** A table row; cells may not contain a pipe or a line break. */
+/** A table row of cells already written by `text` or `code`, which leave no pipe or line break. */
 function row(...cells: string[]): string {
-  return `| ${cells.map((cell) => cell.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|')).join(' | ')} |`;
+  return `| ${cells.join(' | ')} |`;
 }
 
-/** A code span that survives backticks inside the value (CommonMark: a longer fence). */
-function code(text: string): string {
-  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = '`'.repeat(longest + 1);
-  const pad = longest > 0 || text.startsWith(' ') ? ' ' : '';
-  return `${fence}${pad}${text}${pad}${fence}`;
+/** Machine values (hashes, ids, times, URLs) that can sit in a code span as they are. */
+const CODE_SAFE = /^[A-Za-z0-9._~:/?#@!$()*+,;=%[\]{}^-]+$/;
+
+/** A value in a code span when every character is plain; anything else is written as `text`. */
+function code(value: string): string {
+  return CODE_SAFE.test(value) ? `\`${value}\`` : text(value);
+}
+
+/**
+ * Any string as Markdown text that reads back as itself once rendered (or unescaped) and opens nothing.
+ * HTML-significant characters and line breaks become character references, so no tag, entity or new
+ * line (heading, list item, table row) comes from a value; so does a pipe, which splits table cells
+ * before escapes are read, and whitespace at either end, which a table cell would trim. What opens
+ * emphasis, a code span, a link or image, strikethrough or an autolink (`//`, `www.`, `a@b`), and a
+ * list marker or thematic break at the start, is backslash-escaped; an underscore inside a word opens
+ * nothing and stays as it is, so field names read plainly. U+0000, which CommonMark cannot carry, reads
+ * as U+FFFD.
+ */
+function text(value: string): string {
+  let out = '';
+  const last = value.length - 1;
+  for (let i = 0; i <= last; i++) {
+    const char = value[i]!;
+    const reference = REFERENCES.get(char);
+    if (reference !== undefined) out += reference;
+    else if (char < ' ' || char === '\x7f' || ((i === 0 || i === last) && /\s/.test(char)))
+      out += `&#${char.charCodeAt(0)};`;
+    else if (opens(value, i)) out += `\\${char}`;
+    else out += char;
+  }
+  return out;
+}
+
+const REFERENCES = new Map([
+  ['&', '&amp;'],
+  ['<', '&lt;'],
+  ['>', '&gt;'],
+  ['"', '&quot;'],
+  ["'", '&#39;'],
+  ['|', '&#124;'],
+  ['\u0000', '&#xFFFD;'],
+]);
+const ALWAYS_ESCAPED = new Set(['\\', '`', '*', '[', ']', '~', '@', '!', '#']);
+const WORD = /[A-Za-z0-9]/;
+
+/** Whether the character at `i` could start or end Markdown syntax, and so needs a backslash. */
+function opens(value: string, i: number): boolean {
+  const char = value[i]!;
+  if (ALWAYS_ESCAPED.has(char)) return true;
+  if (char === '_') return !(WORD.test(value[i - 1] ?? '') && WORD.test(value[i + 1] ?? ''));
+  if (char === '/') return value[i + 1] === '/';
+  // At the start of a list item the value is at a line's start: a list marker or a thematic break.
+  if (i === 0 && (char === '+' || char === '-' || char === '=')) return true;
+  if ((char === '.' || char === ')') && /^[0-9]+$/.test(value.slice(0, i))) return true;
+  if (char === '.') return /www$/i.test(value.slice(Math.max(0, i - 3), i));
+  return false;
 }

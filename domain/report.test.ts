@@ -1,4 +1,6 @@
 import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
+import fc from 'fast-check';
+import MarkdownIt, { type Token } from 'markdown-it';
 import type { ComplianceReport, ValidatorCertificate } from '../event-schemas';
 import { validateRecord } from '../event-schemas';
 import { canonicalJson, fromHex, leafHash, nodeHash, toHex, verifyInclusion } from '../merkle-core';
@@ -15,6 +17,13 @@ import {
 import { ed25519Keys, legacyFormOf, validBody, voteRequest } from './test-fixtures';
 import legacyVector from './test-vectors/legacy-certificate.json';
 import { createLocalValidators, runValidatorRound, type VoteRequest, verifyCertificate } from './validators';
+
+/**
+ * A reader of the Markdown: CommonMark with GFM tables and autolinks, raw HTML allowed (what a
+ * permissive viewer renders). Bare domains are left alone, as GFM does; `www.` is checked by example.
+ */
+const reader = new MarkdownIt({ html: true, linkify: true });
+reader.linkify.set({ fuzzyLink: false });
 
 const [authorityKey, ...validatorKeys] = ed25519Keys(5) as [KeyObject, ...KeyObject[]];
 const validators = createLocalValidators(validatorKeys);
@@ -198,14 +207,184 @@ describe('compliance report', () => {
     expect(markdown).toContain(`| G1 | PASS | ${report.gate_details.G1} |`);
     expect(markdown).toContain(`\`${report.leaf.leaf_hash}\``);
     expect(markdown).toContain(`\`${report.certificate.cert_hash}\``);
-    expect(markdown).toContain(`1. ${report.verification_steps[0]}`);
-    expect(markdown).toContain(`7. ${report.verification_steps[6]}`);
+    const steps = reader
+      .parse(markdown, {})
+      .filter((token) => token.type === 'inline')
+      .slice(-7);
+    expect(steps.map((step) => step.children?.map((child) => child.content).join(''))).toEqual(
+      report.verification_steps,
+    );
   });
 
-  it('given values with pipes or backticks, then the Markdown table and code spans stay intact', () => {
+  it('given values with pipes or backticks, then the Markdown table stays intact', () => {
     const odd = { ...report, subject_id: 'a|b`c', gate_details: { ...report.gate_details, G2: 'x | y' } };
     const markdown = renderReportMarkdown(odd);
-    expect(markdown).toContain('| Subject | `` a\\|b`c `` |');
-    expect(markdown).toContain('| G2 | PASS | x \\| y |');
+    expect(markdown).toContain('| Subject | a&#124;b\\`c |');
+    expect(markdown).toContain('| G2 | PASS | x &#124; y |');
+  });
+
+  describe('Markdown of caller-supplied values', () => {
+    /** Where each caller-supplied string lands: the report with it, and how to find it again. */
+    const placements: {
+      field: string;
+      place: (value: string) => ComplianceReport;
+      /** What a reader should see in the inline that carries it. */
+      shown: (value: string) => string;
+      find: (inlines: Token[]) => Token | undefined;
+    }[] = [
+      {
+        field: 'subject_id',
+        place: (value) => ({ ...report, subject_id: value }),
+        shown: (value) => value,
+        find: (inlines) => cellAfter(inlines, 'Subject'),
+      },
+      ...(['G4', 'G5'] as const).map((gate) => ({
+        field: gate === 'G5' ? 'G5 operator_id' : 'G4 evidence_class',
+        place: (value: string) => ({
+          ...report,
+          gate_details: { ...report.gate_details, [gate]: gateDetail(gate, value) },
+        }),
+        shown: (value: string) => gateDetail(gate, value),
+        find: (inlines: Token[]) => cellAfter(inlines, gate, 2),
+      })),
+      {
+        field: 'G1 result',
+        place: (value) => ({
+          ...report,
+          gate_results: {
+            ...report.gate_results,
+            G1: { ...(report.gate_results.G1 as object), result: value },
+          },
+        }),
+        shown: (value) => value,
+        find: (inlines) => cellAfter(inlines, 'G1'),
+      },
+      {
+        field: 'a witness name',
+        place: (value) => ({
+          ...report,
+          sth: { ...report.sth, witness_signatures: [{ name: value, signature: 'c2ln' }] },
+        }),
+        shown: (value) => `Witness signatures: ${value}`,
+        find: (inlines) => inlines.find((inline) => inline.content.startsWith('Witness signatures: ')),
+      },
+      {
+        field: 'a verification step',
+        place: (value) => ({ ...report, verification_steps: [value] }),
+        shown: (value) => value,
+        find: (inlines) => inlines.at(-1),
+      },
+    ];
+
+    /** The evidence's own gate wording for `value` in the gate's free-text field. */
+    const gateDetail = (gate: 'G4' | 'G5', value: string): string => {
+      const body = validBody();
+      if (gate === 'G5') body.gate_results.G5.operator_id = value;
+      else body.gate_results.G4.evidence_class = value;
+      return evaluateGates(body, DEFAULT_POLICY).details[gate] ?? '';
+    };
+
+    const inlinesOf = (markdown: string) =>
+      reader.parse(markdown, {}).filter((token) => token.type === 'inline');
+    const blocksOf = (markdown: string) =>
+      reader
+        .parse(markdown, {})
+        .map((token) => token.type)
+        .join(' ');
+    /** The text a reader sees; anything but text and code spans (a tag, link, image, emphasis) fails. */
+    const readBack = (inline: Token): string => {
+      const children = inline.children ?? [];
+      expect(children.filter((child) => child.type !== 'text' && child.type !== 'code_inline')).toEqual([]);
+      return children.map((child) => child.content).join('');
+    };
+    /** HTML elements in the rendering, but code spans (a value is in one only when it is plain). */
+    const tags = (markdown: string) => (reader.render(markdown).match(/<(?!\/?code>)/g) ?? []).length;
+
+    const HOSTILE = [
+      '<script>alert(1)</script>',
+      '<img src=x onerror=alert(1)>',
+      '"><svg onload=alert(1)>',
+      "' onmouseover='alert(1)",
+      '&lt;script&gt; &amp; &#60;',
+      '[click](javascript:alert(1))',
+      '![pixel](https://evil.example/p.png)',
+      '<https://evil.example>',
+      'https://evil.example/x and //evil.example and www.evil.example and me@evil.example',
+      '`code` ``more``',
+      '*em* **strong** _em_ __strong__ ~~struck~~',
+      'a | b | c',
+      'line\n# heading\n- item\n| x | y |\n```\nfence',
+      'carriage\rreturn\r\n',
+      '  leading and trailing spaces  ',
+      '\ttabbed\t',
+      'back\\slash\\',
+      '\\<b>escaped?</b>',
+      '\u00a0no-break\u3000',
+      // At a line's start (a verification step opens its list item): block syntax.
+      '+',
+      '- item',
+      '2. item',
+      '3) item',
+      '---',
+      '> quote',
+      '    indented code',
+      '=== ',
+    ];
+    const ALPHABET = [...'<>&"\'`*_[]()!#|~\\/:.@=+-w \t\n\r aZ09é\u00a0\u2028😀'];
+    // An empty value is not hostile, and empties a list item of its paragraph.
+    const values = fc
+      .oneof(
+        fc.constantFrom(...HOSTILE),
+        fc.string({ unit: fc.constantFrom(...ALPHABET), maxLength: 40 }),
+        // C0 controls other than tab and line breaks never reach the report from a caller (identifiers
+        // exclude them, the gate wording quotes values as JSON) and have no Markdown meaning.
+        fc
+          .string({ unit: 'grapheme', maxLength: 20 })
+          .filter((value) => [...value].every((char) => !isControl(char) || '\t\n\r'.includes(char))),
+      )
+      .filter((value) => value !== '');
+
+    it.each(placements.map((p) => [p.field, p] as const))(
+      'given any string as %s, then the Markdown has no raw < from it, keeps its structure, and reads back as the original',
+      (_field, placement) => {
+        const plain = renderReportMarkdown(placement.place('plain'));
+        fc.assert(
+          fc.property(values, (value) => {
+            const markdown = renderReportMarkdown(placement.place(value));
+            expect(markdown.split('<').length).toBe(plain.split('<').length);
+            expect(blocksOf(markdown)).toBe(blocksOf(plain));
+            expect(tags(markdown)).toBe(tags(plain));
+            const inline = placement.find(inlinesOf(markdown));
+            expect(inline).toBeDefined();
+            expect(readBack(inline!)).toBe(placement.shown(value));
+          }),
+          { numRuns: 300 },
+        );
+      },
+    );
+
+    it('given the operator_id of the audit, then the G5 line carries it as text, not as a script', () => {
+      const markdown = renderReportMarkdown(placements[2]!.place('<script>alert(1)</script>'));
+      const g5 = markdown.split('\n').find((line) => line.startsWith('| G5 |'));
+      expect(g5).toBe(
+        '| G5 | PASS | operator_id &quot;&lt;script&gt;alert(1)&lt;/script&gt;&quot; is non-empty (the policy allows any operator) |',
+      );
+    });
+
+    it('given www. in a value, then it cannot become a GFM autolink', () => {
+      const markdown = renderReportMarkdown({ ...report, subject_id: 'see www.evil.example' });
+      expect(markdown).toContain('| Subject | see www\\.evil.example |');
+    });
   });
 });
+
+function isControl(char: string): boolean {
+  const code = char.codePointAt(0)!;
+  return code < 0x20 || code === 0x7f;
+}
+
+/** The `n`th table cell after the cell that reads `label`. */
+function cellAfter(inlines: Token[], label: string, n = 1): Token | undefined {
+  const at = inlines.findIndex((inline) => inline.content === label);
+  return at < 0 ? undefined : inlines[at + n];
+}

@@ -3,6 +3,7 @@ export { EventSchemaError, ValidatingEventStore } from './validating-event-store
 export {
   type CommandName,
   type EventType,
+  escapePointer,
   type FieldProblem,
   isKnownEventType,
   isWebhookEventName,

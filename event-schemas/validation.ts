@@ -176,6 +176,7 @@ function lowerFirst(text: string): string {
   return text.charAt(0).toLowerCase() + text.slice(1).replace(/\.$/, '');
 }
 
-function escapePointer(segment: string): string {
+/** A member name as one RFC 6901 JSON pointer segment. */
+export function escapePointer(segment: string): string {
   return segment.replaceAll('~', '~0').replaceAll('/', '~1');
 }

@@ -1,4 +1,5 @@
 import type { FieldProblem } from '../event-schemas';
+import { unknownQueryParameters } from '../runtime/http/query';
 
 /** GET /governance/chain query: `page` from 1, `limit` per page, admitted_at in [`from`, `to`). */
 export interface ChainQuery {
@@ -48,11 +49,7 @@ export function parseChainQuery(
     }
     return new Date(raw).toISOString();
   };
-  for (const name of Object.keys(query)) {
-    if (!['page', 'limit', 'from', 'to'].includes(name)) {
-      problems.push({ pointer: `query/${name}`, reason: 'is not a known parameter (page, limit, from, to)' });
-    }
-  }
+  problems.push(...unknownQueryParameters(Object.keys(query), ['page', 'limit', 'from', 'to']));
   const value: ChainQuery = {
     page: integer('page', 1, MAX_PAGE),
     limit: integer('limit', CHAIN_DEFAULT_LIMIT, CHAIN_MAX_LIMIT),

@@ -15,6 +15,7 @@ import {
 import type { TenantView } from '../projectors/tenants';
 import { authenticate, type Caller, callerOf, requireClosedLoopTier } from '../runtime/http/auth';
 import { sendError, sendInvalid } from '../runtime/http/errors';
+import { takesNoQuery, takesQuery, unknownQueryParameters } from '../runtime/http/query';
 import { limitRequestRate } from '../runtime/http/rate-limit';
 import type { Services } from '../runtime/services';
 import { accountView } from './account-view';
@@ -30,7 +31,7 @@ export function governanceReadRoutes(services: Services): Router {
   const { readModels } = services;
   const closedLoop = [...auth, requireClosedLoopTier];
 
-  router.get('/account', ...auth, (_req: Request, res: Response) => {
+  router.get('/account', ...auth, takesNoQuery, (_req: Request, res: Response) => {
     res.json(accountView(callerOf(res).tenant, services.clock()));
   });
 
@@ -68,7 +69,7 @@ export function governanceReadRoutes(services: Services): Router {
     res.json(await chainPage(services, tenant.tenant_id, parsed.value));
   });
 
-  router.get('/governance/status', ...auth, async (req: Request, res: Response) => {
+  router.get('/governance/status', ...auth, takesQuery('subject_id'), async (req: Request, res: Response) => {
     const { tenant } = callerOf(res);
     const subjectId = req.query.subject_id;
     if (
@@ -101,6 +102,7 @@ export function governanceReadRoutes(services: Services): Router {
   router.get(
     '/governance/variance/:auth_leaf_hash',
     ...closedLoop,
+    takesNoQuery,
     hashParam('auth_leaf_hash'),
     async (req, res) => {
       const loop = await ownClosedLoop(services, callerOf(res), req.params.auth_leaf_hash as string);
@@ -113,6 +115,7 @@ export function governanceReadRoutes(services: Services): Router {
   router.get(
     '/governance/triple-leaf/:auth_leaf_hash',
     ...closedLoop,
+    takesNoQuery,
     hashParam('auth_leaf_hash'),
     async (req, res) => {
       const authLeafHash = req.params.auth_leaf_hash as string;
@@ -144,6 +147,7 @@ export function governanceReadRoutes(services: Services): Router {
   // Public and content-addressed: anyone holding the hash can fetch the bundle and recompute it.
   router.get(
     '/governance/replay/:artifact_hash',
+    takesNoQuery,
     hashParam('artifact_hash'),
     async (req: Request, res: Response) => {
       const bundle = await readModels.get<BundleView>(
@@ -151,7 +155,14 @@ export function governanceReadRoutes(services: Services): Router {
         BUNDLES,
         req.params.artifact_hash as string,
       );
-      if (!bundle) return notFound(res, 'proof bundle', req.params.artifact_hash as string);
+      // No caller here, so no tenant: the hash is simply unknown.
+      if (!bundle)
+        return sendError(
+          res,
+          404,
+          'NOT_FOUND',
+          `no admitted proof bundle has artifact hash ${req.params.artifact_hash}`,
+        );
       const parts = await bundlePartsOf(services.eventStore, bundle.data);
       res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
       res.setHeader('Access-Control-Allow-Origin', '*');
@@ -176,6 +187,11 @@ function hashParam(name: string) {
 
 /** `?format=json|markdown` asks for an export; none is the report view. undefined: answered 400. */
 function exportFormat(req: Request, res: Response): 'json' | 'markdown' | null | undefined {
+  const unknown = unknownQueryParameters(Object.keys(req.query), ['format']);
+  if (unknown.length > 0) {
+    sendInvalid(res, unknown);
+    return undefined;
+  }
   const format = req.query.format;
   if (format === undefined) return null;
   if (format === 'json' || format === 'markdown') return format;

@@ -24,6 +24,7 @@ import {
   TILE_WIDTH,
 } from '../merkle-core';
 import { sendError } from '../runtime/http/errors';
+import { unknownParameterReason } from '../runtime/http/query';
 import type { LeafView, PublishedLog, PublishedTreeHead } from './published-log';
 
 const gzip = promisify(gzipCallback);
@@ -125,7 +126,8 @@ export function logRoutes(log: PublishedLog, options: LogRoutesOptions = {}): Ro
     res.json(pinned.sth);
   });
 
-  router.get('/checkpoint', (_req: Request, res: Response) => {
+  router.get('/checkpoint', (req: Request, res: Response) => {
+    if (!parseQuery(req, res, NO_QUERY)) return;
     res.setHeader('Content-Type', 'text/plain; charset=utf-8');
     res.setHeader('Cache-Control', CACHE_LATEST);
     res.send(log.latest().checkpoint);
@@ -199,9 +201,10 @@ export function logRoutes(log: PublishedLog, options: LogRoutesOptions = {}): Ro
     res.json(Object.assign({ log: log.verifierKey }, extra, { log: log.verifierKey }));
   });
 
-  // C2SP tlog-tiles: tile/<L>/<N>[.p/<W>] and tile/entries/<N>[.p/<W>]. Like a static file server,
-  // the query string is ignored and any path that is not canonical is simply not found.
+  // C2SP tlog-tiles: tile/<L>/<N>[.p/<W>] and tile/entries/<N>[.p/<W>]. Any path that is not canonical
+  // is simply not found; a query is refused, as everywhere.
   router.get('/tile/*path', async (req: Request, res: Response) => {
+    if (!parseQuery(req, res, NO_QUERY)) return;
     const tile = parseTilePath(req.path.slice(1));
     if (!tile) {
       sendError(
@@ -326,13 +329,7 @@ function parseQuery<S extends QuerySpec>(req: Request, res: Response, spec: S): 
       }
       const param = Object.hasOwn(spec, name) ? spec[name] : undefined;
       if (!param) {
-        const allowed = Object.keys(spec);
-        problem(
-          name,
-          allowed.length === 0
-            ? 'is not a parameter of this endpoint, which takes none'
-            : `is not a parameter of this endpoint; it takes ${allowed.join(', ')}`,
-        );
+        problem(name, unknownParameterReason(Object.keys(spec)));
         continue;
       }
       if (seen.has(name)) {

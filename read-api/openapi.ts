@@ -14,6 +14,7 @@ import { ATTEMPT_TIMEOUT_MS, MAX_PAYLOAD_BYTES, USER_AGENT } from '../projectors
 import { BACKOFF_MS, MAX_ATTEMPTS, RETRY_AFTER_CAP_MS } from '../projectors/dispatcher/retry-policy';
 import { SIGNATURE_HEADER } from '../projectors/dispatcher/signature';
 import type { ErrorCode } from '../runtime/http/errors';
+import { takesNoQuery } from '../runtime/http/query';
 import { SERVICE_VERSION, type Services } from '../runtime/services';
 import { CHAIN_DEFAULT_LIMIT, CHAIN_MAX_LIMIT } from './chain-query';
 import { MAX_UNAPPLIED_POSITIONS } from './read-barrier';
@@ -318,7 +319,7 @@ function paths(): Json {
         operationId: 'getComplianceReport',
         summary: 'The GOV_COMPLIANCE_REPORT_V1 of one of the tenant’s proof bundles',
         description:
-          'Without `format` the report is the view (every tier). `format=json` or `format=markdown` exports it as a download (Content-Disposition: attachment), which needs tier L2 or above. Other query parameters are ignored.',
+          'Without `format` the report is the view (every tier). `format=json` or `format=markdown` exports it as a download (Content-Disposition: attachment), which needs tier L2 or above. Any other query parameter answers 400 (pointer `query/<name>`).',
         security: BEARER,
         parameters: [
           hashPathParameter('artifact_hash', 'The proof bundle (artifact_hash of the evidence response).'),
@@ -330,7 +331,8 @@ function paths(): Json {
         ],
         responses: {
           '200': {
-            description: 'The report: JSON, or Markdown for format=markdown.',
+            description:
+              'The report: JSON, or Markdown for format=markdown. In the Markdown every value is escaped (HTML-significant characters and line breaks as character references, Markdown syntax with backslashes), so text from the evidence reads as itself and opens no HTML, link, image, heading, table cell or code span.',
             headers: { 'Content-Disposition': headerRef('ContentDisposition') },
             content: {
               'application/json': { schema: schemaRef('ComplianceReport') },
@@ -578,7 +580,8 @@ function logPaths(): Json {
       get: logOperation({
         operationId: 'getCheckpoint',
         summary: 'The latest signed tree head as a C2SP tlog-tiles checkpoint (signed note)',
-        description: 'The same statement as GET /gov/v1/log/sth; the query string is ignored.',
+        description:
+          'The same statement as GET /gov/v1/log/sth. It takes no query parameter (any answers 400).',
         responses: {
           '200': logOk(
             'The signed checkpoint note: origin, tree size, base64 root hash, `timestamp <ISO 8601>`, a blank line, and the signature lines (the log first, then witnesses).',
@@ -701,7 +704,7 @@ function logPaths(): Json {
         operationId: 'getTile',
         summary: 'C2SP tlog-tiles static resources: hash tiles and entry bundles',
         description:
-          'The path continues over several segments (it cannot be expressed as one OpenAPI path parameter): `tile/<L>/<N>[.p/<W>]` for a hash tile of level L, `tile/entries/<N>[.p/<W>]` for an entry bundle (each record’s RFC 8785 canonical JSON, the bytes its leaf hash covers). N is written in zero-padded 3-digit groups, all but the last prefixed with x (`tile/0/x001/234`); `.p/<W>` is a partial tile of width W < 256. Every tile and bundle is immutable, partial ones too (their width is in the path), and is served with `Cache-Control: public, max-age=31536000, immutable`. Entry bundles of 1 KiB or more are gzipped when the request sends Accept-Encoding with gzip. The query string is ignored.',
+          'The path continues over several segments (it cannot be expressed as one OpenAPI path parameter): `tile/<L>/<N>[.p/<W>]` for a hash tile of level L, `tile/entries/<N>[.p/<W>]` for an entry bundle (each record’s RFC 8785 canonical JSON, the bytes its leaf hash covers). N is written in zero-padded 3-digit groups, all but the last prefixed with x (`tile/0/x001/234`); `.p/<W>` is a partial tile of width W < 256. Every tile and bundle is immutable, partial ones too (their width is in the path), and is served with `Cache-Control: public, max-age=31536000, immutable`. Entry bundles of 1 KiB or more are gzipped when the request sends Accept-Encoding with gzip. It takes no query parameter (any answers 400).',
         parameters: [
           {
             name: 'path',
@@ -1154,7 +1157,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): object {
       description: [
         'Enrollment, evidence submission through gates G1–G5, compliance reports, closed-loop execution and variance records (L2 and above), webhooks, and the public transparency log (`/gov/v1/log/*`, no credentials).',
         '',
-        `Every error answers the ErrorResponse body (the 422 gate failure has its own). Shared behaviour not repeated per operation: an unmatched method or path answers 404 NOT_FOUND; any request carrying a JSON body is parsed first, so even operations that take no body answer 400 for malformed JSON, 413 PAYLOAD_TOO_LARGE and 415 UNSUPPORTED_MEDIA_TYPE (JSON bodies are UTF-8: invalid UTF-8 answers 400, another charset 415); a body nested deeper than ${MAX_BODY_DEPTH} levels or with a member named \`__proto__\` answers 400 INVALID_REQUEST; a client slower than the headers or request timeout gets 408 REQUEST_TIMEOUT and a closed connection; a request line and headers over 16 KB together answer 431 HEADERS_TOO_LARGE, and a request that is not valid HTTP/1.1 (an unknown method, a malformed request line or header) 400 INVALID_REQUEST, each closing the connection; the log endpoints answer CORS preflight (OPTIONS) with 204; GET operations also answer HEAD.`,
+        `Every error answers the ErrorResponse body (the 422 gate failure has its own). Shared behaviour not repeated per operation: a query parameter an operation does not list answers 400 INVALID_REQUEST naming it (pointer \`query/<name>\`), never ignored; an unknown path answers 404 NOT_FOUND, and a known path called with a method it does not take 405 METHOD_NOT_ALLOWED with an Allow header listing the methods it takes; any request carrying a JSON body is parsed first, so even operations that take no body answer 400 for malformed JSON, 413 PAYLOAD_TOO_LARGE and 415 UNSUPPORTED_MEDIA_TYPE (JSON bodies are UTF-8: invalid UTF-8 answers 400, another charset 415); a body nested deeper than ${MAX_BODY_DEPTH} levels, with a member named \`__proto__\`, or with a string or member name holding a lone UTF-16 surrogate (a \`\\ud800\` escape not part of a pair, which RFC 8785 refuses) answers 400 INVALID_REQUEST naming it; a client slower than the headers or request timeout gets 408 REQUEST_TIMEOUT and a closed connection; a request line and headers over 16 KB together answer 431 HEADERS_TOO_LARGE, and a request that is not valid HTTP/1.1 (an unknown method, a malformed request line or header) 400 INVALID_REQUEST, each closing the connection; the log endpoints answer CORS preflight (OPTIONS) with 204; GET operations also answer HEAD.`,
         '',
         'Tiers: Trial (L1, 5 leaves within 72 hours, 60 requests/min), Pay-as-you-govern (L2, 300/min), Certified (L2+, 1000/min), Networked (L4, custom).',
         '',
@@ -1192,7 +1195,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): object {
 export function openApiRoutes(services: Services): Router {
   const router = Router();
   let body: string | undefined;
-  router.get('/openapi.json', (_req: Request, res: Response) => {
+  router.get('/openapi.json', takesNoQuery, (_req: Request, res: Response) => {
     body ??= JSON.stringify(
       buildOpenApiDocument({ serverUrl: services.config.publicUrl, version: SERVICE_VERSION }),
     );

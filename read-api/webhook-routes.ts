@@ -12,6 +12,7 @@ import {
 import type { WebhookView } from '../projectors/dispatcher/dispatcher-projection';
 import { authenticate, callerOf } from '../runtime/http/auth';
 import { sendError, sendInvalid } from '../runtime/http/errors';
+import { takesNoQuery, unknownQueryParameters } from '../runtime/http/query';
 import { limitRequestRate } from '../runtime/http/rate-limit';
 import type { Services } from '../runtime/services';
 
@@ -26,7 +27,7 @@ export function webhookReadRoutes(services: Services): Router {
   const auth = [authenticate(services), limitRequestRate(services)];
   const { webhooks } = services;
 
-  router.get('/webhooks', ...auth, async (_req: Request, res: Response) => {
+  router.get('/webhooks', ...auth, takesNoQuery, async (_req: Request, res: Response) => {
     const { tenant } = callerOf(res);
     const page = await services.readStore.find<StoredWebhook>(webhooks.collections.webhooks, {
       where: { tenant_id: tenant.tenant_id, removed_at: null },
@@ -36,7 +37,7 @@ export function webhookReadRoutes(services: Services): Router {
     res.json({ webhooks: page.items.map((item) => webhookView(item.data)) });
   });
 
-  router.get('/webhooks/:id', ...auth, async (req: Request, res: Response) => {
+  router.get('/webhooks/:id', ...auth, takesNoQuery, async (req: Request, res: Response) => {
     const webhook = await ownWebhook(services, res, req.params.id as string);
     if (webhook) res.json(webhookView(webhook));
   });
@@ -117,12 +118,9 @@ type DeliveryQuery =
   | { ok: false; problem: { pointer: string; reason: string } };
 
 function parseDeliveryQuery(query: Record<string, unknown>): DeliveryQuery {
+  const [unknown] = unknownQueryParameters(Object.keys(query), ['status', 'limit', 'cursor']);
+  if (unknown) return { ok: false, problem: unknown };
   for (const name of Object.keys(query)) {
-    if (!['status', 'limit', 'cursor'].includes(name))
-      return {
-        ok: false,
-        problem: { pointer: `query/${name}`, reason: 'is not a known parameter (status, limit, cursor)' },
-      };
     if (typeof query[name] !== 'string')
       return { ok: false, problem: { pointer: `query/${name}`, reason: 'must be given once' } };
   }

@@ -5,14 +5,13 @@
  * Each gets a 4xx in the API's error shape (never a 5xx), and the event store holds exactly as many
  * events afterwards as before.
  */
-import http from 'node:http';
 import net from 'node:net';
 import { collect } from '../ports/contract/event-store.contract';
 import { ConfigError, loadConfig } from '../runtime/config';
+import { realPathValues, startEdgeFixture } from './support/edge-fixture';
 import {
   type AdmittedEvidence,
   type Registration,
-  setTier,
   startTestServer,
   type TestServer,
   validEvidence,
@@ -22,42 +21,8 @@ import {
   documentedOperations,
   type OpenApiDocument,
   requiresApiKey,
-  servedOpenApi,
 } from './support/openapi-operations';
-
-interface RawAnswer {
-  status: number;
-  text: string;
-  body: { error?: string; message?: string; fields?: { pointer: string; reason: string }[] } | undefined;
-}
-
-/** One HTTP request with the path and bytes exactly as given (fetch would normalize `..` away). */
-function rawRequest(
-  base: string,
-  method: string,
-  path: string,
-  options: { headers?: Record<string, string>; body?: Buffer } = {},
-): Promise<RawAnswer> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: hostname, port, method, path, headers: options.headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let body: RawAnswer['body'];
-        try {
-          body = JSON.parse(text) as RawAnswer['body'];
-        } catch {
-          body = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, text, body });
-      });
-    });
-    req.on('error', reject);
-    req.end(options.body);
-  });
-}
+import { type RawAnswer, rawRequest } from './support/raw-request';
 
 const MAX_BODY_BYTES = 262_144;
 const json = (text: string) => Buffer.from(text, 'utf8');
@@ -170,30 +135,14 @@ describe('hostile input at the HTTP edge', () => {
   const eventCount = async () => (await collect(t.server.services.eventStore.readAll())).length;
 
   beforeAll(async () => {
-    t = await startTestServer('gov-hostile', { env: { GOV_WEBHOOK_ALLOW: '127.0.0.1' } });
-    doc = await servedOpenApi(client());
-    tenant = await client().register({ email: 'hostile@example.com' });
-    await setTier(t.server, tenant.tenant_id, 'L2');
-    authorization = await client().admit(tenant.api_key, validEvidence('hostile-subject'));
-    const hook = await client().post<{ webhook_id: string }>(
-      '/webhooks',
-      { url: 'http://127.0.0.1:9/hook', events: ['gate_fail'] },
-      tenant.api_key,
-    );
-    webhookId = hook.body.webhook_id;
+    ({ t, doc, tenant, authorization, webhookId } = await startEdgeFixture('gov-hostile'));
   });
   afterAll(async () => {
     await t?.dispose();
   });
 
   /** Real ids of the tenant's own resources: only the hostile part of a request is wrong. */
-  const realPathValues = (): Record<string, string> => ({
-    artifact_hash: authorization.artifact_hash,
-    auth_leaf_hash: authorization.leaf_hash,
-    id: webhookId,
-    delivery_id: 'dl_0000000000000000',
-    path: '0/000',
-  });
+  const pathValues = () => realPathValues({ authorization, webhookId });
   const pathWith = (documented: DocumentedOperation, value: (name: string) => string) =>
     documented.template.replace(/\{([^}]+)\}/g, (_, name: string) => value(name));
   const headersFor = (documented: DocumentedOperation, contentType?: string): Record<string, string> => ({
@@ -240,7 +189,7 @@ describe('hostile input at the HTTP edge', () => {
         const res = await rawRequest(
           t.server.url,
           documented.method.toUpperCase(),
-          pathWith(documented, (name) => realPathValues()[name]!),
+          pathWith(documented, (name) => pathValues()[name]!),
           { headers: headersFor(documented, hostile.contentType), body: hostile.body },
         );
         expectClearRefusal(documented.label, res, hostile.status);
@@ -433,7 +382,7 @@ describe('hostile input at the HTTP edge', () => {
         const withParameters = documentedOperations(doc).filter(({ template }) => template.includes('{'));
         expect(withParameters.length).toBeGreaterThanOrEqual(8);
         for (const documented of withParameters) {
-          const path = pathWith(documented, (name) => trick(realPathValues()[name] ?? 'x'));
+          const path = pathWith(documented, (name) => trick(pathValues()[name] ?? 'x'));
           const res = await rawRequest(t.server.url, documented.method.toUpperCase(), path, {
             headers: headersFor(documented),
             ...(documented.method === 'post' ? { body: json('{}') } : {}),

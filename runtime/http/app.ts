@@ -18,6 +18,7 @@ import { sendAnswer } from './answer';
 import { requireUtf8 } from './body-encoding';
 import { correlation } from './correlation';
 import { type HttpError, sendError, sendInvalid, serverErrorAnswer } from './errors';
+import { type MountedRouter, methodsAt } from './route-methods';
 
 /**
  * Which routes a process serves: `all` in the embedded server; in the production topology the
@@ -45,28 +46,43 @@ export function createRequestHandler(services: Services, side: ServedSide = 'all
 /** The HTTP application: command and read routes behind shared middleware. */
 export function createApp(services: Services, side: ServedSide = 'all'): express.Express {
   const app = baseApp(services);
-  // The public log first: its proof and tile routes are the hottest, and a path-mounted router is
-  // skipped at once by every other request.
-  if (side !== 'commands')
-    app.use('/gov/v1/log', logRoutes(services.log, { extraKeys: () => publishedKeys(services) }));
+  const routers = apiRouters(services);
+  const served = routers.filter((r) => side === 'all' || r.side === 'both' || r.side === side);
+  // Path-mounted routers (the public log) first: its proof and tile routes are the hottest, and a
+  // path-mounted router is skipped at once by every other request.
+  for (const { mount, router } of served) if (mount !== '/') app.use(mount, router);
   // Express answers OPTIONS on any routed path itself (200 and an Allow header); only the public log
   // serves CORS preflight (above), so elsewhere OPTIONS is an unmatched method like any other.
   app.use((req: Request, res: Response, next: NextFunction) =>
     req.method === 'OPTIONS' ? noRoute(req, res, side) : next(),
   );
-  app.use(readRoutes(services));
-  if (side !== 'reads') {
-    app.use(commandRoutes(services));
-    app.use(governanceCommandRoutes(services));
-    app.use(webhookCommandRoutes(services));
-    app.use(witnessCommandRoutes(services));
-  }
-  if (side !== 'commands') {
-    app.use(governanceReadRoutes(services));
-    app.use(webhookReadRoutes(services));
-    app.use(openApiRoutes(services));
-  }
-  return finish(app, services, side);
+  for (const { mount, router } of served) if (mount === '/') app.use(router);
+  // Every router, served here or not: a path's methods are those of the whole API (see `unmatched`).
+  return finish(app, services, side, routers);
+}
+
+/** A router of the API, and which side of a split deployment serves it. */
+interface ApiRouter extends MountedRouter {
+  side: 'commands' | 'reads' | 'both';
+}
+
+/** Every router of the API, in the order they are mounted. */
+function apiRouters(services: Services): ApiRouter[] {
+  return [
+    {
+      side: 'reads',
+      mount: '/gov/v1/log',
+      router: logRoutes(services.log, { extraKeys: () => publishedKeys(services) }),
+    },
+    { side: 'both', mount: '/', router: readRoutes(services) },
+    { side: 'commands', mount: '/', router: commandRoutes(services) },
+    { side: 'commands', mount: '/', router: governanceCommandRoutes(services) },
+    { side: 'commands', mount: '/', router: webhookCommandRoutes(services) },
+    { side: 'commands', mount: '/', router: witnessCommandRoutes(services) },
+    { side: 'reads', mount: '/', router: governanceReadRoutes(services) },
+    { side: 'reads', mount: '/', router: webhookReadRoutes(services) },
+    { side: 'reads', mount: '/', router: openApiRoutes(services) },
+  ];
 }
 
 type OpsServices = Pick<Services, 'logger' | 'metrics' | 'eventStore' | 'readStore' | 'bindings' | 'config'>;
@@ -74,8 +90,9 @@ type OpsServices = Pick<Services, 'logger' | 'metrics' | 'eventStore' | 'readSto
 /** A process that serves no API (projectors, dispatcher): /health, /v1/metrics and /v1/version only. */
 export function createOpsApp(services: OpsServices): express.Express {
   const app = baseApp(services);
-  app.use(readRoutes(services));
-  return finish(app, services, 'ops');
+  const router = readRoutes(services);
+  app.use(router);
+  return finish(app, services, 'ops', [{ mount: '/', router }]);
 }
 
 function baseApp(services: OpsServices): express.Express {
@@ -104,10 +121,36 @@ const NOT_SERVED_HERE: Record<ServedSide | 'ops', string> = {
   ops: ' here: this process serves only /health, /v1/metrics and /v1/version',
 };
 
-function finish(app: express.Express, services: OpsServices, side: ServedSide | 'ops'): express.Express {
-  app.use((req: Request, res: Response) => noRoute(req, res, side));
+function finish(
+  app: express.Express,
+  services: OpsServices,
+  side: ServedSide | 'ops',
+  routers: readonly MountedRouter[],
+): express.Express {
+  app.use((req: Request, res: Response) => unmatched(req, res, side, routers));
   app.use(errorHandler(services));
   return app;
+}
+
+/**
+ * No route here took the request. A path the API has with other methods answers 405 with an Allow
+ * header of its methods (on both sides of a split deployment, so behind a gateway too); a method the
+ * other side serves stays a 404 that says where it lives (a gateway routed it wrong); anything else 404.
+ */
+function unmatched(
+  req: Request,
+  res: Response,
+  side: ServedSide | 'ops',
+  routers: readonly MountedRouter[],
+): void {
+  const allowed = methodsAt(routers, req.path);
+  if (allowed.length === 0 || allowed.includes(req.method)) {
+    noRoute(req, res, side);
+    return;
+  }
+  const methods = allowed.join(', ');
+  res.setHeader('Allow', methods);
+  sendError(res, 405, 'METHOD_NOT_ALLOWED', `${req.path} does not take ${req.method}; it takes ${methods}`);
 }
 
 function noRoute(req: Request, res: Response, side: ServedSide | 'ops'): void {
@@ -157,11 +200,13 @@ function errorHandler(services: Pick<Services, 'logger'>) {
   return (error: BodyParserError, req: Request, res: Response, _next: NextFunction): void => {
     switch (error.type) {
       case 'entity.too.large':
+        // A Content-Length over the limit is refused unread (`length`); a chunked body, once reading
+        // passes the limit, so only that much is known.
         sendError(
           res,
           413,
           'PAYLOAD_TOO_LARGE',
-          `the request body is ${error.length ?? 'more than'} bytes; the limit is ${error.limit} bytes`,
+          `the request body is ${error.length === undefined ? `more than ${error.limit}` : error.length} bytes; the limit is ${error.limit} bytes`,
         );
         return;
       case 'entity.parse.failed':

@@ -94,7 +94,8 @@ interface PresentedKey {
 }
 
 function presentedKey(header: string | undefined): PresentedKey | null {
-  const apiKey = /^Bearer (\S+)$/.exec(header ?? '')?.[1];
+  // The scheme's name is case-insensitive (RFC 9110 §11.1): `bearer` and `BEARER` are Bearer too.
+  const apiKey = /^bearer +(\S+)$/i.exec(header ?? '')?.[1];
   const parsed = apiKey ? parseApiKey(apiKey) : null;
   return apiKey && parsed ? { apiKey, keyId: parsed.keyId } : null;
 }

@@ -108,4 +108,59 @@ describe('validateBody', () => {
       );
     },
   );
+
+  it.each(COMMANDS)(
+    'given a %s body with a lone UTF-16 surrogate in any string or member name, then 400 naming exactly that place',
+    (command) => {
+      fc.assert(
+        fc.property(plantedSurrogateArb(command), ({ body, pointer }) => {
+          const answer = run(command, body);
+          expect(answer.next).toBe(false);
+          expect(answer.status).toBe(400);
+          expect(validateResponse('error', answer.body).ok).toBe(true);
+          const { fields } = answer.body as { fields: { pointer: string; reason: string }[] };
+          expect(fields).toEqual([{ pointer, reason: expect.stringContaining('lone UTF-16 surrogate') }]);
+        }),
+        { ...PROPERTY_OPTIONS, numRuns: 100 },
+      );
+    },
+  );
 });
+
+/**
+ * A valid body with one lone surrogate planted (as a JSON `\ud800` escape parses) in one of its string
+ * values or in the name of a new member of one of its objects, and the pointer to that place.
+ */
+function plantedSurrogateArb(command: CommandName) {
+  return fc
+    .tuple(
+      validCommandBody(command) as fc.Arbitrary<Record<string, unknown>>,
+      fc.nat(),
+      fc.constantFrom('\ud800', '\udbff', '\udc00', '\udfff'),
+      fc.boolean(),
+    )
+    .map(([valid, pick, lone, inName]) => {
+      const body = structuredClone(valid);
+      const strings: { parent: Record<string, unknown>; key: string; pointer: string }[] = [];
+      const objects: { node: Record<string, unknown>; pointer: string }[] = [];
+      const walk = (node: unknown, pointer: string) => {
+        if (node === null || typeof node !== 'object') return;
+        if (!Array.isArray(node)) objects.push({ node: node as Record<string, unknown>, pointer });
+        for (const [key, child] of Object.entries(node)) {
+          const at = `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+          if (typeof child === 'string')
+            strings.push({ parent: node as Record<string, unknown>, key, pointer: at });
+          else walk(child, at);
+        }
+      };
+      walk(body, '');
+      if (inName || strings.length === 0) {
+        const { node, pointer } = objects[pick % objects.length]!;
+        node[`name${lone}`] = 1;
+        return { body, pointer: `${pointer}/name${lone}` };
+      }
+      const { parent, key, pointer } = strings[pick % strings.length]!;
+      parent[key] = `a${lone}b`;
+      return { body, pointer };
+    });
+}

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { type CommandName, type FieldProblem, validateCommand } from '../../event-schemas';
-import { jsonShapeProblem } from '../../event-schemas/json-shape';
+import { requestBodyShapeProblem } from '../../event-schemas/json-shape';
 import { sendInvalid } from './errors';
 
 /** Validates `req.body` against a command's JSON Schema; 400 INVALID_REQUEST naming each field otherwise. */
@@ -16,7 +16,7 @@ export function validateBody(command: CommandName) {
 export function bodyProblems(command: CommandName, body: unknown): FieldProblem[] | null {
   if (body === undefined)
     return [{ pointer: '', reason: 'must be a JSON object sent with Content-Type: application/json' }];
-  const shape = jsonShapeProblem(body);
+  const shape = requestBodyShapeProblem(body);
   if (shape) return [shape];
   const result = validateCommand(command, body);
   return result.ok ? null : result.problems;
