@@ -9,7 +9,7 @@ import {
 } from '../projectors/governance';
 import type { IntegratedLeaf } from '../projectors/log-sequencer';
 import { sendAnswer } from '../runtime/http/answer';
-import { authenticate, callerOf, requireClosedLoopTier } from '../runtime/http/auth';
+import { authenticate, callerOf, requireClosedLoopTier, requireCurrentKey } from '../runtime/http/auth';
 import { sendError } from '../runtime/http/errors';
 import { requireNoBody } from '../runtime/http/no-body';
 import { limitRequestRate } from '../runtime/http/rate-limit';
@@ -24,13 +24,15 @@ import { tenantStream } from './tenant-state';
 export function governanceCommandRoutes(services: Services): Router {
   const router = Router();
   const auth = [authenticate(services), limitRequestRate(services)];
+  const manage = [...auth, requireCurrentKey];
 
-  router.post('/api-key/rotate', ...auth, requireNoBody, async (_req: Request, res: Response) => {
-    const { tenant } = callerOf(res);
-    const context = { now: services.clock(), correlationId: res.locals.correlationId as string };
+  router.post('/api-key/rotate', ...manage, requireNoBody, async (_req: Request, res: Response) => {
+    const { tenant, keyId } = callerOf(res);
+    const context = { now: services.clock(), correlationId: res.locals.correlationId as string, keyId };
     const rotated = await services.tenants.execute(tenantStream(tenant.tenant_id), (state) =>
       decideRotateKey(state, context),
     );
+    if (rotated.kind === 'refused') return sendError(res, rotated.status, rotated.error, rotated.message);
     if (rotated.position !== null) await services.awaitProjections(rotated.position, ['ApiKeyRotated']);
     res.status(200).json({
       api_key: rotated.api_key,

@@ -265,14 +265,19 @@ export class TenantSimulation {
     for (let i = 0; i < start.webhooks; i++) {
       const id = `wh_${i.toString(16).padStart(24, '0')}`;
       this.fold(
-        decideRegisterWebhook(this.state, id, registration_(), { now: this.now, correlationId: 'c' }).events,
+        decideRegisterWebhook(this.state, id, registration_(), {
+          now: this.now,
+          correlationId: 'c',
+          keyId: FIXED_KEY.keyId,
+        }).events,
       );
     }
   }
 
   /** Decides `command` at the current time (after advancing the clock) without applying it. */
   async decide(command: TenantCommand, at = this.now): Promise<Decision<unknown>> {
-    const context = { now: at, correlationId: 'corr-property' };
+    // Made with the tenant's current key, as its owner does (a rotated-out key: current-key.ts).
+    const context = { now: at, correlationId: 'corr-property', keyId: this.state.active_key_id ?? '' };
     switch (command.kind) {
       case 'evidence':
         return decideSubmitEvidence(this.state, command.body, admissionContext(at));

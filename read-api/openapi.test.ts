@@ -722,6 +722,10 @@ describe('the OpenAPI document against the running service', () => {
     const rotated = await call('post', '/api-key/rotate', '/api-key/rotate', { key });
     expect(rotated.status).toBe(200);
     expect((await call('get', '/account', '/account', { key: rotated.body.api_key })).status).toBe(200);
+    // The replaced key, in its grace period, reads but no longer manages the account.
+    expect((await call('get', '/account', '/account', { key })).status).toBe(200);
+    const again = await call('post', '/api-key/rotate', '/api-key/rotate', { key });
+    expect([again.status, again.body.error]).toEqual([403, 'FORBIDDEN']);
   });
 
   it('an L2 tenant: closed loop, exports, a locked subject, and the log with leaves', async () => {

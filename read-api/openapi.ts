@@ -109,6 +109,12 @@ function errorResponse(description: string, codes: readonly ErrorCode[], headers
 const invalid = (description: string): Json => errorResponse(description, ['INVALID_REQUEST']);
 const notFound = (description: string): Json => errorResponse(description, ['NOT_FOUND']);
 const tierInsufficient = (description: string): Json => errorResponse(description, ['TIER_INSUFFICIENT']);
+/** Account management (keys, webhooks, policy) is for the tenant's current key only. */
+const currentKeyOnly = (): Json =>
+  errorResponse(
+    'FORBIDDEN (beyond the spec): the key was replaced by a key rotation. In its 24 hours of grace it still reads and submits evidence, but only the current key manages the account (key rotation, webhooks, the tenant policy). Nothing was changed.',
+    ['FORBIDDEN'],
+  );
 const serviceUnavailable = (what: string): Json =>
   errorResponse(
     `SERVICE_UNAVAILABLE (beyond the spec): ${what} stored but not under a signed tree head within ${INTEGRATION_TIMEOUT_SECONDS} s (or, while the read models lag more than ${MAX_UNAPPLIED_POSITIONS} events behind, not yet applied by them). It is not lost: check GET /gov/v1/log/proof?leaf_hash=… before retrying, or the retry is admitted again.`,
@@ -213,7 +219,8 @@ function paths(): Json {
         tags: ['account'],
         operationId: 'rotateApiKey',
         summary: 'Issue a new API key; the current one stops working 24 hours later',
-        description: 'Takes no body.',
+        description:
+          'Takes no body. Only the current key rotates: the previous key, in its 24 hours of grace, answers 403.',
         security: BEARER,
         responses: {
           '200': {
@@ -222,6 +229,7 @@ function paths(): Json {
           },
           '400': invalid('A body was sent that is not empty (none, or {}).'),
           ...authenticated(),
+          '403': currentKeyOnly(),
           ...bodyParser(),
           '500': responseRef('InternalError'),
         },
@@ -786,6 +794,7 @@ function webhookPaths(): Json {
             'The body is not JSON or does not match the schema, or the target URL is refused (pointer `/url`): credentials in it, a host that does not resolve, or an address that is not public (loopback, private, link-local, metadata, …) and not in GOV_WEBHOOK_ALLOW.',
           ),
           ...authenticated(),
+          '403': currentKeyOnly(),
           '409': errorResponse(
             `CONFLICT: the tenant already has ${MAX_WEBHOOKS_PER_TENANT} webhooks; delete one first.`,
             ['CONFLICT'],
@@ -826,6 +835,7 @@ function webhookPaths(): Json {
         responses: {
           '200': { description: 'Removed.', content: json(schemaRef('WebhookDeletedResponse')) },
           ...authenticated(),
+          '403': currentKeyOnly(),
           '404': unknownWebhook(),
           '500': responseRef('InternalError'),
         },
@@ -889,6 +899,7 @@ function webhookPaths(): Json {
           },
           '400': invalid('A body was sent that is not empty (none, or {}).'),
           ...authenticated(),
+          '403': currentKeyOnly(),
           '404': notFound(
             "No such webhook for this tenant (unknown, removed, or another tenant's), or no such delivery of it.",
           ),
