@@ -1,5 +1,6 @@
 import { type Request, type Response, Router } from 'express';
-import type { SubmitEvidenceBody, SubmitExecutionBody } from '../event-schemas';
+import { policyView } from '../domain/policy';
+import type { ChangePolicyBody, SubmitEvidenceBody, SubmitExecutionBody } from '../event-schemas';
 import {
   BUNDLES,
   type BundleView,
@@ -17,10 +18,11 @@ import { validateBody } from '../runtime/http/validate-body';
 import type { Services } from '../runtime/services';
 import { decideRotateKey } from './account-commands';
 import { admitEvidence, awaitIntegration } from './admit-evidence';
+import { decideChangePolicy } from './policy-commands';
 import { decideSubmitExecution, type ExecutionOutcome, type ParentAuthorization } from './submit-execution';
 import { tenantStream } from './tenant-state';
 
-/** The authenticated write side: key rotation, evidence, executions. */
+/** The authenticated write side: key rotation, the tenant policy, evidence, executions. */
 export function governanceCommandRoutes(services: Services): Router {
   const router = Router();
   const auth = [authenticate(services), limitRequestRate(services)];
@@ -41,6 +43,24 @@ export function governanceCommandRoutes(services: Services): Router {
       previous_key_expires_at: rotated.previous_key_expires_at,
     });
   });
+
+  router.put(
+    '/governance/policy',
+    ...manage,
+    validateBody('change-policy'),
+    async (req: Request, res: Response) => {
+      const { tenant, keyId } = callerOf(res);
+      const context = { now: services.clock(), correlationId: res.locals.correlationId as string, keyId };
+      const changed = await services.tenants.execute(tenantStream(tenant.tenant_id), (state) =>
+        decideChangePolicy(state, req.body as ChangePolicyBody, context),
+      );
+      if (changed.kind === 'refused') return sendError(res, changed.status, changed.error, changed.message);
+      // Read-your-write: GET /governance/policy answers this version as soon as the caller has it.
+      if (changed.position !== null)
+        await services.awaitProjections(changed.position, ['TenantPolicyChanged']);
+      res.json(policyView(changed));
+    },
+  );
 
   router.post(
     '/governance/evidence',

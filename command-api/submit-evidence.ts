@@ -52,7 +52,8 @@ export async function decideSubmitEvidence(
 
   const subject = subjectOf(state, body.subject_id);
   const at = context.now.toISOString();
-  const gates = evaluateGates(body, state.policy);
+  const { policy } = state.policy_in_force;
+  const gates = evaluateGates(body, policy);
   if (!gates.passed) {
     const after = evolveSubject(subject, { kind: 'fail', policy_violation: gates.policy_violation, at });
     const event: GateFailed = {
@@ -85,7 +86,7 @@ export async function decideSubmitEvidence(
     bundle,
     artifact_hash: artifactHash,
     expected_parent_hash: subject.last_bundle_hash,
-    policy: state.policy,
+    policy,
     now: at,
   };
   const fields = {

@@ -1,5 +1,6 @@
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { TIER_LIMITS } from '../command-api/tier-limits';
+import { policyView } from '../domain/policy';
 import { buildComplianceReport, renderReportMarkdown } from '../domain/report';
 import { canonicalJson, toHex } from '../merkle-core';
 import {
@@ -12,7 +13,7 @@ import {
   type SubjectView,
   subjectKey,
 } from '../projectors/governance';
-import type { TenantView } from '../projectors/tenants';
+import { type TenantView, tenantPolicy } from '../projectors/tenants';
 import { authenticate, type Caller, callerOf, requireClosedLoopTier } from '../runtime/http/auth';
 import { sendError, sendInvalid } from '../runtime/http/errors';
 import { limitRequestRate } from '../runtime/http/rate-limit';
@@ -32,6 +33,20 @@ export function governanceReadRoutes(services: Services): Router {
 
   router.get('/account', ...auth, (_req: Request, res: Response) => {
     res.json(accountView(callerOf(res).tenant, services.clock()));
+  });
+
+  // Any valid key reads the policy, one in its grace period after a rotation too.
+  router.get('/governance/policy', ...auth, (req: Request, res: Response) => {
+    const unknown = Object.keys(req.query);
+    if (unknown.length > 0)
+      return sendInvalid(
+        res,
+        unknown.map((name) => ({
+          pointer: `query/${name}`,
+          reason: 'is not a parameter: this route takes none',
+        })),
+      );
+    res.json(policyView(tenantPolicy(callerOf(res).tenant)));
   });
 
   router.get('/governance/report/:artifact_hash', ...auth, hashParam('artifact_hash'), async (req, res) => {

@@ -235,6 +235,44 @@ function paths(): Json {
         },
       },
     },
+    '/governance/policy': {
+      get: {
+        tags: ['account'],
+        operationId: 'getTenantPolicy',
+        summary: "The tenant's gate policy in force, its version and hash",
+        description:
+          'Every gate threshold is tenant policy. Until the tenant changes it this is the default, version 1, with updated_at null. Any valid key reads it, one in its grace period after a rotation too. Takes no query parameters.',
+        security: BEARER,
+        responses: {
+          '200': { description: 'The policy in force.', content: json(schemaRef('TenantPolicyResponse')) },
+          '400': invalid('The query has parameters (each one in `fields`, pointer `query/<name>`).'),
+          ...authenticated(),
+          '500': responseRef('InternalError'),
+        },
+      },
+      put: {
+        tags: ['account'],
+        operationId: 'changeTenantPolicy',
+        summary: "Replace the tenant's gate policy (a new version)",
+        description:
+          'The body is the whole policy. It applies to the submissions decided after it; admitted evidence, its reports and proofs are never evaluated again. Sending the policy in force again changes nothing and answers its version. Only the current key changes the policy.',
+        security: BEARER,
+        requestBody: requestBody('ChangePolicyBody', 'The new policy, every member given.'),
+        responses: {
+          '200': {
+            description: 'The policy now in force, with its version.',
+            content: json(schemaRef('TenantPolicyResponse')),
+          },
+          '400': invalid(
+            'The body is not JSON or does not match the schema: a member missing, unknown or out of bounds (each one in `fields`).',
+          ),
+          ...authenticated(),
+          '403': currentKeyOnly(),
+          ...bodyParser(),
+          '500': responseRef('InternalError'),
+        },
+      },
+    },
     '/governance/evidence': {
       post: {
         tags: ['governance'],
