@@ -279,7 +279,7 @@ function paths(): Json {
         operationId: 'submitEvidence',
         summary: 'Submit gate evidence for a decision about a subject',
         description:
-          'Checks the tier allowances, the subject, then gates G1–G5. When every gate passes, a proof bundle is built, certified by a validator round, wrapped in a signed envelope and admitted to the log; the answer waits until the leaf is under a signed tree head.',
+          'Checks the tier allowances, the subject, then gates G1–G5 under the tenant policy in force (GET /governance/policy). G3 holds each protected metric to the lower of the policy’s maximum and the one the submission declares in G3 metric_maximums; a metric with either must be submitted. When every gate passes, a proof bundle is built, certified by a validator round, wrapped in a signed envelope and admitted to the log; the answer waits until the leaf is under a signed tree head.',
         security: BEARER,
         requestBody: requestBody('SubmitEvidenceBody', 'The evidence submission (spec section 2).'),
         responses: {

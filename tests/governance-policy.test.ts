@@ -141,6 +141,37 @@ describe('the tenant policy over HTTP', () => {
     for (const body of [null, [], 'policy', 42]) expect((await putPolicy(a.api_key, body)).status).toBe(400);
   });
 
+  it('given the default policy, when evidence declares its own maximum bias ≤ 0.1 and reports 1e9, then 422 GATE_FAILURE on G3; within it, 201', async () => {
+    const body = biasedEvidence('declared');
+    body.gate_results.G3 = {
+      ...body.gate_results.G3,
+      metric_maximums: { bias: 0.1 },
+    } as typeof body.gate_results.G3;
+    const res = await client().submitEvidence(b.api_key, body);
+    expect([res.status, res.body.error, res.body.gates_failed]).toEqual([422, 'GATE_FAILURE', ['G3']]);
+    expect(res.body.details.G3).toBe(
+      'protected metric bias 1000000000 exceeds its declared maximum 0.10 (declared by the submission)',
+    );
+    const within = validEvidence('declared-ok');
+    within.gate_results.G3 = {
+      result: 'PASS',
+      protected_metrics: { bias: 0.05 },
+      metric_maximums: { bias: 0.1 },
+    } as typeof within.gate_results.G3;
+    expect((await client().submitEvidence(b.api_key, within)).status).toBe(201);
+  });
+
+  it('given a declared maximum that is not a number, when evidence is submitted, then 400 naming it', async () => {
+    const body = validEvidence('declared-bad');
+    body.gate_results.G3 = {
+      ...body.gate_results.G3,
+      metric_maximums: { bias: 'low' },
+    } as typeof body.gate_results.G3;
+    const res = await client().submitEvidence(b.api_key, body);
+    expect(res.status).toBe(400);
+    expect(res.body.fields?.map((field) => field.pointer)).toEqual(['/gate_results/G3/metric_maximums/bias']);
+  });
+
   describe('a change applies to later submissions, never to stored bundles', () => {
     let admitted: AdmittedEvidence;
     let report: string;

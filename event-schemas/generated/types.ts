@@ -334,6 +334,12 @@ result: GateResult
 protected_metrics: {
 [k: string]: number
 }
+/**
+ * Optional: a maximum per protected metric, declared by the submitter. Each metric is held to the lower of this and the tenant policy's maximum, and a metric with a declared maximum must be in protected_metrics.
+ */
+metric_maximums?: {
+[k: string]: number
+}
 }
 G4: {
 result: GateResult
