@@ -7,8 +7,11 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { runAudit, sqliteAuditSource, trustFromPublishedKeys } from '../audit';
 import { DEFAULT_POLICY, policyHash } from '../domain/policy';
 import { createRequestHandler, type ServedSide } from '../runtime/http/app';
+import { readPublishedKeys } from '../runtime/key-history';
 import {
   type AdmittedEvidence,
   type ErrorAnswer,
@@ -271,6 +274,22 @@ describe('the tenant policy over HTTP', () => {
     it('then the current key changes it', async () => {
       expect((await putPolicy(current, stricter)).body.version).toBe(2);
     });
+  });
+
+  it('given every admission above, when the store is audited, then nothing is found: each was checked under the policy in force when it was admitted', async () => {
+    const { config } = t.server.services;
+    const report = await runAudit(sqliteAuditSource(config.eventStoreFile), {
+      trust: trustFromPublishedKeys(readPublishedKeys(path.join(config.dataDir, 'keys'))),
+      workers: 0,
+    });
+    expect(report.leaves).toBe(4);
+    expect(report.discrepancies).toEqual([]);
+    // A's first admission was decided under the default, its second under the stricter policy: each
+    // admission names the policy it was decided under (the default goes unsaid).
+    const named: unknown[] = [];
+    for await (const event of t.server.services.eventStore.readStream(`tenant-${a.tenant_id}`))
+      if (event.type === 'EvidenceAdmitted') named.push((event.data as { policy?: unknown }).policy ?? null);
+    expect(named).toEqual([null, stricter]);
   });
 
   describe('split roles', () => {

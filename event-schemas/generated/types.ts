@@ -530,6 +530,7 @@ gate_details: {
 observables: Observables
 lifecycle: ("PROPOSED" | "ACTIVE" | "QUARANTINE" | "LOCKBOX" | "REJECTED")
 admitted_at: string
+policy?: TenantPolicy
 }
 
 /**
