@@ -61,6 +61,7 @@ describe('the checks of one EvidenceAdmitted', () => {
       tenant: 'tnt_a',
       subject: 'model-1',
       observables: [0.6, 0.55, 0.4],
+      policy: null,
     });
   });
 

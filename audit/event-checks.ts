@@ -7,6 +7,7 @@ import {
   type EvidenceAdmitted,
   type ExecutionAdmitted,
   isKnownEventType,
+  type TenantPolicyChanged,
   type TreeHeadSigned,
   type VarianceRecorded,
   validateEnvelope,
@@ -25,6 +26,7 @@ import {
 } from './event-facts';
 import { checkEvidenceAdmitted } from './evidence-checks';
 import { checkLogEvent, logRowOf } from './log-checks';
+import { checkTenantPolicyChanged } from './policy-checks';
 import { discrepancyAt, type Finding } from './report';
 import { checkTreeHeadSigned } from './tree-head-checks';
 import type { PreparedTrust } from './trust';
@@ -178,7 +180,13 @@ async function checkTyped(
         tenant: evidence.tenant_id,
         subject: evidence.subject_id,
         observables: hce(evidence.observables),
+        policy: verdict.policyHash,
       };
+    }
+    case 'TenantPolicyChanged': {
+      const verdict = checkTenantPolicyChanged(eventTenant, data as TenantPolicyChanged);
+      findings.push(...verdict.findings);
+      return verdict.link;
     }
     case 'ExecutionAdmitted': {
       const execution = data as ExecutionAdmitted;

@@ -28,9 +28,28 @@ export function rawRowOf(event: RecordedEvent): RawEventRow {
 
 export type Hce = readonly [H: number, C: number, E: number];
 
-/** What the closed-loop link checks need of a leaf, written by the checking thread to the link index. */
+/**
+ * What the link checks need of a leaf (closed-loop links, the policy it was admitted under) or of a
+ * policy change, written by the checking thread to the link index.
+ */
 export type LinkFacts =
-  | { kind: 'authorization'; tenant: string; subject: string; observables: Hce }
+  | {
+      kind: 'authorization';
+      tenant: string;
+      subject: string;
+      observables: Hce;
+      /** Hash of the policy its gates were evaluated under; null for the default. */
+      policy: Uint8Array | null;
+    }
+  | {
+      /** A TenantPolicyChanged: the policy checks fold them per tenant in position order. */
+      kind: 'policy';
+      tenant: string;
+      version: number;
+      /** The hash recomputed from the policy the event carries. */
+      hash: Uint8Array;
+      previousHash: Uint8Array;
+    }
   | { kind: 'execution'; tenant: string; subject: string; parentAuth: string; execState: Hce }
   | {
       kind: 'variance';

@@ -1,13 +1,17 @@
 /**
  * The checks of one EvidenceAdmitted, from its own data and the trusted keys: the bundle hash, the
- * validator certificate, the authority's envelope and the stored leaf hash. Pure.
+ * gates under the policy it was admitted under, the validator certificate, the authority's envelope
+ * and the stored leaf hash. Pure. (That the policy was the tenant's policy in force then is a link
+ * check: link-index.ts.)
  */
 import { artifactHashOf } from '../domain/bundle';
 import { certificateCounts, verifyCertificate } from '../domain/certificate';
 import { verifyEnvelope } from '../domain/envelope';
+import { evaluateGateResults } from '../domain/gates';
+import { DEFAULT_POLICY, policyHash } from '../domain/policy';
 import { quorumThreshold } from '../domain/validators';
 import type { EvidenceAdmitted } from '../event-schemas';
-import { leafHashOfRecord, toHex } from '../merkle-core';
+import { fromHex, leafHashOfRecord, toHex } from '../merkle-core';
 import type { Finding } from './report';
 import type { PreparedTrust } from './trust';
 
@@ -15,6 +19,8 @@ export interface EvidenceVerdict {
   findings: Finding[];
   /** The recomputed leaf hash of the envelope. */
   leafHash: Uint8Array;
+  /** Hash of the policy the admission names (null: the default). */
+  policyHash: Uint8Array | null;
 }
 
 export function checkEvidenceAdmitted(
@@ -50,6 +56,14 @@ export function checkEvidenceAdmitted(
       message: `the envelope binds artifact ${envelope.artifact_hash}, but the admitted bundle hashes to ${artifactHash}`,
     });
 
+  // The gates again, under the policy in force when the evidence was admitted (never the current one).
+  const gates = evaluateGateResults(bundle.gate_results, data.policy ?? DEFAULT_POLICY);
+  if (!gates.passed)
+    findings.push({
+      check: 'gates-failed',
+      message: `the admitted bundle does not pass ${gates.gates_failed.join(', ')} under ${data.policy ? 'the tenant policy it names' : 'the default policy'}: ${Object.values(gates.details).join('; ')}`,
+    });
+
   findings.push(...checkCertificate(data, artifactHash, trust));
 
   const authorityKey = trust.authorities.get(envelope.authority_node_id);
@@ -76,7 +90,7 @@ export function checkEvidenceAdmitted(
       check: 'leaf-hash-mismatch',
       message: `leaf_hash ${data.leaf_hash} is not the leaf hash of the envelope (${recomputed}): the envelope or the stored hash was altered`,
     });
-  return { findings, leafHash };
+  return { findings, leafHash, policyHash: data.policy ? fromHex(policyHash(data.policy)) : null };
 }
 
 /** The certificate: its votes and quorum, and that it is the one the bundle and the envelope name. */

@@ -1,7 +1,7 @@
 /**
  * The closed-loop links (execution → authorization, variance → execution and authorization) need a
- * lookup by leaf hash over every leaf seen, which must not live in memory: a 1M-leaf log would hold
- * 1M entries. Instead, the facts the links need go to temporary SQLite files in os.tmpdir() — one per
+ * lookup by leaf hash over every leaf seen, and each admission's policy the tenant's policy changes
+ * before it; neither must live in memory: a 1M-leaf log would hold 1M entries. Instead, the facts the links need go to temporary SQLite files in os.tmpdir() — one per
  * checking thread, appended as chunks are checked — and at the end they are gathered, indexed once by
  * sorting, and the links are checked with joins. The folder is removed when the audit ends.
  */
@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { DEFAULT_POLICY_IN_FORCE } from '../domain/policy';
 import { fromHex } from '../merkle-core';
 import type { Hce, LinkFacts } from './event-facts';
 import type { Discrepancy } from './report';
@@ -27,14 +28,32 @@ type InsertRow = [
   parentExec: Uint8Array | null,
   ...first: [number, number, number],
   ...second: [number | null, number | null, number | null],
+  policy: Uint8Array | null,
+];
+
+type PolicyRow = [
+  position: number,
+  eventId: string,
+  tenant: string,
+  version: number,
+  hash: Uint8Array,
+  previous: Uint8Array,
 ];
 
 /** One row per leaf: the first state is the authorization's observables, the execution's exec_state or
- * the variance's auth_state; the second state is the variance's exec_state. */
+ * the variance's auth_state; the second state is the variance's exec_state. `policy` is the hash of
+ * the policy an authorization names (null: the default). */
 const LEAVES_TABLE = `CREATE TABLE IF NOT EXISTS leaves (
   position INTEGER PRIMARY KEY, kind INTEGER NOT NULL, event_id TEXT, hash BLOB,
   tenant TEXT NOT NULL, subject TEXT NOT NULL, parent_auth BLOB, parent_exec BLOB,
-  h1 REAL NOT NULL, c1 REAL NOT NULL, e1 REAL NOT NULL, h2 REAL, c2 REAL, e2 REAL)`;
+  h1 REAL NOT NULL, c1 REAL NOT NULL, e1 REAL NOT NULL, h2 REAL, c2 REAL, e2 REAL, policy BLOB)`;
+
+/** One row per TenantPolicyChanged (rare): `hash` recomputed from its policy. */
+const POLICIES_TABLE = `CREATE TABLE IF NOT EXISTS policies (
+  position INTEGER PRIMARY KEY, event_id TEXT NOT NULL, tenant TEXT NOT NULL,
+  version INTEGER NOT NULL, hash BLOB NOT NULL, previous BLOB NOT NULL)`;
+
+const DEFAULT_POLICY_HASH = DEFAULT_POLICY_IN_FORCE.policy_hash;
 
 const PART_FILE = /^part-\d+\.db$/;
 
@@ -46,6 +65,7 @@ function openScratch(file: string, cacheKiB: number): Database.Database {
   db.pragma(`cache_size = -${cacheKiB}`);
   db.pragma('temp_store = FILE');
   db.exec(LEAVES_TABLE);
+  db.exec(POLICIES_TABLE);
   return db;
 }
 
@@ -56,13 +76,15 @@ function openScratch(file: string, cacheKiB: number): Database.Database {
 export class LinkWriter {
   private readonly db: Database.Database;
   private readonly insert: Database.Statement<InsertRow>;
+  private readonly insertPolicy: Database.Statement<PolicyRow>;
   private inTransaction = false;
 
   constructor(dir: string) {
     this.db = openScratch(path.join(dir, `part-${threadId}.db`), 4096);
     this.insert = this.db.prepare<InsertRow>(
-      'INSERT OR REPLACE INTO leaves VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
+      'INSERT OR REPLACE INTO leaves VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
     );
+    this.insertPolicy = this.db.prepare<PolicyRow>('INSERT OR REPLACE INTO policies VALUES (?,?,?,?,?,?)');
   }
 
   /** Records the link facts of the leaf at `position` (hash: its recomputed leaf hash). */
@@ -76,7 +98,7 @@ export class LinkWriter {
         this.insert.run(
           position,
           KIND.authorization,
-          null,
+          eventId,
           hash,
           link.tenant,
           link.subject,
@@ -86,7 +108,11 @@ export class LinkWriter {
           null,
           null,
           null,
+          link.policy,
         );
+        return;
+      case 'policy':
+        this.insertPolicy.run(position, eventId, link.tenant, link.version, link.hash, link.previousHash);
         return;
       case 'execution':
         this.insert.run(
@@ -99,6 +125,7 @@ export class LinkWriter {
           fromHex(link.parentAuth),
           null,
           ...link.execState,
+          null,
           null,
           null,
           null,
@@ -116,6 +143,7 @@ export class LinkWriter {
           fromHex(link.parentExec),
           ...link.authState,
           ...link.execState,
+          null,
         );
         return;
     }
@@ -157,12 +185,16 @@ export class LinkChecks {
     for (const part of fs.readdirSync(this.dir).filter((name) => PART_FILE.test(name))) {
       db.prepare('ATTACH DATABASE ? AS part').run(path.join(this.dir, part));
       db.exec('INSERT OR REPLACE INTO leaves SELECT * FROM part.leaves');
+      db.exec('INSERT OR REPLACE INTO policies SELECT * FROM part.policies');
       db.exec('DETACH DATABASE part');
     }
     db.exec(`CREATE INDEX leaves_by_hash ON leaves (hash, kind, position) WHERE hash IS NOT NULL;
-      CREATE INDEX executions_by_parent ON leaves (parent_auth, position) WHERE kind = ${KIND.execution};`);
+      CREATE INDEX executions_by_parent ON leaves (parent_auth, position) WHERE kind = ${KIND.execution};
+      CREATE INDEX policies_by_tenant ON policies (tenant, position);`);
     yield* this.executionFaults();
     yield* this.varianceFaults();
+    yield* this.policyChainFaults();
+    yield* this.admittedPolicyFaults();
   }
 
   /** Removes the scratch folder and everything in it. */
@@ -286,6 +318,89 @@ export class LinkChecks {
       }
     }
   }
+
+  /** Each policy change follows the tenant's previous policy (the default before the first change). */
+  private *policyChainFaults(): Generator<Discrepancy> {
+    const rows = this.db!.prepare<[], PolicyChainRow>(
+      `SELECT p.position, p.event_id, p.tenant, p.version, lower(hex(p.previous)) AS previous,
+              q.position AS before_position, q.version AS before_version, nullif(lower(hex(q.hash)), '') AS before_hash
+         FROM policies p
+         LEFT JOIN policies q ON q.position = (
+           SELECT MAX(r.position) FROM policies r WHERE r.tenant = p.tenant AND r.position < p.position)
+        ORDER BY p.position`,
+    ).iterate();
+    for (const row of rows) {
+      const version = (row.before_version ?? 1) + 1;
+      const previous = row.before_hash ?? DEFAULT_POLICY_HASH;
+      const before =
+        row.before_position === null
+          ? 'the default policy (version 1)'
+          : `its policy change at position ${row.before_position} (version ${row.before_version})`;
+      if (row.version !== version || row.previous !== previous)
+        yield {
+          position: row.position,
+          event_id: row.event_id,
+          event_type: 'TenantPolicyChanged',
+          check: 'policy-chain',
+          message: `version ${row.version} replacing policy ${row.previous} does not follow tenant ${row.tenant}'s ${before}: version ${version} replacing ${previous} was due`,
+        };
+    }
+  }
+
+  /**
+   * Each admission of a tenant that ever changed its policy (or naming a policy) names the policy in
+   * force at its position: the latest change before it, or the default. A tenant that never changed
+   * its policy costs nothing here.
+   */
+  private *admittedPolicyFaults(): Generator<Discrepancy> {
+    const rows = this.db!.prepare<[], AdmittedPolicyRow>(
+      `SELECT a.position, a.event_id, a.tenant, nullif(lower(hex(a.policy)), '') AS named,
+              p.position AS policy_position, p.version, nullif(lower(hex(p.hash)), '') AS in_force
+         FROM leaves a
+         LEFT JOIN policies p ON p.position = (
+           SELECT MAX(q.position) FROM policies q WHERE q.tenant = a.tenant AND q.position < a.position)
+        WHERE a.kind = ${KIND.authorization}
+          AND (a.policy IS NOT NULL OR a.tenant IN (SELECT tenant FROM policies))
+        ORDER BY a.position`,
+    ).iterate();
+    for (const row of rows) {
+      const named = row.named ?? DEFAULT_POLICY_HASH;
+      const inForce = row.in_force ?? DEFAULT_POLICY_HASH;
+      if (named === inForce) continue;
+      const expected =
+        row.policy_position === null
+          ? 'the default policy'
+          : `version ${row.version} (${inForce}, changed at position ${row.policy_position})`;
+      yield {
+        position: row.position,
+        event_id: row.event_id,
+        event_type: 'EvidenceAdmitted',
+        check: 'policy-mismatch',
+        message: `the evidence was admitted under ${row.named ? `policy ${named}` : 'the default policy'}, but tenant ${row.tenant}'s policy in force then was ${expected}`,
+      };
+    }
+  }
+}
+
+interface PolicyChainRow {
+  position: number;
+  event_id: string;
+  tenant: string;
+  version: number;
+  previous: string;
+  before_position: number | null;
+  before_version: number | null;
+  before_hash: string | null;
+}
+
+interface AdmittedPolicyRow {
+  position: number;
+  event_id: string;
+  tenant: string;
+  named: string | null;
+  policy_position: number | null;
+  version: number | null;
+  in_force: string | null;
 }
 
 interface ExecutionRow {

@@ -87,6 +87,11 @@ export const CHECKS = {
   'envelope-signature': "the envelope's authority signature does not verify",
   'envelope-log-binding': 'the envelope is bound to a log key the trust does not know',
   'leaf-hash-mismatch': 'the stored leaf_hash is not the hash of the leaf record',
+  'gates-failed': 'an admitted bundle does not pass its gates under the tenant policy it was admitted under',
+  'policy-mismatch': "an admission names a policy that is not the tenant's policy in force at that point",
+  'policy-hash-mismatch': "a policy change's policy_hash is not the hash of its policy",
+  'policy-chain':
+    "a policy change's version or previous_policy_hash does not follow the tenant's previous policy",
   'variance-arithmetic': "a variance record's numbers do not follow from its two states",
   'execution-parent': "an execution's authorization leaf is missing, later, foreign or already executed",
   'variance-parent': 'a variance record does not link an earlier execution and its authorization',

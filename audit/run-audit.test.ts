@@ -42,7 +42,7 @@ describe('an audit of a hand-built stream', () => {
 
   it('given admissions an earlier release certified (quorum = n, threshold) beside current ones, when audited, then it is clean', async () => {
     const log = new SyntheticLog();
-    const earlier = await log.admitEvidence('tnt_a', 'model-1', undefined, 'earlier');
+    const earlier = await log.admitEvidence('tnt_a', 'model-1', undefined, { certificates: 'earlier' });
     const current = await log.admitEvidence('tnt_a', 'model-1');
     log.execute(earlier, 'FAILED');
     log.signTreeHead();

@@ -12,13 +12,16 @@ import {
   execStateFor,
 } from '../domain/closed-loop';
 import { authorityNodeIdOf, buildEnvelope } from '../domain/envelope';
-import { DEFAULT_POLICY } from '../domain/policy';
+import { DEFAULT_POLICY_IN_FORCE, type PolicyInForce, policyHash, policyInForce } from '../domain/policy';
 import { legacyFormOf, validBody } from '../domain/test-fixtures';
 import { createLocalValidators, type LocalValidator, runValidatorRound } from '../domain/validators';
 import type {
   EvidenceAdmitted,
   ExecutionAdmitted,
   Observables,
+  SubmitEvidenceBody,
+  TenantPolicy,
+  TenantPolicyChanged,
   TreeHeadSigned,
   VarianceRecorded,
 } from '../event-schemas';
@@ -44,6 +47,12 @@ export interface SyntheticLogOptions {
   start?: Date;
 }
 
+/** How an admission is made: its certificate's form, and gate results other than the fixture's. */
+export interface AdmitOptions {
+  certificates?: 'current' | 'earlier';
+  gateResults?: SubmitEvidenceBody['gate_results'];
+}
+
 export class SyntheticLog {
   readonly events: RecordedEvent[] = [];
   readonly logSigner: NoteSigner;
@@ -53,6 +62,7 @@ export class SyntheticLog {
   private pending: RecordedEvent[] = [];
   private readonly revisions = new Map<string, number>();
   private readonly lastBundle = new Map<string, string>();
+  private readonly policies = new Map<string, PolicyInForce>();
   private time: number;
 
   constructor(options: SyntheticLogOptions = {}) {
@@ -97,30 +107,34 @@ export class SyntheticLog {
   }
 
   /**
-   * An admitted evidence of `subjectId`, certified by the four validators and signed by the authority;
-   * with `certificates: 'earlier'`, its certificate in the form earlier releases stored.
+   * An admitted evidence of `subjectId` (the fixture's gate results, or `gateResults`), certified by
+   * the four validators under the tenant's policy in force and signed by the authority; with
+   * `certificates: 'earlier'`, its certificate in the form earlier releases stored.
    */
   async admitEvidence(
     tenantId: string,
     subjectId = 'model-1',
     observables: Observables = { H: 0.5, C: 0.5, E: 0.5 },
-    certificates: 'current' | 'earlier' = 'current',
+    { certificates = 'current', gateResults }: AdmitOptions = {},
   ): Promise<RecordedEvent<EvidenceAdmitted>> {
     const at = new Date(this.time).toISOString();
     const chainKey = `${tenantId}/${subjectId}`;
     const parent = this.lastBundle.get(chainKey) ?? null;
+    const body = { ...validBody(), subject_id: subjectId, replay_seed: randomUUID().replaceAll('-', '') };
+    if (gateResults) body.gate_results = gateResults;
     const bundle = buildProofBundle({
       tenant_id: tenantId,
-      body: { ...validBody(), subject_id: subjectId, replay_seed: randomUUID().replaceAll('-', '') },
+      body,
       parent_bundle_hash: parent,
       generated_at: at,
     });
     const artifactHash = artifactHashOf(bundle);
+    const inForce = this.policies.get(tenantId) ?? DEFAULT_POLICY_IN_FORCE;
     const round = await runValidatorRound(this.validators, {
       bundle,
       artifact_hash: artifactHash,
       expected_parent_hash: parent,
-      policy: DEFAULT_POLICY,
+      policy: inForce.policy,
       now: at,
     });
     const certificate = certificates === 'earlier' ? legacyFormOf(round) : round;
@@ -149,7 +163,26 @@ export class SyntheticLog {
       observables,
       lifecycle: 'ACTIVE',
       admitted_at: at,
+      ...(inForce.policy_hash !== DEFAULT_POLICY_IN_FORCE.policy_hash && {
+        policy: structuredClone(inForce.policy),
+      }),
     });
+  }
+
+  /** The tenant's policy replaced by `policy`, as PUT /governance/policy appends it. */
+  changePolicy(tenantId: string, policy: TenantPolicy): RecordedEvent<TenantPolicyChanged> {
+    const current = this.policies.get(tenantId) ?? DEFAULT_POLICY_IN_FORCE;
+    const data: TenantPolicyChanged = {
+      tenant_id: tenantId,
+      policy,
+      version: current.version + 1,
+      previous_policy_hash: current.policy_hash,
+      policy_hash: policyHash(policy),
+      changed_at: new Date(this.time).toISOString(),
+      key_id: '0123456789abcdef',
+    };
+    this.policies.set(tenantId, policyInForce(data));
+    return this.append(`tenant-${tenantId}`, 'TenantPolicyChanged', data, tenantId);
   }
 
   /** The execution of an authorization and its variance record: two leaves, as one command appends them. */

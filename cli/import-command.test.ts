@@ -131,8 +131,8 @@ describe('gov import', () => {
 
   it('given an export from an earlier release (certificates with quorum = n and threshold), when imported, then it is kept as exported and audits clean', async () => {
     const log = new SyntheticLog();
-    const authorization = await log.admitEvidence('tnt_a', 'model-1', undefined, 'earlier');
-    await log.admitEvidence('tnt_b', 'model-2', undefined, 'earlier');
+    const authorization = await log.admitEvidence('tnt_a', 'model-1', undefined, { certificates: 'earlier' });
+    await log.admitEvidence('tnt_b', 'model-2', undefined, { certificates: 'earlier' });
     log.execute(authorization, 'FAILED');
     log.signTreeHead();
     const run = await importEmbedded(await exportOf(log.events));

@@ -42,7 +42,8 @@ describe('decideRotateKey', () => {
     await fc.assert(
       fc.asyncProperty(stateArb, instantArb, async (input, now) => {
         const state = await reach(input);
-        const { events, result } = decideRotateKey(state, { now, correlationId: 'c' }, FIXED_KEY);
+        const context = { now, correlationId: 'c', keyId: state.active_key_id! };
+        const { events, result } = decideRotateKey(state, context, FIXED_KEY);
         expect(schemaProblems(events)).toEqual([]);
         const data = events[0]!.data as EventPayloads['ApiKeyRotated'];
         expect(events).toHaveLength(1);
@@ -53,6 +54,7 @@ describe('decideRotateKey', () => {
         });
         expect(Date.parse(data.previous_key_expires_at) - now.getTime()).toBe(ROTATION_GRACE_MS);
         expect(result).toEqual({
+          kind: 'rotated',
           api_key: FIXED_KEY.apiKey,
           key_id: FIXED_KEY.keyId,
           previous_key_id: data.previous_key_id,
@@ -66,9 +68,9 @@ describe('decideRotateKey', () => {
   it('given no tenant, then it fails only with UnknownTenantError', () => {
     fc.assert(
       fc.property(instantArb, (now) => {
-        expect(() => decideRotateKey(tenantAggregate.initial(), { now, correlationId: 'c' })).toThrow(
-          UnknownTenantError,
-        );
+        expect(() =>
+          decideRotateKey(tenantAggregate.initial(), { now, correlationId: 'c', keyId: FIXED_KEY.keyId }),
+        ).toThrow(UnknownTenantError);
       }),
       { ...PROPERTY_OPTIONS, numRuns: 20 },
     );

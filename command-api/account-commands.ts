@@ -2,6 +2,7 @@
 import type { ApiKeyRotated, TenantTierChanged } from '../event-schemas';
 import type { Decision } from './aggregate-writer';
 import { type IssuedKey, issueApiKey } from './api-keys';
+import { type RetiredKeyRefusal, refuseRetiredKey } from './current-key';
 import type { TenantState } from './tenant-state';
 import { HOUR_MS, type Tier } from './tier-limits';
 
@@ -19,13 +20,18 @@ export class UnknownTenantError extends Error {
   override readonly name = 'UnknownTenantError';
 }
 
-/** Issues a new key; the active one keeps working for exactly 24 hours. */
+/**
+ * Issues a new key; the active one keeps working for exactly 24 hours. Only the active key (`keyId`,
+ * the caller's) may rotate: a key in its grace period is refused.
+ */
 export function decideRotateKey(
   state: Readonly<TenantState>,
-  context: { now: Date; correlationId: string },
+  context: { now: Date; correlationId: string; keyId: string },
   key: IssuedKey = issueApiKey(state.mode),
-): Decision<RotatedKey> {
+): Decision<({ kind: 'rotated' } & RotatedKey) | RetiredKeyRefusal> {
   if (!state.exists || !state.active_key_id) throw new UnknownTenantError(`no tenant ${state.tenant_id}`);
+  const refusal = refuseRetiredKey(state, context.keyId);
+  if (refusal) return { events: [], result: refusal };
   const data: ApiKeyRotated = {
     tenant_id: state.tenant_id,
     key_id: key.keyId,
@@ -46,6 +52,7 @@ export function decideRotateKey(
       },
     ],
     result: {
+      kind: 'rotated',
       api_key: key.apiKey,
       key_id: key.keyId,
       previous_key_id: data.previous_key_id,

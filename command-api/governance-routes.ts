@@ -1,5 +1,6 @@
 import { type Request, type Response, Router } from 'express';
-import type { SubmitEvidenceBody, SubmitExecutionBody } from '../event-schemas';
+import { policyView } from '../domain/policy';
+import type { ChangePolicyBody, SubmitEvidenceBody, SubmitExecutionBody } from '../event-schemas';
 import {
   BUNDLES,
   type BundleView,
@@ -9,7 +10,7 @@ import {
 } from '../projectors/governance';
 import type { IntegratedLeaf } from '../projectors/log-sequencer';
 import { sendAnswer } from '../runtime/http/answer';
-import { authenticate, callerOf, requireClosedLoopTier } from '../runtime/http/auth';
+import { authenticate, callerOf, requireClosedLoopTier, requireCurrentKey } from '../runtime/http/auth';
 import { sendError } from '../runtime/http/errors';
 import { requireNoBody } from '../runtime/http/no-body';
 import { takesNoQuery } from '../runtime/http/query';
@@ -18,21 +19,24 @@ import { validateBody } from '../runtime/http/validate-body';
 import type { Services } from '../runtime/services';
 import { decideRotateKey } from './account-commands';
 import { admitEvidence, awaitIntegration } from './admit-evidence';
+import { decideChangePolicy } from './policy-commands';
 import { decideSubmitExecution, type ExecutionOutcome, type ParentAuthorization } from './submit-execution';
 import { tenantStream } from './tenant-state';
 
-/** The authenticated write side: key rotation, evidence, executions. */
+/** The authenticated write side: key rotation, the tenant policy, evidence, executions. */
 export function governanceCommandRoutes(services: Services): Router {
   const router = Router();
   // Every route here takes no query parameter.
   const auth = [authenticate(services), limitRequestRate(services), takesNoQuery];
+  const manage = [...auth, requireCurrentKey];
 
-  router.post('/api-key/rotate', ...auth, requireNoBody, async (_req: Request, res: Response) => {
-    const { tenant } = callerOf(res);
-    const context = { now: services.clock(), correlationId: res.locals.correlationId as string };
+  router.post('/api-key/rotate', ...manage, requireNoBody, async (_req: Request, res: Response) => {
+    const { tenant, keyId } = callerOf(res);
+    const context = { now: services.clock(), correlationId: res.locals.correlationId as string, keyId };
     const rotated = await services.tenants.execute(tenantStream(tenant.tenant_id), (state) =>
       decideRotateKey(state, context),
     );
+    if (rotated.kind === 'refused') return sendError(res, rotated.status, rotated.error, rotated.message);
     if (rotated.position !== null) await services.awaitProjections(rotated.position, ['ApiKeyRotated']);
     res.status(200).json({
       api_key: rotated.api_key,
@@ -41,6 +45,24 @@ export function governanceCommandRoutes(services: Services): Router {
       previous_key_expires_at: rotated.previous_key_expires_at,
     });
   });
+
+  router.put(
+    '/governance/policy',
+    ...manage,
+    validateBody('change-policy'),
+    async (req: Request, res: Response) => {
+      const { tenant, keyId } = callerOf(res);
+      const context = { now: services.clock(), correlationId: res.locals.correlationId as string, keyId };
+      const changed = await services.tenants.execute(tenantStream(tenant.tenant_id), (state) =>
+        decideChangePolicy(state, req.body as ChangePolicyBody, context),
+      );
+      if (changed.kind === 'refused') return sendError(res, changed.status, changed.error, changed.message);
+      // Read-your-write: GET /governance/policy answers this version as soon as the caller has it.
+      if (changed.position !== null)
+        await services.awaitProjections(changed.position, ['TenantPolicyChanged']);
+      res.json(policyView(changed));
+    },
+  );
 
   router.post(
     '/governance/evidence',

@@ -8,13 +8,15 @@ import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';
 import { authorityNodeIdOf } from '../domain/envelope';
-import { ed25519Keys, validBody } from '../domain/test-fixtures';
+import { DEFAULT_POLICY } from '../domain/policy';
+import { ed25519Keys, policyWith, validBody } from '../domain/test-fixtures';
 import { createLocalValidators, type Validator } from '../domain/validators';
 import {
   type EventPayloads,
   isKnownEventType,
   type SubmitEvidenceBody,
   type SubmitExecutionBody,
+  type TenantPolicy,
   validateEventData,
   type WebhookRegistered,
 } from '../event-schemas';
@@ -23,6 +25,7 @@ import type { NewEvent } from '../ports/event-store';
 import { decideChangeTier, decideRotateKey } from './account-commands';
 import type { Decision } from './aggregate-writer';
 import type { IssuedKey } from './api-keys';
+import { decideChangePolicy } from './policy-commands';
 import { decideRegisterTenant } from './register-tenant';
 import { type AdmissionContext, decideSubmitEvidence } from './submit-evidence';
 import { decideSubmitExecution, type ParentAuthorization } from './submit-execution';
@@ -148,11 +151,23 @@ export type TenantCommand =
     }
   | { kind: 'tier'; tier: Tier; dailyLeafLimit: number | null }
   | { kind: 'rotate' }
+  | { kind: 'policy'; policy: TenantPolicy }
   | { kind: 'register-webhook'; events: WebhookRegistered['events'] }
   | { kind: 'remove-webhook'; pick: number | string }
   | { kind: 'redeliver'; pick: number | string };
 
 const webhookIdArb = hex(24).map((digits) => `wh_${digits}`);
+
+/**
+ * Policies a tenant sets: back to the default, a laxer or a stricter one than the passing evidence
+ * needs (its toxicity is 0.01), or any valid policy (most of which the evidence then fails).
+ */
+const policyArb: fc.Arbitrary<TenantPolicy> = fc.oneof(
+  fc.constant(DEFAULT_POLICY),
+  fc.constant(policyWith({ g1_min_confidence_lower: 0.5, g1_min_bootstrap_iterations: 1 })),
+  fc.constant(policyWith({ g3_metric_maximums: { toxicity: 0.005 } })),
+  validCommandBody('change-policy') as fc.Arbitrary<TenantPolicy>,
+);
 
 export const tenantCommandArb: fc.Arbitrary<TenantCommand & { advanceMs: number }> = fc
   .tuple(
@@ -179,6 +194,7 @@ export const tenantCommandArb: fc.Arbitrary<TenantCommand & { advanceMs: number 
         }),
       },
       { weight: 1, arbitrary: fc.constant({ kind: 'rotate' as const }) },
+      { weight: 1, arbitrary: policyArb.map((policy) => ({ kind: 'policy' as const, policy })) },
       {
         weight: 2,
         arbitrary: fc.record({
@@ -265,14 +281,19 @@ export class TenantSimulation {
     for (let i = 0; i < start.webhooks; i++) {
       const id = `wh_${i.toString(16).padStart(24, '0')}`;
       this.fold(
-        decideRegisterWebhook(this.state, id, registration_(), { now: this.now, correlationId: 'c' }).events,
+        decideRegisterWebhook(this.state, id, registration_(), {
+          now: this.now,
+          correlationId: 'c',
+          keyId: FIXED_KEY.keyId,
+        }).events,
       );
     }
   }
 
   /** Decides `command` at the current time (after advancing the clock) without applying it. */
   async decide(command: TenantCommand, at = this.now): Promise<Decision<unknown>> {
-    const context = { now: at, correlationId: 'corr-property' };
+    // Made with the tenant's current key, as its owner does (a rotated-out key: current-key.ts).
+    const context = { now: at, correlationId: 'corr-property', keyId: this.state.active_key_id ?? '' };
     switch (command.kind) {
       case 'evidence':
         return decideSubmitEvidence(this.state, command.body, admissionContext(at));
@@ -294,6 +315,8 @@ export class TenantSimulation {
         );
       case 'rotate':
         return decideRotateKey(this.state, context, FIXED_KEY);
+      case 'policy':
+        return decideChangePolicy(this.state, command.policy, context);
       case 'register-webhook':
         return decideRegisterWebhook(
           this.state,

@@ -9,6 +9,7 @@ import { artifactHashOf, buildProofBundle, sha256Hex } from '../domain/bundle';
 import { leavesCountedToday, secondsUntilAllowanceResets } from '../domain/daily-allowance';
 import { evaluateGates } from '../domain/gates';
 import { evolveSubject, refusesEvidence } from '../domain/lifecycle';
+import { DEFAULT_POLICY_IN_FORCE } from '../domain/policy';
 import type { Validator } from '../domain/validators';
 import type { EvidenceAdmitted, GateFailed, SubmitEvidenceBody } from '../event-schemas';
 import { canonicalJson } from '../merkle-core';
@@ -52,7 +53,8 @@ export async function decideSubmitEvidence(
 
   const subject = subjectOf(state, body.subject_id);
   const at = context.now.toISOString();
-  const gates = evaluateGates(body, state.policy);
+  const { policy } = state.policy_in_force;
+  const gates = evaluateGates(body, policy);
   if (!gates.passed) {
     const after = evolveSubject(subject, { kind: 'fail', policy_violation: gates.policy_violation, at });
     const event: GateFailed = {
@@ -85,7 +87,7 @@ export async function decideSubmitEvidence(
     bundle,
     artifact_hash: artifactHash,
     expected_parent_hash: subject.last_bundle_hash,
-    policy: state.policy,
+    policy,
     now: at,
   };
   const fields = {
@@ -112,6 +114,8 @@ export async function decideSubmitEvidence(
     observables: after.observables,
     lifecycle: after.lifecycle,
     admitted_at: at,
+    // Which policy the gates passed under, so an audit can re-check them; the default goes unsaid.
+    ...(state.policy_in_force.policy_hash !== DEFAULT_POLICY_IN_FORCE.policy_hash && { policy }),
   };
   return {
     events: [newEvent(state, context, 'EvidenceAdmitted', event)],

@@ -1,8 +1,9 @@
 /**
- * Properties of every tenant command over arbitrary sequences: evidence, executions, tier changes, key
- * rotations and webhook commands, decided one after the other against the state folded from all the
- * events before them (as the AggregateWriter runs them), with a clock that jumps across UTC days and
- * the trial window. The limits are checked against the event log alone, not against the aggregate.
+ * Properties of every tenant command over arbitrary sequences: evidence, executions, tier and policy
+ * changes, key rotations and webhook commands, decided one after the other against the state folded
+ * from all the events before them (as the AggregateWriter runs them), with a clock that jumps across
+ * UTC days and the trial window. The limits are checked against the event log alone, not against the
+ * aggregate.
  */
 import fc from 'fast-check';
 import type { EventPayloads } from '../event-schemas';
@@ -29,8 +30,9 @@ function isRefusal(result: unknown): boolean {
   return (result as { kind?: string }).kind === 'refused';
 }
 
-/** A tier change to the same tier and allowance is the one non-refusal that decides nothing. */
+/** A tier change to the same tier and allowance, or the policy in force again, decides nothing. */
 function isNoOp(command: TenantCommand, result: unknown): boolean {
+  if (command.kind === 'policy') return (result as { kind?: string }).kind === 'unchanged';
   return command.kind === 'tier' && (result as { changed?: boolean }).changed === false;
 }
 

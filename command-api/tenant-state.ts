@@ -1,14 +1,14 @@
 /**
  * The tenant aggregate: everything a decision about a tenant's commands needs, folded from the
- * tenant's stream (`tenant-<id>`). Registration, key rotation, tier changes, admissions, gate failures
- * and closed-loop records all live in that one stream, so one expected revision makes trial caps,
- * daily limits, subject chains and "one execution per authorization" exact.
+ * tenant's stream (`tenant-<id>`). Registration, key rotation, tier and policy changes, admissions,
+ * gate failures and closed-loop records all live in that one stream, so one expected revision makes
+ * trial caps, daily limits, subject chains and "one execution per authorization" exact.
  */
 
 import { countLeaf } from '../domain/daily-allowance';
 import { evolveSubject, initialSubject, type SubjectState } from '../domain/lifecycle';
-import { DEFAULT_POLICY } from '../domain/policy';
-import type { EventPayloads, TenantPolicy } from '../event-schemas';
+import { DEFAULT_POLICY_IN_FORCE, type PolicyInForce, policyInForce } from '../domain/policy';
+import type { EventPayloads } from '../event-schemas';
 import type { Aggregate } from './aggregate-writer';
 import type { Tier } from './tier-limits';
 
@@ -20,7 +20,8 @@ export interface TenantState {
   registered_at: string;
   daily_leaf_limit: number | null;
   active_key_id: string | null;
-  policy: TenantPolicy;
+  /** The gate policy submissions are decided under: the default until the tenant changes it. */
+  policy_in_force: PolicyInForce;
   /** Authorization leaves admitted so far. */
   evidence_leaves: number;
   /** The day leaves count towards and how many count towards it (domain/daily-allowance.ts). */
@@ -51,7 +52,7 @@ export const tenantAggregate: Aggregate<TenantState> = {
     registered_at: '',
     daily_leaf_limit: null,
     active_key_id: null,
-    policy: DEFAULT_POLICY,
+    policy_in_force: DEFAULT_POLICY_IN_FORCE,
     evidence_leaves: 0,
     day: '',
     leaves_on_day: 0,
@@ -75,6 +76,9 @@ export const tenantAggregate: Aggregate<TenantState> = {
       }
       case 'ApiKeyRotated':
         state.active_key_id = (event.data as EventPayloads['ApiKeyRotated']).key_id;
+        return;
+      case 'TenantPolicyChanged':
+        state.policy_in_force = policyInForce(event.data as EventPayloads['TenantPolicyChanged']);
         return;
       case 'TenantTierChanged': {
         const data = event.data as EventPayloads['TenantTierChanged'];

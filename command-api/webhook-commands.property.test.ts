@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import type { WebhookRegistered } from '../event-schemas';
 import { validCommandBody } from '../event-schemas/schema-arbitrary';
 import {
+  FIXED_KEY,
   PROPERTY_OPTIONS,
   schemaProblems,
   TenantSimulation,
@@ -18,7 +19,8 @@ import {
 } from './webhook-commands';
 
 const stateArb = fc.tuple(tenantStartArb, fc.array(tenantCommandArb, { maxLength: 10 }));
-const context = { now: new Date('2026-06-01T00:00:00Z'), correlationId: 'c' };
+/** Every simulated tenant's current key is FIXED_KEY (registration and rotations issue it). */
+const context = { now: new Date('2026-06-01T00:00:00Z'), correlationId: 'c', keyId: FIXED_KEY.keyId };
 const webhookIdArb = fc.stringMatching(/^[0-9a-f]{24}$/).map((digits) => `wh_${digits}`);
 /** Ids of this release (`dlv_<position>_<k>`) and of older ones (`<webhook_id>.<event_id>`). */
 const deliveryIdArb = fc.oneof(

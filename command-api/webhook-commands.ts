@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { WebhookRedeliveryRequested, WebhookRegistered, WebhookRemoved } from '../event-schemas';
 import type { Decision } from './aggregate-writer';
+import { refuseRetiredKey } from './current-key';
 import { newEvent, type Refusal } from './submit-evidence';
 import type { TenantState } from './tenant-state';
 
@@ -14,6 +15,8 @@ export const MAX_WEBHOOKS_PER_TENANT = 100;
 export interface CommandContext {
   now: Date;
   correlationId: string;
+  /** The caller's key: only the tenant's current key manages webhooks (./current-key.ts). */
+  keyId: string;
 }
 
 export interface WebhookRegistration {
@@ -25,7 +28,11 @@ export interface WebhookRegistration {
 }
 
 export type WebhookRefusal = Omit<Refusal, 'status' | 'error'> &
-  ({ status: 404; error: 'NOT_FOUND' } | { status: 409; error: 'CONFLICT' });
+  (
+    | { status: 403; error: 'FORBIDDEN' }
+    | { status: 404; error: 'NOT_FOUND' }
+    | { status: 409; error: 'CONFLICT' }
+  );
 
 export function newWebhookId(): string {
   return `wh_${randomBytes(12).toString('hex')}`;
@@ -37,6 +44,8 @@ export function decideRegisterWebhook(
   registration: WebhookRegistration,
   context: CommandContext,
 ): Decision<{ kind: 'registered'; event: WebhookRegistered } | WebhookRefusal> {
+  const refusal = refuseRetiredKey(state, context.keyId);
+  if (refusal) return { events: [], result: refusal };
   if (state.webhooks.size >= MAX_WEBHOOKS_PER_TENANT) {
     return {
       events: [],
@@ -68,6 +77,8 @@ export function decideRemoveWebhook(
   webhookId: string,
   context: CommandContext,
 ): Decision<{ kind: 'removed'; event: WebhookRemoved } | WebhookRefusal> {
+  const refusal = refuseRetiredKey(state, context.keyId);
+  if (refusal) return { events: [], result: refusal };
   if (!state.webhooks.has(webhookId)) return { events: [], result: unknownWebhook(webhookId) };
   const event: WebhookRemoved = {
     tenant_id: state.tenant_id,
@@ -87,6 +98,8 @@ export function decideRedeliver(
   deliveryId: string,
   context: CommandContext,
 ): Decision<{ kind: 'requested'; event: WebhookRedeliveryRequested } | WebhookRefusal> {
+  const refusal = refuseRetiredKey(state, context.keyId);
+  if (refusal) return { events: [], result: refusal };
   if (!state.webhooks.has(webhookId)) return { events: [], result: unknownWebhook(webhookId) };
   const event: WebhookRedeliveryRequested = {
     tenant_id: state.tenant_id,

@@ -7,7 +7,7 @@ import type { RegisterWebhookBody } from '../event-schemas';
 import { DELIVERY_LOG, type DeliveryLogEntry } from '../projectors/dispatcher/delivery-log';
 import { generateWebhookSecret, sealSecret } from '../projectors/dispatcher/secret-box';
 import { ownWebhook, unknownWebhook, WEBHOOK_ID } from '../read-api/webhook-routes';
-import { authenticate, callerOf } from '../runtime/http/auth';
+import { authenticate, callerOf, requireCurrentKey } from '../runtime/http/auth';
 import { sendError, sendInvalid } from '../runtime/http/errors';
 import { requireNoBody } from '../runtime/http/no-body';
 import { takesNoQuery } from '../runtime/http/query';
@@ -28,12 +28,14 @@ const DELIVERY_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
 
 export function webhookCommandRoutes(services: Services): Router {
   const router = Router();
-  // Every route here takes no query parameter.
-  const auth = [authenticate(services), limitRequestRate(services), takesNoQuery];
+  // Every route here takes no query parameter, and manages the account: for the tenant's current key,
+  // not one in its grace period.
+  const auth = [authenticate(services), limitRequestRate(services), takesNoQuery, requireCurrentKey];
   const { webhooks } = services;
   const context = (res: Response) => ({
     now: services.clock(),
     correlationId: res.locals.correlationId as string,
+    keyId: callerOf(res).keyId,
   });
 
   router.post('/webhooks', ...auth, validateBody('register-webhook'), async (req: Request, res: Response) => {

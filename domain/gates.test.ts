@@ -217,6 +217,59 @@ describe('evaluateGates', () => {
     });
   });
 
+  describe('G3: maximums declared by the submission', () => {
+    const submitted = (
+      metrics: Record<string, number>,
+      maximums: Record<string, unknown>,
+      policy = DEFAULT_POLICY,
+    ) =>
+      evaluate((g) => {
+        g.G3 = { ...g.G3, protected_metrics: metrics, metric_maximums: maximums } as Gates['G3'];
+      }, policy);
+
+    it('given the default policy and a submission declaring bias ≤ 0.1, when bias is 1e9, then G3 fails naming the submission as the source', () => {
+      expect(failure(submitted({ bias: 1e9 }, { bias: 0.1 })).details.G3).toBe(
+        'protected metric bias 1000000000 exceeds its declared maximum 0.10 (declared by the submission)',
+      );
+    });
+
+    it('given the submission is stricter than the policy, then its maximum is the one held', () => {
+      const policy = policyWith({ g3_metric_maximums: { bias: 0.1 } });
+      expect(failure(submitted({ bias: 0.07 }, { bias: 0.05 }, policy)).details.G3).toBe(
+        'protected metric bias 0.07 exceeds its declared maximum 0.05 (declared by the submission)',
+      );
+    });
+
+    it('given the policy is stricter than the submission, then the policy maximum is the one held', () => {
+      const policy = policyWith({ g3_metric_maximums: { bias: 0.05 } });
+      expect(failure(submitted({ bias: 0.07 }, { bias: 0.5 }, policy)).details.G3).toBe(
+        'protected metric bias 0.07 exceeds its declared maximum 0.05',
+      );
+    });
+
+    it('given a maximum declared for a metric not submitted, then G3 fails', () => {
+      expect(failure(submitted({ toxicity: 0.01 }, { bias: 0.1 })).details.G3).toBe(
+        'protected metric bias has a declared maximum 0.10 (declared by the submission) but was not submitted',
+      );
+    });
+
+    it('given every metric within the lower of both maximums, then G3 passes and lists each with its maximum', () => {
+      const policy = policyWith({ g3_metric_maximums: { toxicity: 0.05 } });
+      const evaluation = submitted({ toxicity: 0.02, bias: 0.04 }, { bias: 0.05, toxicity: 0.5 }, policy);
+      expect(evaluation.passed).toBe(true);
+      expect(evaluation.details.G3).toBe(
+        'every protected metric with a declared maximum is within it: bias 0.04 ≤ 0.05 (declared by the submission), toxicity 0.02 ≤ 0.05',
+      );
+    });
+
+    it('given stored gate results whose declared maximums are malformed, then G3 fails saying so', () => {
+      const notObject = failure(submitted({ bias: 0.01 }, 'low' as unknown as Record<string, unknown>));
+      expect(notObject.details.G3).toBe('metric_maximums is not an object');
+      const notNumber = failure(submitted({ bias: 0.01 }, { bias: '0.1' }));
+      expect(notNumber.details.G3).toBe('the declared maximum of protected metric bias is not a number');
+    });
+  });
+
   describe('G4: evidence class', () => {
     it.each(EVIDENCE_CLASSES)('given class %s under the default policy, then G4 passes', (evidenceClass) => {
       expect(evaluateWith('G4', { evidence_class: evidenceClass }).passed).toBe(true);

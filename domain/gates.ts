@@ -123,22 +123,22 @@ function g3(gate: Fields, policy: TenantPolicy): GateOutcome {
     return outcome(problems, '');
   }
   const submitted = metrics as Fields;
+  const maximums = declaredMaximums(gate.metric_maximums, policy, problems);
   const within: string[] = [];
-  // Sorted so the sentence (part of stored events) does not depend on the policy's key order.
-  for (const name of Object.keys(policy.g3_metric_maximums).sort()) {
-    const max = policy.g3_metric_maximums[name] as number;
+  // Sorted so the sentence (part of stored events) does not depend on either side's key order.
+  for (const name of [...maximums.keys()].sort()) {
+    const { max, bySubmission } = maximums.get(name)!;
+    const declared = `${formatNumber(max)}${bySubmission ? ' (declared by the submission)' : ''}`;
     const value = finite(submitted[name]);
     // A declared maximum is a promise to check that metric: leaving it out cannot pass.
     if (!Object.hasOwn(submitted, name))
-      problems.push(
-        `protected metric ${name} has a declared maximum ${formatNumber(max)} but was not submitted`,
-      );
+      problems.push(`protected metric ${name} has a declared maximum ${declared} but was not submitted`);
     else if (value === undefined) problems.push(`protected metric ${name} is not a number`);
     else if (value > max)
       problems.push(
-        `protected metric ${name} ${formatNumber(value)} exceeds its declared maximum ${formatNumber(max)}`,
+        `protected metric ${name} ${formatNumber(value)} exceeds its declared maximum ${declared}`,
       );
-    else within.push(`${name} ${formatNumber(value)} ≤ ${formatNumber(max)}`);
+    else within.push(`${name} ${formatNumber(value)} ≤ ${declared}`);
   }
   const count = Object.keys(submitted).length;
   const checked =
@@ -146,6 +146,35 @@ function g3(gate: Fields, policy: TenantPolicy): GateOutcome {
       ? `no protected metric has a declared maximum in the policy (${count} submitted)`
       : `every protected metric with a declared maximum is within it: ${within.join(', ')}`;
   return outcome(problems, checked);
+}
+
+/**
+ * The maximum each protected metric is held to: declared by the tenant policy, by the submission
+ * (`metric_maximums`), or by both, when the lower one wins. A malformed declaration is a problem.
+ */
+function declaredMaximums(
+  fromSubmission: unknown,
+  policy: TenantPolicy,
+  problems: string[],
+): Map<string, { max: number; bySubmission: boolean }> {
+  const maximums = new Map<string, { max: number; bySubmission: boolean }>();
+  for (const [name, max] of Object.entries(policy.g3_metric_maximums))
+    maximums.set(name, { max, bySubmission: false });
+  if (fromSubmission === undefined) return maximums;
+  if (fromSubmission === null || typeof fromSubmission !== 'object' || Array.isArray(fromSubmission)) {
+    problems.push('metric_maximums is not an object');
+    return maximums;
+  }
+  for (const [name, value] of Object.entries(fromSubmission)) {
+    const max = finite(value);
+    if (max === undefined) {
+      problems.push(`the declared maximum of protected metric ${name} is not a number`);
+      continue;
+    }
+    const held = maximums.get(name);
+    if (!held || max < held.max) maximums.set(name, { max, bySubmission: true });
+  }
+  return maximums;
 }
 
 function g4(gate: Fields, policy: TenantPolicy): GateOutcome {

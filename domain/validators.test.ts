@@ -113,6 +113,17 @@ describe('a validator vote', () => {
       /^G1 does not pass: confidence_interval_lower 0.85 is below the policy minimum 0.90$/,
     ],
     [
+      'a protected metric above the maximum its submission declared',
+      () => {
+        const request = voteRequest();
+        const gates = request.bundle.gate_results as Record<string, Record<string, unknown>>;
+        const G3 = { ...gates.G3, protected_metrics: { bias: 1e9 }, metric_maximums: { bias: 0.1 } };
+        const bundle = { ...request.bundle, gate_results: { ...gates, G3 } };
+        return { ...request, bundle, artifact_hash: artifactHashOf(bundle) };
+      },
+      /^G3 does not pass: protected metric bias 1000000000 exceeds its declared maximum 0\.10 \(declared by the submission\)$/,
+    ],
+    [
       'a broken parent chain',
       () => voteRequest({ expected_parent_hash: hex('7') }),
       /^parent_bundle_hash null is not/,

@@ -33,6 +33,7 @@ const HANDLED = new Set([
   'maxProperties',
   'propertyNames',
   'anyOf',
+  'allOf',
   '$ref',
 ]);
 
@@ -63,6 +64,12 @@ export function arbitraryOf(schema: Schema, root: Schema = schema): fc.Arbitrary
     if (!ANNOTATIONS.has(key) && !HANDLED.has(key)) throw new Error(`schema-arbitrary: keyword ${key}`);
   }
   if (typeof schema.$ref === 'string') return arbitraryOf(...resolve(schema.$ref, root));
+  // One schema wrapped (a command whose body is a record): the values that schema accepts.
+  if (Array.isArray(schema.allOf)) {
+    const { allOf, ...common } = schema;
+    if (allOf.length !== 1) throw new Error('schema-arbitrary: allOf of more than one schema');
+    return arbitraryOf({ ...common, ...(allOf[0] as Schema) }, root);
+  }
   if (Array.isArray(schema.anyOf)) {
     const { anyOf, ...common } = schema;
     return fc.oneof(...(anyOf as Schema[]).map((option) => arbitraryOf({ ...common, ...option }, root)));

@@ -1,5 +1,6 @@
 import { countLeaf } from '../domain/daily-allowance';
-import type { EventPayloads } from '../event-schemas';
+import { DEFAULT_POLICY_IN_FORCE, type PolicyInForce, policyInForce } from '../domain/policy';
+import type { EventPayloads, TenantPolicy } from '../event-schemas';
 import type { RecordedEvent } from '../ports/event-store';
 import type { Change } from '../ports/read-store';
 import type { Projection, ProjectionState } from './projection';
@@ -23,6 +24,23 @@ export interface TenantView {
   /** Operator-set daily allowance (L2 credit); null = the tier's default. */
   daily_leaf_limit: number | null;
   subscription_id: string | null;
+  /** The gate policy in force; absent while it is the default (read it with `tenantPolicy`). */
+  policy?: StoredPolicy;
+}
+
+/**
+ * The policy in force as this read model keeps it: the policy itself as JSON text, because its metric
+ * names may hold dots, which the MongoDB read store cannot take as member names.
+ */
+export interface StoredPolicy extends Omit<PolicyInForce, 'policy'> {
+  policy_json: string;
+}
+
+/** A tenant's policy in force: the default until the tenant changes it. */
+export function tenantPolicy(tenant: Pick<TenantView, 'policy'>): PolicyInForce {
+  if (!tenant.policy) return DEFAULT_POLICY_IN_FORCE;
+  const { policy_json, ...rest } = tenant.policy;
+  return { ...rest, policy: JSON.parse(policy_json) as TenantPolicy };
 }
 
 /** What authentication looks up by key id: the hash to compare with, and when the key stops working. */
@@ -45,6 +63,7 @@ export const tenantsProjection: Projection = {
     'TenantRegistered',
     'ApiKeyRotated',
     'TenantTierChanged',
+    'TenantPolicyChanged',
     'EvidenceAdmitted',
     'ExecutionAdmitted',
     'VarianceRecorded',
@@ -121,6 +140,11 @@ export const tenantsProjection: Projection = {
         const data = event.data as EventPayloads['TenantTierChanged'];
         tenant.tier = data.tier;
         tenant.daily_leaf_limit = data.daily_leaf_limit;
+        break;
+      }
+      case 'TenantPolicyChanged': {
+        const { policy, ...rest } = policyInForce(event.data as EventPayloads['TenantPolicyChanged']);
+        tenant.policy = { ...rest, policy_json: JSON.stringify(policy) };
         break;
       }
       case 'EvidenceAdmitted': {

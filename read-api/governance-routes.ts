@@ -1,5 +1,6 @@
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { TIER_LIMITS } from '../command-api/tier-limits';
+import { policyView } from '../domain/policy';
 import { buildComplianceReport, renderReportMarkdown } from '../domain/report';
 import { canonicalJson, toHex } from '../merkle-core';
 import {
@@ -12,7 +13,7 @@ import {
   type SubjectView,
   subjectKey,
 } from '../projectors/governance';
-import type { TenantView } from '../projectors/tenants';
+import { type TenantView, tenantPolicy } from '../projectors/tenants';
 import { authenticate, type Caller, callerOf, requireClosedLoopTier } from '../runtime/http/auth';
 import { sendError, sendInvalid } from '../runtime/http/errors';
 import { takesNoQuery, takesQuery, unknownQueryParameters } from '../runtime/http/query';
@@ -33,6 +34,11 @@ export function governanceReadRoutes(services: Services): Router {
 
   router.get('/account', ...auth, takesNoQuery, (_req: Request, res: Response) => {
     res.json(accountView(callerOf(res).tenant, services.clock()));
+  });
+
+  // Any valid key reads the policy, one in its grace period after a rotation too.
+  router.get('/governance/policy', ...auth, takesNoQuery, (_req: Request, res: Response) => {
+    res.json(policyView(tenantPolicy(callerOf(res).tenant)));
   });
 
   router.get('/governance/report/:artifact_hash', ...auth, hashParam('artifact_hash'), async (req, res) => {

@@ -719,9 +719,26 @@ describe('the OpenAPI document against the running service', () => {
     const exhausted = await submit(evidence('model-6'));
     expect([exhausted.status, exhausted.body.error]).toEqual([409, 'TRIAL_EXHAUSTED']);
 
+    const policy = (method: string, url: string, init: { key?: string; body?: unknown } = { key }) =>
+      call(method, '/governance/policy', url, init);
+    const initial = await policy('get', '/governance/policy');
+    expect(initial.body.version).toBe(1);
+    expect((await policy('get', '/governance/policy?version=1')).status).toBe(400);
+    const stricter = { ...initial.body.policy, g3_metric_maximums: { bias: 0.1 } };
+    expect((await policy('put', '/governance/policy', { key, body: { ...stricter, extra: 1 } })).status).toBe(
+      400,
+    );
+    expect((await policy('put', '/governance/policy', { key, body: stricter })).body.version).toBe(2);
+    expect((await policy('put', '/governance/policy', { body: stricter })).status).toBe(401);
+
     const rotated = await call('post', '/api-key/rotate', '/api-key/rotate', { key });
     expect(rotated.status).toBe(200);
+    expect((await policy('put', '/governance/policy', { key, body: stricter })).status).toBe(403);
     expect((await call('get', '/account', '/account', { key: rotated.body.api_key })).status).toBe(200);
+    // The replaced key, in its grace period, reads but no longer manages the account.
+    expect((await call('get', '/account', '/account', { key })).status).toBe(200);
+    const again = await call('post', '/api-key/rotate', '/api-key/rotate', { key });
+    expect([again.status, again.body.error]).toEqual([403, 'FORBIDDEN']);
   });
 
   it('an L2 tenant: closed loop, exports, a locked subject, and the log with leaves', async () => {

@@ -110,6 +110,12 @@ function errorResponse(description: string, codes: readonly ErrorCode[], headers
 const invalid = (description: string): Json => errorResponse(description, ['INVALID_REQUEST']);
 const notFound = (description: string): Json => errorResponse(description, ['NOT_FOUND']);
 const tierInsufficient = (description: string): Json => errorResponse(description, ['TIER_INSUFFICIENT']);
+/** Account management (keys, webhooks, policy) is for the tenant's current key only. */
+const currentKeyOnly = (): Json =>
+  errorResponse(
+    'FORBIDDEN (beyond the spec): the key was replaced by a key rotation. In its 24 hours of grace it still reads and submits evidence, but only the current key manages the account (key rotation, webhooks, the tenant policy). Nothing was changed.',
+    ['FORBIDDEN'],
+  );
 const serviceUnavailable = (what: string): Json =>
   errorResponse(
     `SERVICE_UNAVAILABLE (beyond the spec): ${what} stored but not under a signed tree head within ${INTEGRATION_TIMEOUT_SECONDS} s (or, while the read models lag more than ${MAX_UNAPPLIED_POSITIONS} events behind, not yet applied by them). It is not lost: check GET /gov/v1/log/proof?leaf_hash=… before retrying, or the retry is admitted again.`,
@@ -225,7 +231,8 @@ function paths(): Json {
         tags: ['account'],
         operationId: 'rotateApiKey',
         summary: 'Issue a new API key; the current one stops working 24 hours later',
-        description: 'Takes no body.',
+        description:
+          'Takes no body. Only the current key rotates: the previous key, in its 24 hours of grace, answers 403.',
         security: BEARER,
         responses: {
           '200': {
@@ -234,6 +241,45 @@ function paths(): Json {
           },
           '400': invalid('A body was sent that is not empty (none, or {}).'),
           ...authenticated(),
+          '403': currentKeyOnly(),
+          ...bodyParser(),
+          '500': responseRef('InternalError'),
+        },
+      },
+    },
+    '/governance/policy': {
+      get: {
+        tags: ['account'],
+        operationId: 'getTenantPolicy',
+        summary: "The tenant's gate policy in force, its version and hash",
+        description:
+          'Every gate threshold is tenant policy. Until the tenant changes it this is the default, version 1, with updated_at null. Any valid key reads it, one in its grace period after a rotation too. Takes no query parameters.',
+        security: BEARER,
+        responses: {
+          '200': { description: 'The policy in force.', content: json(schemaRef('TenantPolicyResponse')) },
+          '400': invalid('The query has parameters (each one in `fields`, pointer `query/<name>`).'),
+          ...authenticated(),
+          '500': responseRef('InternalError'),
+        },
+      },
+      put: {
+        tags: ['account'],
+        operationId: 'changeTenantPolicy',
+        summary: "Replace the tenant's gate policy (a new version)",
+        description:
+          'The body is the whole policy. It applies to the submissions decided after it; admitted evidence, its reports and proofs are never evaluated again. Sending the policy in force again changes nothing and answers its version. Only the current key changes the policy.',
+        security: BEARER,
+        requestBody: requestBody('ChangePolicyBody', 'The new policy, every member given.'),
+        responses: {
+          '200': {
+            description: 'The policy now in force, with its version.',
+            content: json(schemaRef('TenantPolicyResponse')),
+          },
+          '400': invalid(
+            'The body is not JSON or does not match the schema: a member missing, unknown or out of bounds (each one in `fields`).',
+          ),
+          ...authenticated(),
+          '403': currentKeyOnly(),
           ...bodyParser(),
           '500': responseRef('InternalError'),
         },
@@ -245,7 +291,7 @@ function paths(): Json {
         operationId: 'submitEvidence',
         summary: 'Submit gate evidence for a decision about a subject',
         description:
-          'Checks the tier allowances, the subject, then gates G1–G5. When every gate passes, a proof bundle is built, certified by a validator round, wrapped in a signed envelope and admitted to the log; the answer waits until the leaf is under a signed tree head.',
+          'Checks the tier allowances, the subject, then gates G1–G5 under the tenant policy in force (GET /governance/policy). G3 holds each protected metric to the lower of the policy’s maximum and the one the submission declares in G3 metric_maximums; a metric with either must be submitted. When every gate passes, a proof bundle is built, certified by a validator round, wrapped in a signed envelope and admitted to the log; the answer waits until the leaf is under a signed tree head.',
         security: BEARER,
         requestBody: requestBody('SubmitEvidenceBody', 'The evidence submission (spec section 2).'),
         responses: {
@@ -805,6 +851,7 @@ function webhookPaths(): Json {
             'The body is not JSON or does not match the schema, or the target URL is refused (pointer `/url`, naming the address and its range): credentials in it, or an address that is not public (loopback, private, link-local, metadata, documentation, benchmarking, NAT64 or 6to4 of one of those, …) and not in GOV_WEBHOOK_ALLOW.',
           ),
           ...authenticated(),
+          '403': currentKeyOnly(),
           '409': errorResponse(
             `CONFLICT: the tenant already has ${MAX_WEBHOOKS_PER_TENANT} webhooks; delete one first.`,
             ['CONFLICT'],
@@ -845,6 +892,7 @@ function webhookPaths(): Json {
         responses: {
           '200': { description: 'Removed.', content: json(schemaRef('WebhookDeletedResponse')) },
           ...authenticated(),
+          '403': currentKeyOnly(),
           '404': unknownWebhook(),
           '500': responseRef('InternalError'),
         },
@@ -908,6 +956,7 @@ function webhookPaths(): Json {
           },
           '400': invalid('A body was sent that is not empty (none, or {}).'),
           ...authenticated(),
+          '403': currentKeyOnly(),
           '404': notFound(
             "No such webhook for this tenant (unknown, removed, or another tenant's), or no such delivery of it.",
           ),

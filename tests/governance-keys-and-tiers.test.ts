@@ -1,6 +1,7 @@
 /**
- * Acceptance: API key rotation (24-hour grace on an injected clock, keys never at rest) and tier gating
- * after an operator tier change, both through the library call and through the real `gov` CLI.
+ * Acceptance: API key rotation (24-hour grace on an injected clock, keys never at rest, and a key in
+ * its grace period that may read and submit but not manage the account) and tier gating after an
+ * operator tier change, both through the library call and through the real `gov` CLI.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,6 +16,7 @@ import {
   startTestServer,
   type TestServer,
 } from './support/governance-client';
+import { WebhookReceiver } from './support/webhook-receiver';
 
 interface Rotated {
   api_key: string;
@@ -37,7 +39,7 @@ describe('API keys and tiers over HTTP', () => {
   const client = () => t.client;
 
   beforeAll(async () => {
-    t = await startTestServer('gov-keys');
+    t = await startTestServer('gov-keys', { env: { GOV_WEBHOOK_ALLOW: '127.0.0.1' } });
   });
   beforeEach(() => t.clock.advance(MINUTE_MS));
   afterAll(async () => {
@@ -117,6 +119,139 @@ describe('API keys and tiers over HTTP', () => {
           expect({ file, found: bytes.includes(key.slice(-43)) }).toEqual({ file, found: false });
         }
       }
+    });
+  });
+
+  describe('a key in its 24-hour grace period after a rotation', () => {
+    let receiver: WebhookReceiver;
+    let tenant: Registration;
+    let graceKey: string;
+    let currentKey: string;
+    let webhookId: string;
+    let deliveryId: string;
+    const head = () => t.server.services.eventStore.headPosition();
+
+    beforeAll(async () => {
+      receiver = await WebhookReceiver.start();
+      tenant = await client().register({ email: 'grace@example.com' });
+      // Set up with the first key while it is the current one: a webhook with one delivery.
+      const hook = await client().post<{ webhook_id: string }>(
+        '/webhooks',
+        { url: receiver.url, events: ['leaf_admitted'] },
+        tenant.api_key,
+      );
+      expect(hook.status).toBe(201);
+      webhookId = hook.body.webhook_id;
+      await client().admit(tenant.api_key);
+      await receiver.waitFor((all) => all.length >= 1);
+      deliveryId = await firstDelivery(tenant.api_key, webhookId);
+      const rotated = await client().post<Rotated>('/api-key/rotate', undefined, tenant.api_key);
+      expect(rotated.status).toBe(200);
+      graceKey = tenant.api_key;
+      currentKey = rotated.body.api_key;
+    });
+    afterAll(async () => {
+      await receiver?.close();
+    });
+
+    /** The first delivery of the webhook's log (the log is written just after the attempt). */
+    async function firstDelivery(key: string, id: string): Promise<string> {
+      for (let i = 0; i < 200; i++) {
+        const log = await client().get<{ deliveries: { delivery_id: string }[] }>(
+          `/webhooks/${id}/deliveries`,
+          key,
+        );
+        if (log.body.deliveries?.length) return log.body.deliveries[0]!.delivery_id;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      throw new Error(`webhook ${id} has no delivery in its log`);
+    }
+
+    const management = () => [
+      { what: 'POST /api-key/rotate', method: 'POST', route: '/api-key/rotate', json: undefined },
+      {
+        what: 'POST /webhooks',
+        method: 'POST',
+        route: '/webhooks',
+        json: { url: 'http://127.0.0.1:9/hook', events: ['gate_fail'] },
+      },
+      { what: 'DELETE /webhooks/:id', method: 'DELETE', route: `/webhooks/${webhookId}`, json: undefined },
+      {
+        what: 'POST redeliver',
+        method: 'POST',
+        route: `/webhooks/${webhookId}/deliveries/${deliveryId}/redeliver`,
+        json: undefined,
+      },
+    ];
+
+    it('given the rotated-out key, when it calls each account-management route, then 403 FORBIDDEN saying to use the current key, and nothing is appended', async () => {
+      for (const { what, method, route, json } of management()) {
+        const before = await head();
+        const res = await client().request<ErrorAnswer>(method, route, {
+          key: graceKey,
+          ...(json === undefined ? {} : { json }),
+        });
+        expect({ what, status: res.status, error: res.body.error }).toEqual({
+          what,
+          status: 403,
+          error: 'FORBIDDEN',
+        });
+        expect(res.body.message).toMatch(/current key/);
+        expect(Object.keys(res.body).sort()).toEqual(['correlation_id', 'error', 'message']);
+        expect({ what, head: await head() }).toEqual({ what, head: before });
+      }
+      // The webhook it tried to delete is still registered.
+      expect((await client().get(`/webhooks/${webhookId}`, currentKey)).status).toBe(200);
+    });
+
+    it('then until it expires it still submits evidence (201) and reads (200)', async () => {
+      expect((await client().submitEvidence(graceKey)).status).toBe(201);
+      for (const route of [
+        '/account',
+        '/webhooks',
+        `/webhooks/${webhookId}`,
+        `/webhooks/${webhookId}/deliveries`,
+        '/governance/chain',
+        '/governance/status',
+      ])
+        expect({ route, status: (await client().get(route, graceKey)).status }).toEqual({
+          route,
+          status: 200,
+        });
+    });
+
+    it('then the current key manages the account: webhooks, redelivery, rotation', async () => {
+      const hook = await client().post<{ webhook_id: string }>(
+        '/webhooks',
+        { url: 'http://127.0.0.1:9/hook', events: ['gate_fail'] },
+        currentKey,
+      );
+      expect(hook.status).toBe(201);
+      expect(
+        (await client().request('DELETE', `/webhooks/${hook.body.webhook_id}`, { key: currentKey })).status,
+      ).toBe(200);
+      const redelivered = await client().post(
+        `/webhooks/${webhookId}/deliveries/${deliveryId}/redeliver`,
+        undefined,
+        currentKey,
+      );
+      expect(redelivered.status).toBe(202);
+      const rotated = await client().post<Rotated>('/api-key/rotate', undefined, currentKey);
+      expect(rotated.status).toBe(200);
+      expect(rotated.body.previous_key_id).toBe(currentKey.split('_')[2]);
+    });
+
+    it('given two rotations sent at once with the same key, then exactly one succeeds and the other is refused 403 FORBIDDEN', async () => {
+      const owner = await client().register({ email: 'grace-race@example.com' });
+      const answers = await Promise.all([
+        client().post<Rotated & ErrorAnswer>('/api-key/rotate', undefined, owner.api_key),
+        client().post<Rotated & ErrorAnswer>('/api-key/rotate', undefined, owner.api_key),
+      ]);
+      expect(answers.map((res) => res.status).sort()).toEqual([200, 403]);
+      const won = answers.find((res) => res.status === 200)!;
+      expect(answers.find((res) => res.status === 403)!.body.error).toBe('FORBIDDEN');
+      // The winner's key is the current one: it manages the account.
+      expect((await client().post('/api-key/rotate', undefined, won.body.api_key)).status).toBe(200);
     });
   });
 

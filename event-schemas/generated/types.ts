@@ -11,45 +11,46 @@ E: number
 }
 
 /**
- * A tenant's gate thresholds and rules; every tenant starts with the defaults.
+ * A tenant's gate thresholds and rules; every tenant starts with the defaults. Read with GET /governance/policy, replaced whole with PUT /governance/policy.
  */
 export interface TenantPolicy {
 /**
- * G1 fails when confidence_interval_lower is below this (default 0.80).
+ * G1 fails when confidence_interval_lower is below this, from 0 to 1 (default 0.80).
  */
 g1_min_confidence_lower: number
 /**
- * Default 1000.
+ * G1 fails when bootstrap_iterations is below this, a positive integer (default 1000).
  */
 g1_min_bootstrap_iterations: number
 /**
- * Default true.
+ * G2 fails when causal_attribution is false (default true).
  */
 g2_require_causal_attribution: boolean
 /**
- * Default 0.0.
+ * G2 fails when ablation_delta is below this (default 0.0).
  */
 g2_min_ablation_delta: number
 /**
- * Declared maximum per protected metric (default none); a submitted metric with no declared maximum passes.
+ * Declared maximum per protected metric (default none). A metric with a declared maximum, here or in the submission's G3 metric_maximums (the lower one wins), must be submitted and at most that; a submitted metric with no declared maximum passes.
  */
 g3_metric_maximums: {
 [k: string]: number
 }
 /**
- * Classes the tenant accepts (default all three); a valid class outside this list is a policy violation.
+ * Classes the tenant accepts, a non-empty subset of the three (default all three); a valid class outside this list is a policy violation.
  * 
  * @minItems 1
  */
 g4_allowed_classes: [("HOOKED" | "ATTESTED" | "INSTRUMENTED"), ...(("HOOKED" | "ATTESTED" | "INSTRUMENTED"))[]]
 /**
- * When a list, operator_id must be in it (otherwise a policy violation); null allows any non-empty operator_id.
+ * When a non-empty list, operator_id must be in it (otherwise a policy violation); null allows any non-empty operator_id.
  * 
+ * @minItems 1
  * @maxItems 1000
  */
-g5_allowed_operators: (string[] | null)
+g5_allowed_operators: ([string, ...(string)[]] | null)
 /**
- * How old a bundle's generated_at may be when validators vote (default 300).
+ * How old a bundle's generated_at may be when validators vote, in seconds, at most a day (default 300).
  */
 replay_window_seconds: number
 }
@@ -356,6 +357,12 @@ result: GateResult
 protected_metrics: {
 [k: string]: number
 }
+/**
+ * Optional: a maximum per protected metric, declared by the submitter. Each metric is held to the lower of this and the tenant policy's maximum, and a metric with a declared maximum must be in protected_metrics.
+ */
+metric_maximums?: {
+[k: string]: number
+}
 }
 G4: {
 result: GateResult
@@ -444,6 +451,11 @@ cosignature: string
 }
 
 /**
+ * Body of PUT /governance/policy: the tenant's whole new policy (every member; unknown members are refused).
+ */
+export type ChangePolicyBody = TenantPolicy
+
+/**
  * A Trial tenant was provisioned by POST /auto-register. The API key is stored only as its hash.
  */
 export interface TenantRegistered {
@@ -494,6 +506,31 @@ reason?: string
 }
 
 /**
+ * PUT /governance/policy replaced the tenant's policy. It applies to submissions decided after it; admitted evidence is never evaluated again.
+ */
+export interface TenantPolicyChanged {
+tenant_id: string
+policy: TenantPolicy
+/**
+ * The policy's version: the default is 1, each change adds 1.
+ */
+version: number
+/**
+ * policy_hash of the policy this one replaces.
+ */
+previous_policy_hash: string
+/**
+ * Hex SHA-256 of the policy's RFC 8785 canonical JSON.
+ */
+policy_hash: string
+changed_at: string
+/**
+ * The API key that made the change (the tenant's current key).
+ */
+key_id: string
+}
+
+/**
  * Evidence passed every gate and the validator round: the envelope is the next authorization leaf of the log.
  */
 export interface EvidenceAdmitted {
@@ -516,6 +553,7 @@ gate_details: {
 observables: Observables
 lifecycle: ("PROPOSED" | "ACTIVE" | "QUARANTINE" | "LOCKBOX" | "REJECTED")
 admitted_at: string
+policy?: TenantPolicy
 }
 
 /**
@@ -1557,6 +1595,7 @@ export interface CommandBodies {
   'submit-execution': SubmitExecutionBody;
   'register-webhook': RegisterWebhookBody;
   'submit-witness-signature': SubmitWitnessSignatureBody;
+  'change-policy': ChangePolicyBody;
 }
 
 /** Payload (`data`) type of each domain event. */
@@ -1564,6 +1603,7 @@ export interface EventPayloads {
   'TenantRegistered': TenantRegistered;
   'ApiKeyRotated': ApiKeyRotated;
   'TenantTierChanged': TenantTierChanged;
+  'TenantPolicyChanged': TenantPolicyChanged;
   'EvidenceAdmitted': EvidenceAdmitted;
   'GateFailed': GateFailed;
   'ExecutionAdmitted': ExecutionAdmitted;

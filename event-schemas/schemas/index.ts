@@ -1,5 +1,6 @@
 /** Every schema the service knows, by the name code refers to it with. Adding a schema starts here. */
 
+import changePolicy from './commands/change-policy.json';
 import registerTenant from './commands/register-tenant.json';
 import registerWebhook from './commands/register-webhook.json';
 import submitEvidence from './commands/submit-evidence.json';
@@ -9,6 +10,7 @@ import apiKeyRotated from './events/ApiKeyRotated.json';
 import evidenceAdmitted from './events/EvidenceAdmitted.json';
 import executionAdmitted from './events/ExecutionAdmitted.json';
 import gateFailed from './events/GateFailed.json';
+import tenantPolicyChanged from './events/TenantPolicyChanged.json';
 import tenantRegistered from './events/TenantRegistered.json';
 import tenantTierChanged from './events/TenantTierChanged.json';
 import treeHeadSigned from './events/TreeHeadSigned.json';
@@ -44,6 +46,7 @@ import redelivery from './responses/redelivery.json';
 import registration from './responses/registration.json';
 import status from './responses/status.json';
 import sth from './responses/sth.json';
+import tenantPolicyResponse from './responses/tenant-policy.json';
 import tripleLeaf from './responses/triple-leaf.json';
 import version from './responses/version.json';
 import webhook from './responses/webhook.json';
@@ -67,6 +70,7 @@ export const commandSchemas = {
   'submit-execution': submitExecution,
   'register-webhook': registerWebhook,
   'submit-witness-signature': submitWitnessSignature,
+  'change-policy': changePolicy,
 } as const;
 
 /** Domain event payloads (`data`), by event type. */
@@ -74,6 +78,7 @@ export const eventSchemas = {
   TenantRegistered: tenantRegistered,
   ApiKeyRotated: apiKeyRotated,
   TenantTierChanged: tenantTierChanged,
+  TenantPolicyChanged: tenantPolicyChanged,
   EvidenceAdmitted: evidenceAdmitted,
   GateFailed: gateFailed,
   ExecutionAdmitted: executionAdmitted,
@@ -131,6 +136,7 @@ export const responseSchemas = {
   'delivery-log': deliveryLog,
   redelivery,
   'witness-signature': witnessSignature,
+  'tenant-policy': tenantPolicyResponse,
 } as const satisfies Record<string, { $id: string; title: string }>;
 
 /**

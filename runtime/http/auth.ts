@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { apiKeyMatches, parseApiKey } from '../../command-api/api-keys';
+import { RETIRED_KEY_MESSAGE } from '../../command-api/current-key';
 import { TIER_LIMITS } from '../../command-api/tier-limits';
 import {
   API_KEYS,
@@ -15,6 +16,8 @@ import type { KeyRecord, RecentKeys } from './recent-keys';
 
 export interface Caller extends KeyHolder {
   tenant: TenantView;
+  /** When the key stops working: null for the tenant's current key, set for one rotated out (grace). */
+  keyExpiresAt: string | null;
 }
 
 /** Who holds a key, as far as a request that uses only the key, its tenant's id and tier needs. */
@@ -31,6 +34,20 @@ export function requireClosedLoopTier(_req: Request, res: Response, next: NextFu
     return;
   }
   sendError(res, 403, 'TIER_INSUFFICIENT', `this needs tier L2 or above; the tenant is on ${tenant.tier}`);
+}
+
+/**
+ * After `authenticate`, on every route that manages the account (key rotation, webhooks, the tenant
+ * policy): 403 FORBIDDEN for a key in its grace period after a rotation, which may still read and
+ * submit but not manage. The deciders check the same against the tenant's stream
+ * (command-api/current-key.ts), which also covers a rotation made since this read.
+ */
+export function requireCurrentKey(_req: Request, res: Response, next: NextFunction): void {
+  if (callerOf(res).keyExpiresAt === null) {
+    next();
+    return;
+  }
+  sendError(res, 403, 'FORBIDDEN', RETIRED_KEY_MESSAGE);
 }
 
 /**
@@ -61,7 +78,7 @@ export async function findCaller(services: Services, header: string | undefined)
   const key = await findKey(services, presented, 'acknowledged');
   if (!key) return null;
   const tenant = await findTenant(services, key.tenant_id, 'acknowledged');
-  return tenant ? { tenant, keyId: presented.keyId } : null;
+  return tenant ? { tenant, keyId: presented.keyId, keyExpiresAt: key.expires_at } : null;
 }
 
 /**
