@@ -12,7 +12,11 @@ import type { StoredDocument } from '../ports/read-store';
 export class AppliedDocuments {
   private readonly documents = new Map<string, StoredDocument<object> | null>();
 
-  constructor(private readonly maxDocuments = 4096) {}
+  /** @param keeps which collections' documents are kept (all by default) */
+  constructor(
+    private readonly maxDocuments = 4096,
+    private readonly keeps: (collection: string) => boolean = () => true,
+  ) {}
 
   /** The document as stored (null: absent), or undefined when not known here. */
   get(collection: string, id: string): StoredDocument<object> | null | undefined {
@@ -27,6 +31,7 @@ export class AppliedDocuments {
 
   /** `document` (null: absent) is what the store holds now. */
   remember(collection: string, id: string, document: StoredDocument<object> | null): void {
+    if (!this.keeps(collection)) return;
     const key = documentKey(collection, id);
     this.documents.delete(key);
     this.documents.set(key, document);

@@ -26,6 +26,14 @@ export class BatchState implements ProjectionState {
     return stored;
   }
 
+  /**
+   * The document as the batch's changes so far leave it (null: deleted), or undefined when the batch
+   * has not changed it.
+   */
+  changed(collection: string, id: string): StoredDocument<object> | null | undefined {
+    return this.overlay.get(documentKey(collection, id))?.document;
+  }
+
   /** The batch's changes are stored: its documents are what the store holds now. */
   stored(): void {
     if (!this.applied) return;

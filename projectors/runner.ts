@@ -224,7 +224,8 @@ export async function projectEvents(
   return projectInto(new BatchState(readStore, generation), projection, generation, batch);
 }
 
-async function projectInto(
+/** As `projectEvents`, seeing the batch through `state` (which may keep documents between batches). */
+export async function projectInto(
   state: BatchState,
   projection: Projection,
   generation: number,

@@ -100,6 +100,8 @@ async function startConsuming(config: Config, readStore: ReadStore, worker: Deli
     // Webhook commands on the main thread wait for the tenant's progress in the read store.
     recordProgress: true,
     onHandled: reportHandled,
+    onWebhooksChanged: (ids) => worker.forgetWebhooks(ids),
+    soleConsumer: bus.partitions === null,
   });
   await consumer.start();
   return {
@@ -133,6 +135,7 @@ async function main(): Promise<void> {
       }),
     onAttempt: (entry, attempt) =>
       reportAttempt({ status: entry.status, queued_at: entry.queued_at, attempt }),
+    webhookChangesFollowed: settings.consume !== null && settings.consume.config.kafka === null,
   });
 
   port.on('message', (request: ThreadRequest) => {

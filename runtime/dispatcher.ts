@@ -7,7 +7,7 @@ import type { Bus } from '../ports/bus';
 import type { RecordedEvent } from '../ports/event-store';
 import { renderFromRecipe } from '../projectors/dispatcher/body-recipe';
 import type { AttemptRecord, DeliveryStatus } from '../projectors/dispatcher/delivery-log';
-import { DeliveryWorker } from '../projectors/dispatcher/delivery-worker';
+import { DeliveryWorker, type DeliveryWorkerOptions } from '../projectors/dispatcher/delivery-worker';
 import { DispatcherConsumer } from '../projectors/dispatcher/dispatcher-consumer';
 import {
   type DeliveryView,
@@ -120,7 +120,9 @@ export async function startDispatcher({
     return { consumer: null, progress, worker, fanout, stop: () => worker.stop() };
   }
   if (!bus) throw new Error('a dispatcher consuming on this thread needs the bus');
-  const worker = await startInProcess(services, render);
+  // The in-process bus has one consumer, this one; a Kafka partition may move between dispatchers.
+  const soleConsumer = services.config.kafka === null;
+  const worker = await startInProcess(services, render, { webhookChangesFollowed: soleConsumer });
   const consumer = new DispatcherConsumer({
     bus,
     readStore: services.readStore,
@@ -131,6 +133,8 @@ export async function startDispatcher({
     onQueued: (deliveries) => worker.offer(deliveries),
     fanout,
     recordProgress,
+    onWebhooksChanged: (ids) => worker.forgetWebhooks(ids),
+    soleConsumer,
   });
   await consumer.start();
   return {
@@ -165,8 +169,13 @@ function recordAttempt(
     );
 }
 
-async function startInProcess(services: Services, render: Render): Promise<DeliveryWorker> {
+async function startInProcess(
+  services: Services,
+  render: Render,
+  options: Pick<DeliveryWorkerOptions, 'webhookChangesFollowed'> = {},
+): Promise<DeliveryWorker> {
   const worker = new DeliveryWorker({
+    ...options,
     readStore: services.readStore,
     collections: DISPATCHER_COLLECTIONS,
     guard: services.webhooks.guard,

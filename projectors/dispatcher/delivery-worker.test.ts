@@ -3,7 +3,7 @@ import type { Change, Checkpoint, FindQuery, Page } from '../../ports/read-store
 import { createLogger } from '../../runtime/logger';
 import { RENDERED_BODIES } from './delivery-bodies';
 import { bodyBytesOf, DELIVERY_LOG, type DeliveryLogEntry, newLogEntry } from './delivery-log';
-import { DeliveryWorker, INTAKE_CHECKPOINT } from './delivery-worker';
+import { DeliveryWorker, type DeliveryWorkerOptions, INTAKE_CHECKPOINT } from './delivery-worker';
 import type { DeliveryView, WebhookView } from './dispatcher-projection';
 import type { DeliveryRequest, DeliveryResult } from './http-deliverer';
 import { sealSecret } from './secret-box';
@@ -18,7 +18,13 @@ const BODY = JSON.stringify({ type: 'leaf_admitted', padding: 'x'.repeat(2000) }
 class CountingStore extends SqliteReadStore {
   readonly writes = new Map<string, number>();
   readonly finds = new Map<string, number>();
+  readonly gets = new Map<string, number>();
   failNextApply = false;
+
+  override get<T>(collection: string, id: string) {
+    this.gets.set(collection, (this.gets.get(collection) ?? 0) + 1);
+    return super.get<T>(collection, id);
+  }
 
   override find<T>(collection: string, query: FindQuery): Promise<Page<T>> {
     this.finds.set(collection, (this.finds.get(collection) ?? 0) + 1);
@@ -62,7 +68,10 @@ function delivery(seq: number, overrides: Partial<DeliveryView> = {}): DeliveryV
   };
 }
 
-async function world(deliver: (request: DeliveryRequest) => Promise<DeliveryResult>) {
+async function world(
+  deliver: (request: DeliveryRequest) => Promise<DeliveryResult>,
+  options: Pick<DeliveryWorkerOptions, 'webhookChangesFollowed'> = {},
+) {
   const store = new CountingStore(':memory:');
   let now = Date.parse('2025-06-01T12:00:01.000Z');
   const renders: string[] = [];
@@ -88,6 +97,7 @@ async function world(deliver: (request: DeliveryRequest) => Promise<DeliveryResu
     logger: createLogger('silent'),
     deliver,
     pollMs: 60_000,
+    ...options,
     render: async (view) => {
       renders.push(view.delivery_id);
       return JSON.stringify({ type: 'compliance_report_ready', report: `rendered ${renders.length}` });
@@ -96,6 +106,7 @@ async function world(deliver: (request: DeliveryRequest) => Promise<DeliveryResu
   return {
     store,
     worker,
+    webhook,
     renders,
     advance: (ms: number) => {
       now += ms;
@@ -290,6 +301,38 @@ describe('the delivery worker', () => {
     expect(w.store.finds.get(COLLECTIONS.deliveries)).toBe(reads);
     expect(await w.logged(views[1]!.delivery_id)).toMatchObject({ status: 'delivered' });
     expect(await w.store.getCheckpoint(INTAKE_CHECKPOINT)).toBe(7169);
+  });
+
+  it('given the consumer tells the worker of webhook changes, then a webhook is read once for many attempts, and once it is removed and forgotten the next delivery is cancelled', async () => {
+    const { received, deliver } = receiver();
+    const w = await world(deliver, { webhookChangesFollowed: true });
+    await w.queue(delivery(8192), delivery(8193), delivery(8194));
+    await w.worker.runOnce();
+    expect(received).toHaveLength(3);
+    expect(w.store.gets.get(COLLECTIONS.webhooks)).toBe(1);
+
+    const removed = { ...w.webhook, removed_at: '2025-06-01T12:00:02.000Z' };
+    await w.store.apply([
+      { kind: 'upsert', collection: COLLECTIONS.webhooks, id: WEBHOOK, position: 2, data: removed },
+    ]);
+    w.worker.forgetWebhooks([WEBHOOK]);
+    await w.queue(delivery(8195));
+    await w.worker.runOnce();
+    await w.worker.stop();
+
+    expect(received).toHaveLength(3);
+    expect(w.store.gets.get(COLLECTIONS.webhooks)).toBe(2);
+    expect(await w.logged(delivery(8195).delivery_id)).toMatchObject({ status: 'cancelled', attempts: [] });
+  });
+
+  it('given no consumer telling the worker of webhook changes, then every attempt reads its webhook', async () => {
+    const { received, deliver } = receiver();
+    const w = await world(deliver);
+    await w.queue(delivery(9216), delivery(9217));
+    await w.worker.runOnce();
+    await w.worker.stop();
+    expect(received).toHaveLength(2);
+    expect(w.store.gets.get(COLLECTIONS.webhooks)).toBe(2);
   });
 
   it('given the write of a taken page fails, then the checkpoint stays, the deliveries are taken in again and logged (sent at least once)', async () => {

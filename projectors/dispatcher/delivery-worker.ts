@@ -45,6 +45,8 @@ const INTAKE_HOLD_MS = 250;
 const MAX_OFFERED = 2 * INTAKE_PAGE;
 /** Opened webhook secrets kept (an AES-GCM open per attempt cost as much as the signature). */
 const MAX_SECRETS = 1024;
+/** Webhooks kept in memory at most (each attempt read its webhook: ~9% of the delivery thread's reads). */
+const MAX_WEBHOOKS = 4096;
 
 export interface DeliveryWorkerOptions {
   readStore: ReadStore;
@@ -63,6 +65,11 @@ export interface DeliveryWorkerOptions {
   pollMs?: number;
   /** Called once per finished attempt (metrics). */
   onAttempt?: (entry: DeliveryLogEntry, attempt: AttemptRecord) => void;
+  /**
+   * The dispatcher consumer of this process calls `forgetWebhooks` for every webhook it registers or
+   * removes, once written: webhooks may then be kept in memory instead of read for every attempt.
+   */
+  webhookChangesFollowed?: boolean;
 }
 
 export class DeliveryWorker {
@@ -82,6 +89,8 @@ export class DeliveryWorker {
   private offered: DeliveryView[] = [];
   private caughtUp = false;
   private readonly secrets = new Map<string, string>();
+  /** Webhooks as last read (null: absent), kept only while `webhookChangesFollowed`; attempts at once share a read. */
+  private readonly webhooks = new Map<string, Promise<WebhookView | null>>();
   /** Pages are written one after the other: the checkpoint never passes an unwritten page. */
   private intakeWrites: Promise<void> = Promise.resolve();
   private unwrittenPages = 0;
@@ -342,11 +351,32 @@ export class DeliveryWorker {
     this.attempts.add(attempt);
   }
 
+  /** The consumer wrote these webhooks anew: read them again before the next attempt. */
+  forgetWebhooks(webhookIds: readonly string[]): void {
+    for (const id of webhookIds) this.webhooks.delete(id);
+  }
+
+  private webhookOf(webhookId: string): Promise<WebhookView | null> {
+    const { readStore, collections, webhookChangesFollowed } = this.options;
+    const known = this.webhooks.get(webhookId);
+    if (known) return known;
+    const read = readStore
+      .get<WebhookView>(collections.webhooks, webhookId)
+      .then((found) => found?.data ?? null);
+    if (webhookChangesFollowed) {
+      if (this.webhooks.size >= MAX_WEBHOOKS) this.webhooks.clear();
+      this.webhooks.set(webhookId, read);
+      // A failed read is not kept: the next attempt reads again.
+      read.catch(() => this.webhooks.get(webhookId) === read && this.webhooks.delete(webhookId));
+    }
+    return read;
+  }
+
   private async attempt(document: LogDocument, taken?: { body: string; page: IntakePage }): Promise<void> {
-    const { readStore, collections, clock } = this.options;
+    const { clock } = this.options;
     const entry = document.data;
-    const webhook = await readStore.get<WebhookView>(collections.webhooks, entry.webhook_id);
-    if (!webhook || webhook.data.removed_at !== null) {
+    const webhook = await this.webhookOf(entry.webhook_id);
+    if (!webhook || webhook.removed_at !== null) {
       await this.record(document, { ...entry, status: 'cancelled', next_attempt_at: null }, taken?.page);
       return;
     }
@@ -357,7 +387,7 @@ export class DeliveryWorker {
     // pending forever.
     const result = await (async () => {
       const body = taken?.body ?? (await this.bodies.of(entry));
-      return this.send(entry, webhook.data, number, body);
+      return this.send(entry, webhook, number, body);
     })().catch(
       (error: unknown): DeliveryResult => ({
         status: null,

@@ -7,16 +7,20 @@
 import type { Bus, BusConsumer } from '../../ports/bus';
 import type { RecordedEvent } from '../../ports/event-store';
 import type { Change, ReadStore } from '../../ports/read-store';
+import { AppliedDocuments } from '../applied-documents';
+import { BatchState } from '../batch-state';
 import { FollowedPosition } from '../position-waiters';
 import { type Projection, physicalCollection } from '../projection';
-import { projectEvents } from '../runner';
+import { projectInto } from '../runner';
 import { compactChanges } from './compact-changes';
 import {
   type DeliveryView,
   PENDING_COUNT_ID,
   storedDelivery,
+  WEBHOOK_DELIVERIES,
   WEBHOOK_DISPATCH_META,
   WEBHOOK_PENDING_LEAVES,
+  WEBHOOKS,
 } from './dispatcher-projection';
 import type { FramePublisher } from './frame-fanout';
 
@@ -46,6 +50,15 @@ export interface DispatcherConsumerOptions {
   recordProgress?: boolean;
   /** Told after each batch with the position handled (for a main thread bounding the dispatcher's lag). */
   onHandled?(position: number): void;
+  /** Told, once written, which webhooks a batch registered or removed (a worker keeping them forgets them). */
+  onWebhooksChanged?(webhookIds: readonly string[]): void;
+  /**
+   * This consumer is the only one that can ever take the bus's batches (the in-process bus, whose
+   * dispatcher runs once): it may then keep the documents it wrote between batches, and write an
+   * increment as the document it leaves. A Kafka partition may move to a standby dispatcher and back,
+   * after which what this one kept is stale, so there the store is read for every batch.
+   */
+  soleConsumer?: boolean;
 }
 
 /**
@@ -58,6 +71,15 @@ export class DispatcherConsumer {
   private consumer: BusConsumer | null = null;
   private readonly handled = new FollowedPosition();
   private readonly eventTypes: ReadonlySet<string>;
+  /**
+   * The dispatcher's documents as this consumer last wrote or read them, between batches: a batch
+   * otherwise reads every tenant's active webhooks, the pending count and the last seq back from the
+   * store (~40% of the reads of the delivery thread with 100 webhooks). Only for a `soleConsumer`: the
+   * dispatcher is then its collections' one writer. Forgotten when a batch fails, since the store may
+   * then hold part of it. Queued deliveries are not kept: the
+   * projection reads them only for a redelivery, and their bodies would fill the memory.
+   */
+  private readonly documents = new AppliedDocuments(4096, (collection) => collection !== WEBHOOK_DELIVERIES);
 
   constructor(private readonly options: DispatcherConsumerOptions) {
     this.eventTypes = new Set(options.projection.eventTypes);
@@ -65,6 +87,7 @@ export class DispatcherConsumer {
 
   async start(): Promise<void> {
     const { projection, readStore, generation } = this.options;
+    this.documents.clear();
     for (const index of projection.indexes ?? [])
       await readStore.ensureIndex({
         collection: physicalCollection(index.collection, generation),
@@ -93,10 +116,21 @@ export class DispatcherConsumer {
   }
 
   private async handle(events: RecordedEvent[]): Promise<void> {
+    try {
+      await this.project(events);
+    } catch (error) {
+      this.documents.clear();
+      throw error;
+    }
+  }
+
+  private async project(events: RecordedEvent[]): Promise<void> {
     const { projection, readStore, generation } = this.options;
     const relevant = events.filter((event) => this.eventTypes.has(event.type));
-    const changes =
-      relevant.length > 0 ? await projectEvents(projection, readStore, generation, relevant) : [];
+    const sole = this.options.soleConsumer === true;
+    const state = new BatchState(readStore, generation, sole ? this.documents : undefined);
+    const projected = relevant.length > 0 ? await projectInto(state, projection, generation, relevant) : [];
+    const changes = sole ? this.settleIncrements(projected, state) : projected;
     const progress = this.options.recordProgress ? progressChanges(events, generation) : [];
     const queued = physicalCollection(this.options.deliveries, generation);
     const isDelivery = (change: Change): change is Change & { kind: 'upsert'; data: DeliveryView } =>
@@ -111,11 +145,43 @@ export class DispatcherConsumer {
         ),
       );
     }
+    state.stored();
+    const webhooks = physicalCollection(WEBHOOKS, generation);
+    const changedWebhooks = changes.filter((change) => change.collection === webhooks).map((c) => c.id);
+    if (changedWebhooks.length > 0) this.options.onWebhooksChanged?.(changedWebhooks);
     this.handled.advance(events[events.length - 1]?.position ?? 0);
     this.options.onHandled?.(this.handledPosition);
     if (views.length === 0) return;
     this.options.onQueued(views);
     this.publishFrames(views);
+  }
+
+  /**
+   * Each increment as an upsert of the document the batch leaves: the batch state has computed it
+   * (position guards included), and of a document's upserts only the last is written. A tenant's chain
+   * depth and the pending-leaf count took an increment per admission, each a read and a JSON rewrite in
+   * the store, as costly as all the batch's upserts; now they take one upsert per batch. Only for a
+   * `soleConsumer`, whose batch state holds what the store holds. An increment a replay skipped is
+   * passed on as it is.
+   */
+  private settleIncrements(changes: readonly Change[], state: BatchState): Change[] {
+    const { projection, generation } = this.options;
+    const logical = new Map(
+      projection.collections.map((name) => [physicalCollection(name, generation), name]),
+    );
+    return changes.map((change) => {
+      if (change.kind !== 'increment') return change;
+      const settled = state.changed(logical.get(change.collection) ?? change.collection, change.id);
+      return settled
+        ? {
+            kind: 'upsert',
+            collection: change.collection,
+            id: change.id,
+            position: settled.position,
+            data: settled.data,
+          }
+        : change;
+    });
   }
 
   /** One frame per event (not per webhook) to the tenant's connected sockets. */

@@ -34,6 +34,7 @@ import {
   queuedDeliveryId,
   SEQ_STRIDE,
   storedDelivery,
+  WEBHOOK_CHAIN_DEPTHS,
   WEBHOOK_DELIVERIES,
   WEBHOOK_DISPATCH_META,
   WEBHOOK_PENDING_LEAVES,
@@ -945,6 +946,13 @@ describe('the dispatcher projection', () => {
      * those it announced before writing them (with how many were stored at that moment).
      */
     async function handleInConsumer(events: RecordedEvent[], readStore: ReadStore = world.readStore) {
+      const consumer = await consumerOn(readStore);
+      await consumer.handle(events);
+      return consumer;
+    }
+
+    /** A started consumer on `readStore`, whose bus batches the test hands it one by one. */
+    async function consumerOn(readStore: ReadStore, changedWebhooks: string[] = [], soleConsumer = true) {
       let handle: ((events: RecordedEvent[]) => Promise<void>) | null = null;
       const bus = {
         publish: async () => undefined,
@@ -969,11 +977,143 @@ describe('the dispatcher projection', () => {
             announced.storedThen = stored.length;
           });
         },
+        onWebhooksChanged: (ids) => changedWebhooks.push(...ids),
+        soleConsumer,
       });
       await consumer.start();
-      await handle!(events);
-      return { offered, announced };
+      return { offered, announced, handle: (events: RecordedEvent[]) => handle!(events) };
     }
+
+    /** `readStore` counting its reads of documents, recording its applies, refusing the next one when told to. */
+    function countingReads(readStore: ReadStore) {
+      const counted = { gets: 0, failNextApply: false, writes: [] as Change[][] };
+      const store = new Proxy(readStore, {
+        get(target, name, receiver) {
+          if (name === 'get')
+            return (collection: string, id: string) => {
+              counted.gets++;
+              return target.get(collection, id);
+            };
+          if (name === 'apply')
+            return (changes: Change[], checkpoint?: Checkpoint) => {
+              if (!counted.failNextApply) {
+                counted.writes.push(changes);
+                return target.apply(changes, checkpoint);
+              }
+              counted.failNextApply = false;
+              return Promise.reject(new Error('disk full'));
+            };
+          const value = Reflect.get(target, name, receiver);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      return { store, counted };
+    }
+
+    it('given a consumer that handled a batch, then the next batch reads no document back from the store; after a failed batch it reads them again', async () => {
+      const tenant = new Tenant(world);
+      await tenant.registerWebhook(['leaf_admitted', 'chain_depth_milestone']);
+      const { store, counted } = countingReads(world.readStore);
+      const consumer = await consumerOn(store);
+      const batch = async () => [
+        await tenant.submit('model-1', false, { project: false }),
+        await world.integrate({ project: false }),
+      ];
+
+      await consumer.handle(await batch());
+      expect(counted.gets).toBeGreaterThan(0);
+      counted.gets = 0;
+      await consumer.handle(await batch());
+      expect(counted.gets).toBe(0);
+
+      const failing = await batch();
+      counted.failNextApply = true;
+      await expect(consumer.handle(failing)).rejects.toThrow('disk full');
+      counted.gets = 0;
+      await consumer.handle(failing); // the bus delivers the batch again
+      expect(counted.gets).toBeGreaterThan(0);
+      expect(await world.deliveries()).toHaveLength(3);
+      expect((await world.get<{ depth: number }>(WEBHOOK_CHAIN_DEPTHS, tenant.id))?.data.depth).toBe(3);
+    });
+
+    it('given a consumer that is not the bus’s only one (Kafka), then every batch reads its documents and writes increments as increments', async () => {
+      const tenant = new Tenant(world);
+      await tenant.registerWebhook(['leaf_admitted']);
+      const { store, counted } = countingReads(world.readStore);
+      const consumer = await consumerOn(store, [], false);
+      const batch = async () => [
+        await tenant.submit('model-1', false, { project: false }),
+        await world.integrate({ project: false }),
+      ];
+      await consumer.handle(await batch());
+      counted.gets = 0;
+      await consumer.handle(await batch());
+      expect(counted.gets).toBeGreaterThan(0);
+      const depths = physicalCollection(WEBHOOK_CHAIN_DEPTHS, GENERATION);
+      expect(
+        counted.writes
+          .flat()
+          .filter((change) => change.collection === depths)
+          .map((change) => change.kind),
+      ).toEqual(['increment', 'increment']);
+      expect((await world.get<{ depth: number }>(WEBHOOK_CHAIN_DEPTHS, tenant.id))?.data.depth).toBe(2);
+    });
+
+    it('given the bus’s only consumer, then a batch writes each counter once, as the document it leaves', async () => {
+      const tenant = new Tenant(world);
+      await tenant.registerWebhook(['leaf_admitted']);
+      const { store, counted } = countingReads(world.readStore);
+      const consumer = await consumerOn(store);
+      const events: RecordedEvent[] = [];
+      for (let i = 0; i < 3; i++) events.push(await tenant.submit(`model-${i}`, false, { project: false }));
+      events.push(await world.integrate({ project: false }));
+      await consumer.handle(events);
+      const writes = counted.writes.flat();
+      expect(writes.some((change) => change.kind === 'increment')).toBe(false);
+      const depths = physicalCollection(WEBHOOK_CHAIN_DEPTHS, GENERATION);
+      expect(writes.filter((change) => change.collection === depths)).toHaveLength(1);
+      expect((await world.get<{ depth: number }>(WEBHOOK_CHAIN_DEPTHS, tenant.id))?.data.depth).toBe(3);
+      expect((await world.get<{ count: number }>(WEBHOOK_DISPATCH_META, PENDING_COUNT_ID))?.data.count).toBe(
+        0,
+      );
+      expect(await world.deliveries()).toHaveLength(3);
+    });
+
+    it('given a batch that registers and removes webhooks, then the consumer names them once written', async () => {
+      const tenant = new Tenant(world);
+      const changed: string[] = [];
+      const consumer = await consumerOn(world.readStore, changed);
+      const kept = `wh_${'a'.repeat(24)}`;
+      const removed = `wh_${'b'.repeat(24)}`;
+      const registered = (webhookId: string) => ({
+        type: 'WebhookRegistered' as const,
+        tenantId: tenant.id,
+        data: {
+          tenant_id: tenant.id,
+          webhook_id: webhookId,
+          url: `https://hooks.example/${webhookId}`,
+          events: ['leaf_admitted'],
+          secret_sealed: `v1.sealed-${webhookId}`,
+          secret_generated: false,
+          created_at: world.now().toISOString(),
+        },
+      });
+      const events = await world.appendBatch(
+        [
+          registered(kept),
+          registered(removed),
+          {
+            type: 'WebhookRemoved',
+            tenantId: tenant.id,
+            data: { tenant_id: tenant.id, webhook_id: removed, removed_at: world.now().toISOString() },
+          },
+        ],
+        { project: false },
+      );
+      await consumer.handle(events);
+      expect([...new Set(changed)].sort()).toEqual([kept, removed]);
+      expect((await world.get<WebhookView>(WEBHOOKS, removed))?.data.removed_at).not.toBeNull();
+    });
 
     it('given integrated leaves, when the consumer writes its batch, then it stores each delivery with its recipe and no body, and offers it with the body', async () => {
       const tenant = new Tenant(world);
