@@ -111,8 +111,7 @@ export function logRoutes(log: PublishedLog, options: LogRoutesOptions = {}): Ro
       return;
     }
     const size = query.tree_size;
-    let latest = head.sth.tree_size;
-    if (size > latest) latest = (await log.caughtUp()).sth.tree_size;
+    const latest = await coveringSize(log, (signed) => size <= signed);
     const pinned = size <= latest ? await log.treeHeadAt(size) : null;
     if (!pinned) {
       sendError(
@@ -137,8 +136,7 @@ export function logRoutes(log: PublishedLog, options: LogRoutesOptions = {}): Ro
     const query = parseQuery(req, res, LEAF_QUERY);
     if (!query) return;
     const index = query.index;
-    let size = log.latest().sth.tree_size;
-    if (index >= size) size = (await log.caughtUp()).sth.tree_size;
+    const size = await coveringSize(log, (signed) => index < signed);
     const leaf = index < size ? await log.leafByIndex(index) : null;
     if (!leaf) {
       sendError(res, 404, 'NOT_FOUND', `leaf ${index} is not in the latest signed tree: ${sizeRange(size)}`);
@@ -159,9 +157,7 @@ export function logRoutes(log: PublishedLog, options: LogRoutesOptions = {}): Ro
   router.get('/consistency', async (req: Request, res: Response) => {
     const query = parseQuery(req, res, CONSISTENCY_QUERY);
     if (!query) return;
-    let sth = log.latest().sth;
-    if ((query.to ?? 0) > sth.tree_size || query.from > sth.tree_size) sth = (await log.caughtUp()).sth;
-    const latest = sth.tree_size;
+    const latest = await coveringSize(log, (signed) => (query.to ?? 0) <= signed && query.from <= signed);
     const from = query.from;
     const to = query.to ?? latest;
     const fields: FieldProblem[] = [];
@@ -186,7 +182,8 @@ export function logRoutes(log: PublishedLog, options: LogRoutesOptions = {}): Ro
       );
       return;
     }
-    const rootTo = to === latest ? sth.root_hash : hex(log.root(to));
+    const head = log.latest().sth;
+    const rootTo = to === head.tree_size ? head.root_hash : hex(log.root(to));
     const rootFrom = from === to ? rootTo : hex(log.root(from));
     const proof = from === to ? '[]' : hexArray(log.consistencyProof(from, to));
     sendJson(
@@ -218,8 +215,7 @@ export function logRoutes(log: PublishedLog, options: LogRoutesOptions = {}): Ro
     const { level, index, width, entries } = tile;
     // Hashes at the tile's level covered by the signed tree: a tile exists when it fits within them.
     const fits = (size: number) => index * TILE_WIDTH + width <= Math.floor(size / TILE_WIDTH ** level);
-    let size = log.latest().sth.tree_size;
-    if (!fits(size)) size = (await log.caughtUp()).sth.tree_size;
+    const size = await coveringSize(log, fits);
     if (!fits(size)) {
       sendError(
         res,
@@ -382,6 +378,16 @@ function got(value: string): string {
 
 function summary(fields: readonly FieldProblem[]): string {
   return fields.map((f) => `${f.pointer} ${f.reason}`).join('; ');
+}
+
+/**
+ * The latest signed size when `covers` it (the size or leaf asked for is within it), else the latest
+ * once this process has read every head the store holds: another process may have handed a newer
+ * head out, which a 404 must not deny.
+ */
+async function coveringSize(log: PublishedLog, covers: (signedSize: number) => boolean): Promise<number> {
+  const size = log.latest().sth.tree_size;
+  return covers(size) ? size : (await log.caughtUp()).sth.tree_size;
 }
 
 function sizeRange(size: number): string {
