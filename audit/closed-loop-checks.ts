@@ -3,7 +3,7 @@
  * leaf hash and the variance arithmetic. Whether the parents exist, are earlier, belong to the same
  * tenant and carry the states the record starts from needs the other leaves: see link-index.ts. Pure.
  */
-import { computeVariance } from '../domain/closed-loop';
+import { computeVariance } from '../domain/governance/closed-loop';
 import type { ExecutionAdmitted, VarianceRecord, VarianceRecorded } from '../event-schemas';
 import { canonicalJson, leafHashOfRecord, toHex } from '../merkle-core';
 import type { Finding } from './report';

@@ -1,6 +1,6 @@
-import { canonicalHash } from '../domain/hash';
-import { signRecord, without } from '../domain/signing';
-import { legacyFormOf } from '../domain/test-fixtures';
+import { canonicalHash } from '../domain/governance/hash';
+import { signRecord, without } from '../domain/governance/signing';
+import { legacyFormOf } from '../domain/governance/test-fixtures';
 import type { EvidenceAdmitted, ExecutionAdmitted, TreeHeadSigned, VarianceRecorded } from '../event-schemas';
 import {
   fromHex,

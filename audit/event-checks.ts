@@ -14,7 +14,7 @@ import {
   validateEventData,
 } from '../event-schemas';
 import { leafHashOfRecord } from '../merkle-core';
-import { LEAF_RECORD_MEMBER } from '../projectors/log-sequencer';
+import { LEAF_RECORD_MEMBER } from '../projectors/log/log-sequencer';
 import { checkExecutionAdmitted, checkVarianceRecorded } from './closed-loop-checks';
 import {
   type ChunkResultBuilder,

@@ -4,12 +4,12 @@
  * and the stored leaf hash. Pure. (That the policy was the tenant's policy in force then is a link
  * check: link-index.ts.)
  */
-import { artifactHashOf } from '../domain/bundle';
-import { certificateCounts, verifyCertificate } from '../domain/certificate';
-import { verifyEnvelope } from '../domain/envelope';
-import { evaluateGateResults } from '../domain/gates';
-import { DEFAULT_POLICY, policyHash } from '../domain/policy';
-import { quorumThreshold } from '../domain/validators';
+import { artifactHashOf } from '../domain/governance/bundle';
+import { certificateCounts, verifyCertificate } from '../domain/governance/certificate';
+import { verifyEnvelope } from '../domain/governance/envelope';
+import { evaluateGateResults } from '../domain/governance/gates';
+import { DEFAULT_POLICY, policyHash } from '../domain/governance/policy';
+import { quorumThreshold } from '../domain/governance/validators';
 import type { EvidenceAdmitted } from '../event-schemas';
 import { fromHex, leafHashOfRecord, toHex } from '../merkle-core';
 import type { Finding } from './report';

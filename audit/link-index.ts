@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { DEFAULT_POLICY_IN_FORCE } from '../domain/policy';
+import { DEFAULT_POLICY_IN_FORCE } from '../domain/governance/policy';
 import { fromHex } from '../merkle-core';
 import type { Hce, LinkFacts } from './event-facts';
 import type { Discrepancy } from './report';

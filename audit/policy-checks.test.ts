@@ -3,8 +3,8 @@
  * when it was admitted (folded from the tenant's policy changes in position order), never under the
  * default or the current one; and the policy changes themselves must chain.
  */
-import { DEFAULT_POLICY, policyHash } from '../domain/policy';
-import { policyWith, validBody } from '../domain/test-fixtures';
+import { DEFAULT_POLICY, policyHash } from '../domain/governance/policy';
+import { policyWith, validBody } from '../domain/governance/test-fixtures';
 import type { EvidenceAdmitted, SubmitEvidenceBody } from '../event-schemas';
 import { type AuditReport, eventsAuditSource, runAudit } from '.';
 import { SyntheticLog } from './synthetic-log';

@@ -3,7 +3,7 @@
  * hash of the policy it carries. Its place in the tenant's chain of policies (version, previous hash)
  * and the policy each later admission names are link checks (link-index.ts). Pure.
  */
-import { policyHash } from '../domain/policy';
+import { policyHash } from '../domain/governance/policy';
 import type { TenantPolicyChanged } from '../event-schemas';
 import { fromHex } from '../merkle-core';
 import type { LinkFacts } from './event-facts';

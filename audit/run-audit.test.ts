@@ -1,4 +1,4 @@
-import { computeVariance } from '../domain/closed-loop';
+import { computeVariance } from '../domain/governance/closed-loop';
 import type { EvidenceAdmitted } from '../event-schemas';
 import { leafHashOfRecord, toHex } from '../merkle-core';
 import type { RecordedEvent } from '../ports/event-store';

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import type { EvidenceAdmitted } from '../event-schemas';
 import { leafHashOfRecord, toHex } from '../merkle-core';
 import type { RecordedEvent } from '../ports/event-store';
-import { LEAF_RECORD_MEMBER } from '../projectors/log-sequencer';
+import { LEAF_RECORD_MEMBER } from '../projectors/log/log-sequencer';
 import { checkEvent } from './event-checks';
 import { type RawEventRow, rawRowOf } from './event-facts';
 import { checkLogEvent, type LogEventRow } from './log-checks';

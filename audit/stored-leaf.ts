@@ -12,7 +12,7 @@
  * byte outside what a log audit checks; it moves no member, so the record read is still the one stored.
  */
 import { createHash, hash } from 'node:crypto';
-import { LEAF_RECORD_MEMBER } from '../projectors/log-sequencer';
+import { LEAF_RECORD_MEMBER } from '../projectors/log/log-sequencer';
 import { canonicalValueAt } from './canonical-text';
 import { topLevelMembers, type ValueReader } from './json-members';
 

@@ -4,17 +4,26 @@
  * (no Jest here). Faults are then injected by editing the returned events.
  */
 import { createPublicKey, generateKeyPairSync, type KeyObject, randomUUID } from 'node:crypto';
-import { artifactHashOf, buildProofBundle } from '../domain/bundle';
+import { artifactHashOf, buildProofBundle } from '../domain/governance/bundle';
 import {
   buildExecutionTrace,
   computeVariance,
   type ExecutionOutcome,
   execStateFor,
-} from '../domain/closed-loop';
-import { authorityNodeIdOf, buildEnvelope } from '../domain/envelope';
-import { DEFAULT_POLICY_IN_FORCE, type PolicyInForce, policyHash, policyInForce } from '../domain/policy';
-import { legacyFormOf, validBody } from '../domain/test-fixtures';
-import { createLocalValidators, type LocalValidator, runValidatorRound } from '../domain/validators';
+} from '../domain/governance/closed-loop';
+import { authorityNodeIdOf, buildEnvelope } from '../domain/governance/envelope';
+import {
+  DEFAULT_POLICY_IN_FORCE,
+  type PolicyInForce,
+  policyHash,
+  policyInForce,
+} from '../domain/governance/policy';
+import { legacyFormOf, validBody } from '../domain/governance/test-fixtures';
+import {
+  createLocalValidators,
+  type LocalValidator,
+  runValidatorRound,
+} from '../domain/governance/validators';
 import type {
   EvidenceAdmitted,
   ExecutionAdmitted,
@@ -37,7 +46,7 @@ import {
   toHex,
 } from '../merkle-core';
 import type { RecordedEvent } from '../ports/event-store';
-import { LOG_STREAM, SYSTEM_TENANT } from '../projectors/log-sequencer';
+import { LOG_STREAM, SYSTEM_TENANT } from '../projectors/log/log-sequencer';
 import type { AuditTrust } from './trust';
 
 export interface SyntheticLogOptions {

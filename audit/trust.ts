@@ -3,10 +3,10 @@
  * current and retired. Everything else is recomputed from the event stream.
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { authorityNodeIdOf } from '../domain/envelope';
-import { validatorIdOf } from '../domain/validators';
+import { authorityNodeIdOf } from '../domain/governance/envelope';
+import { validatorIdOf } from '../domain/governance/validators';
 import { loadVerifierKey, SIGNATURE_TYPE_ED25519, type VerifierKey } from '../merkle-core';
-import type { PublishedKeys } from '../runtime/key-history';
+import type { PublishedKeys } from '../runtime/keys/key-history';
 
 export interface AuditTrust {
   /** C2SP note verifier keys of the log (current and retired); a checkpoint must verify under one. */

@@ -4,7 +4,7 @@
  * signing threads only run the command handlers' domain functions over them.
  */
 import { createHash } from 'node:crypto';
-import { validBody } from '../domain/test-fixtures';
+import { validBody } from '../domain/governance/test-fixtures';
 import type { SubmitEvidenceBody, SubmitExecutionBody } from '../event-schemas';
 
 /** Bump when the fixture's content changes: cached fixtures of another version are not reused. */

@@ -6,11 +6,21 @@
  * stream at the expected revision, as the aggregate writer makes it.
  */
 import { randomUUID } from 'node:crypto';
-import { decideChangeTier } from '../command-api/account-commands';
-import { decideRegisterTenant } from '../command-api/register-tenant';
-import { type AdmissionContext, decideSubmitEvidence } from '../command-api/submit-evidence';
-import { decideSubmitExecution, type ParentAuthorization } from '../command-api/submit-execution';
-import { type TenantState, tenantAggregate, tenantStream } from '../command-api/tenant-state';
+import {
+  type AdmissionContext,
+  decideSubmitEvidence,
+} from '../command-api/governance/evidence/submit-evidence';
+import {
+  decideSubmitExecution,
+  type ParentAuthorization,
+} from '../command-api/governance/execution/submit-execution';
+import { decideChangeTier } from '../command-api/governance/tenants/account-commands';
+import { decideRegisterTenant } from '../command-api/governance/tenants/register-tenant';
+import {
+  type TenantState,
+  tenantAggregate,
+  tenantStream,
+} from '../command-api/governance/tenants/tenant-state';
 import type { EvidenceAdmitted } from '../event-schemas';
 import type { ExpectedRevision, NewEvent } from '../ports/event-store';
 import { evidenceBody, executionBody, nextRequestKind, type RequestKind } from './audit-fixture-plan';

@@ -8,9 +8,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { authorityNodeIdOf } from '../domain/envelope';
-import { createLocalValidators } from '../domain/validators';
-import { loadOrCreateKeyring } from '../runtime/keyring';
+import { authorityNodeIdOf } from '../domain/governance/envelope';
+import { createLocalValidators } from '../domain/governance/validators';
+import { loadOrCreateKeyring } from '../runtime/keys/keyring';
 import { type AdmissionSigners, SimulatedTenant, type StreamAppend } from './audit-fixture-tenant';
 
 export interface SignerThreadSettings {

@@ -2,9 +2,9 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
-import { artifactHashOf } from '../domain/bundle';
-import { verifyCertificate } from '../domain/certificate';
-import { verifyEnvelope } from '../domain/envelope';
+import { artifactHashOf } from '../domain/governance/bundle';
+import { verifyCertificate } from '../domain/governance/certificate';
+import { verifyEnvelope } from '../domain/governance/envelope';
 import type { EvidenceAdmitted, ExecutionAdmitted, TreeHeadSigned, VarianceRecorded } from '../event-schemas';
 import {
   EMPTY_ROOT,
@@ -16,8 +16,8 @@ import {
   verifyCheckpoint,
 } from '../merkle-core';
 import type { RecordedEvent } from '../ports/event-store';
-import { ADMISSION_EVENT_TYPES, LEAF_RECORD_MEMBER, LOG_STREAM } from '../projectors/log-sequencer';
-import { readPublishedKeys } from '../runtime/key-history';
+import { ADMISSION_EVENT_TYPES, LEAF_RECORD_MEMBER, LOG_STREAM } from '../projectors/log/log-sequencer';
+import { readPublishedKeys } from '../runtime/keys/key-history';
 import { tempDir } from '../tests/support/temp-dir';
 import {
   type AuditFixture,

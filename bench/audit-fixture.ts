@@ -17,11 +17,11 @@ import pino from 'pino';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { ValidatingEventStore } from '../event-schemas';
 import type { EventStore } from '../ports/event-store';
-import { LOG_STREAM, LogSequencer } from '../projectors/log-sequencer';
+import { LOG_STREAM, LogSequencer } from '../projectors/log/log-sequencer';
 import { loadConfig } from '../runtime/config';
-import { loadOrCreateKeyring } from '../runtime/keyring';
+import { loadOrCreateKeyring } from '../runtime/keys/keyring';
 import { createLogger } from '../runtime/logger';
-import { startWorker } from '../runtime/worker-entry';
+import { startWorker } from '../runtime/threads/worker-entry';
 import {
   AUDIT_FIXTURE_VERSION,
   CONCURRENT_CLIENTS,

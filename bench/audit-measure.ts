@@ -11,7 +11,7 @@ import {
   sqliteAuditSource,
   trustFromPublishedKeys,
 } from '../audit';
-import { readPublishedKeys } from '../runtime/key-history';
+import { readPublishedKeys } from '../runtime/keys/key-history';
 import { ProgressBar } from '../runtime/progress-bar';
 import { ownPeakRss } from './process-memory';
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { changeTier } from '../cli/tenant-tier';
-import { validBody } from '../domain/test-fixtures';
+import { validBody } from '../domain/governance/test-fixtures';
 import { ValidatingEventStore } from '../event-schemas';
 import { SERVER_NODE_FLAGS } from '../runtime/node-flags';
 

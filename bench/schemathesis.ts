@@ -18,7 +18,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
-import { validBody } from '../domain/test-fixtures';
+import { validBody } from '../domain/governance/test-fixtures';
 import {
   cosignatureLine,
   generateKeyPair,

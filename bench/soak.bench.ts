@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import path from 'node:path';
-import { validBody } from '../domain/test-fixtures';
+import { validBody } from '../domain/governance/test-fixtures';
 import { freePort } from '../tests/support/children';
 import { registerL4Tenants, startServer, stopServer } from './http-server';
 import { pacedLoad, postJson } from './paced-load';

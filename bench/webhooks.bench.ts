@@ -12,7 +12,7 @@
  */
 import { fork } from 'node:child_process';
 import path from 'node:path';
-import { failingBody } from '../domain/test-fixtures';
+import { failingBody } from '../domain/governance/test-fixtures';
 import { admissions, CONNECTIONS, registerL4Tenants, SECONDS, startServer, stopServer } from './http-server';
 import { percentile } from './percentile';
 import type { BenchRow, BenchSuite } from './report';

@@ -19,7 +19,7 @@ import { LIVE_CHECKS } from '../audit/live-findings';
 import { formatAuditSummary, formatLiveSummary } from '../audit/summary';
 import { prepareTrust } from '../audit/trust';
 import { loadConfig } from '../runtime/config';
-import { readPublishedKeys } from '../runtime/key-history';
+import { readPublishedKeys } from '../runtime/keys/key-history';
 import { type Progress, ProgressBar } from '../runtime/progress-bar';
 import { type CliCommand, EXIT, UsageError } from './command';
 import { auditSourceOf, chooseEventStore } from './stores';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { RepositioningImportTarget } from '../adapters/ndjson/event-stores';
 import { ExportIntegrityError } from '../adapters/ndjson/export-file';
-import { LeafPositionError } from '../projectors/leaf-positions';
+import { LeafPositionError } from '../projectors/log/leaf-positions';
 import { type Progress, ProgressBar } from '../runtime/progress-bar';
 import { EXIT } from './command';
 import { printImportSummary } from './import-summary';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
-import { ADMISSION_EVENT_TYPES } from '../projectors/log-sequencer';
+import { ADMISSION_EVENT_TYPES } from '../projectors/log/log-sequencer';
 import { type Config, loadConfig } from '../runtime/config';
 import {
   type CurrentKey,
@@ -10,17 +10,17 @@ import {
   keysDirOf,
   type PublicKeyInfo,
   VALIDATOR_COUNT,
-} from '../runtime/key-files';
-import { generateKeys, KeyGenerationError } from '../runtime/key-generation';
+} from '../runtime/keys/key-files';
+import { generateKeys, KeyGenerationError } from '../runtime/keys/key-generation';
 import {
   KeyHistoryError,
   type KeyListing,
   listKeys,
   publishedKeysOf,
   type RetiredKey,
-} from '../runtime/key-history';
-import { KeyRotationError, type RotationTarget, rotateKeys } from '../runtime/key-rotation';
-import { KeysFolderBusyError } from '../runtime/keys-lock';
+} from '../runtime/keys/key-history';
+import { KeyRotationError, type RotationTarget, rotateKeys } from '../runtime/keys/key-rotation';
+import { KeysFolderBusyError } from '../runtime/keys/keys-lock';
 import { type CliCommand, EXIT, UsageError } from './command';
 
 const SYNOPSIS =

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { projections } from '../projectors';
-import { ProjectionCatalog } from '../projectors/catalog';
+import { ProjectionCatalog } from '../projectors/engine/catalog';
 import { type CliCommand, EXIT } from './command';
 import { STORE_LOCATION_HELP, withOperatorStores } from './stores';
 

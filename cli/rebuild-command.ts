@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { projections } from '../projectors';
-import { type RebuildResult, rebuildProjection } from '../projectors/rebuild';
+import { type RebuildResult, rebuildProjection } from '../projectors/engine/rebuild';
 import { createLogger } from '../runtime/logger';
-import { createMetrics } from '../runtime/metrics';
 import { type Progress, ProgressBar } from '../runtime/progress-bar';
+import { createMetrics } from '../runtime/wiring/metrics';
 import { type CliCommand, EXIT, UsageError } from './command';
 import { STORE_LOCATION_HELP, withOperatorStores } from './stores';
 

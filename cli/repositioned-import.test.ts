@@ -12,7 +12,7 @@ import type { EsdbClient } from '../adapters/eventstoredb/event-store';
 import { EsdbEventStore } from '../adapters/eventstoredb/event-store';
 import { ExportIntegrityError } from '../adapters/ndjson/export-file';
 import type { RecordedEvent } from '../ports/event-store';
-import { LeafPositionError } from '../projectors/leaf-positions';
+import { LeafPositionError } from '../projectors/log/leaf-positions';
 import { writeExportFile } from '../tests/support/export-files';
 import { FakeEsdbClient } from '../tests/support/fake-esdb-client';
 import { eventsModuloPositions } from '../tests/support/store-positions';

@@ -13,7 +13,7 @@ import type { RepositioningImportTarget } from '../adapters/ndjson/event-stores'
 import { type ExportHeader, type ExportTrailer, readExportFile } from '../adapters/ndjson/export-file';
 import { TransferProgress } from '../adapters/ndjson/transfer-progress';
 import type { RecordedEvent } from '../ports/event-store';
-import { LeafPositionMap } from '../projectors/leaf-positions';
+import { LeafPositionMap } from '../projectors/log/leaf-positions';
 import type { Progress } from '../runtime/progress-bar';
 
 export interface RepositionedImportOptions {

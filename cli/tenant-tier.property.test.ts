@@ -4,9 +4,9 @@
  */
 import fc from 'fast-check';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
-import { PROPERTY_OPTIONS, tenantIdArb } from '../command-api/property-support';
-import { decideRegisterTenant } from '../command-api/register-tenant';
-import { tenantStream } from '../command-api/tenant-state';
+import { PROPERTY_OPTIONS, tenantIdArb } from '../command-api/governance/property-support';
+import { decideRegisterTenant } from '../command-api/governance/tenants/register-tenant';
+import { tenantStream } from '../command-api/governance/tenants/tenant-state';
 import { ValidatingEventStore } from '../event-schemas';
 import { changeTier } from './tenant-tier';
 

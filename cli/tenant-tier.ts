@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { decideChangeTier, UnknownTenantError } from '../command-api/account-commands';
-import { AggregateWriter } from '../command-api/aggregate-writer';
-import { tenantAggregate, tenantStream } from '../command-api/tenant-state';
-import type { Tier } from '../command-api/tier-limits';
-import { TIER_LIMITS } from '../command-api/tier-limits';
-import { eventSchemas } from '../event-schemas/schemas';
+import { AggregateWriter } from '../command-api/engine/aggregate-writer';
+import { decideChangeTier, UnknownTenantError } from '../command-api/governance/tenants/account-commands';
+import { tenantAggregate, tenantStream } from '../command-api/governance/tenants/tenant-state';
+import type { Tier } from '../domain/governance/tier-limits';
+import { TIER_LIMITS } from '../domain/governance/tier-limits';
+import { eventSchemas } from '../event-schemas/governance';
 import type { EventStore } from '../ports/event-store';
 
 export interface TierCommand {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
-import { hex, validBody } from '../domain/test-fixtures';
+import { hex, validBody } from '../domain/governance/test-fixtures';
 import { collect } from '../ports/contract/event-store.contract';
 import {
   EventSchemaError,
@@ -13,7 +13,7 @@ import {
   validateEventData,
   validateWebhookPayload,
 } from '.';
-import { commandSchemas, eventSchemas, webhookSchemas } from './schemas';
+import { commandSchemas, eventSchemas, webhookSchemas } from './governance';
 
 const validEvidence = validBody;
 

@@ -8,7 +8,7 @@ import {
   recordSchemas,
   responseSchemas,
   webhookSchemas,
-} from './schemas';
+} from './governance';
 
 export type CommandName = keyof typeof commandSchemas;
 export type EventType = keyof typeof eventSchemas;

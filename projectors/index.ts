@@ -1,7 +1,7 @@
-import { governanceProjection } from './governance';
-import type { Projection } from './projection';
-import { tenantsProjection } from './tenants';
-import { treeHeadsProjection } from './tree-heads';
+import type { Projection } from './engine/projection';
+import { governanceProjection } from './governance/governance-projection';
+import { tenantsProjection } from './governance/tenants';
+import { treeHeadsProjection } from './log/tree-heads';
 
 /** Every read model the server keeps. */
 export const projections: readonly Projection[] = [

@@ -1,5 +1,5 @@
-import { startEmbedded } from './embedded';
 import { httpBanner, runRole } from './roles/role-process';
+import { startEmbedded } from './wiring/embedded';
 
 /** `npm start`: the embedded all-in-one server (every role in one process). */
 runRole('clearinghouse (embedded)', async (config, logger) => {

@@ -11,7 +11,7 @@ import { type LiveCheckReport, LiveLogCheck, type LiveLogCheckOptions } from '..
 import type { TreeHeadSigned } from '../event-schemas';
 import { CompactRange, leafHashOfRecord, toHex } from '../merkle-core';
 import type { EventStore } from '../ports/event-store';
-import { readPublishedKeys } from '../runtime/key-history';
+import { readPublishedKeys } from '../runtime/keys/key-history';
 import { runGov } from './support/children';
 import {
   inParallel,

@@ -25,7 +25,7 @@ import {
   signCheckpoint,
   timestampExtension,
 } from '../merkle-core';
-import { readPublishedKeys } from '../runtime/key-history';
+import { readPublishedKeys } from '../runtime/keys/key-history';
 import { runGov } from './support/children';
 import {
   type AdmittedEvidence,

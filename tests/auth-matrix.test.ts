@@ -6,7 +6,7 @@
  * come from the document, so a route added to it without an example here makes this suite fail.
  */
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_POLICY } from '../domain/policy';
+import { DEFAULT_POLICY } from '../domain/governance/policy';
 import {
   type AdmittedEvidence,
   digest,

@@ -4,8 +4,8 @@
  * (never `===` on strings, whose time depends on the first differing character).
  */
 import crypto from 'node:crypto';
-import { apiKeyMatches, hashApiKey, issueApiKey } from '../command-api/api-keys';
-import { signatureHeader, verifySignatureHeader } from '../projectors/dispatcher/signature';
+import { apiKeyMatches, hashApiKey, issueApiKey } from '../command-api/governance/tenants/api-keys';
+import { signatureHeader, verifySignatureHeader } from '../projectors/webhooks/signature';
 
 describe('constant-time comparisons of secrets', () => {
   let compare: jest.SpyInstance<boolean, [NodeJS.ArrayBufferView, NodeJS.ArrayBufferView]>;

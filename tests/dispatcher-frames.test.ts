@@ -4,8 +4,8 @@
  */
 import path from 'node:path';
 import { loadConfig } from '../runtime/config';
-import { type RunningServer, startEmbedded } from '../runtime/embedded';
 import { createLogger } from '../runtime/logger';
+import { type RunningServer, startEmbedded } from '../runtime/wiring/embedded';
 import { GovClient, validEvidence } from './support/governance-client';
 import { tempDir } from './support/temp-dir';
 import { WebhookReceiver } from './support/webhook-receiver';

@@ -3,9 +3,9 @@
  * (runtime/embedded.ts), so the main thread must learn how far the delivery thread's dispatcher got.
  */
 import path from 'node:path';
-import { ReportedProgress } from '../runtime/dispatcher';
-import { type RunningServer, startEmbedded } from '../runtime/embedded';
 import { createLogger } from '../runtime/logger';
+import { ReportedProgress } from '../runtime/threads/webhook-delivery';
+import { type RunningServer, startEmbedded } from '../runtime/wiring/embedded';
 import { GovClient, testConfig } from './support/governance-client';
 import { tempDir } from './support/temp-dir';
 

@@ -9,9 +9,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { runAudit, sqliteAuditSource, trustFromPublishedKeys } from '../audit';
-import { DEFAULT_POLICY, policyHash } from '../domain/policy';
+import { DEFAULT_POLICY, policyHash } from '../domain/governance/policy';
 import { createRequestHandler, type ServedSide } from '../runtime/http/app';
-import { readPublishedKeys } from '../runtime/key-history';
+import { readPublishedKeys } from '../runtime/keys/key-history';
 import {
   type AdmittedEvidence,
   type ErrorAnswer,

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { collect } from '../ports/contract/event-store.contract';
 import { loadConfig } from '../runtime/config';
-import { type RunningServer, startEmbedded } from '../runtime/embedded';
 import { createLogger } from '../runtime/logger';
+import { type RunningServer, startEmbedded } from '../runtime/wiring/embedded';
 import { tempDir } from './support/temp-dir';
 
 describe('the embedded server over HTTP', () => {

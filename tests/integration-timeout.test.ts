@@ -5,8 +5,8 @@
  */
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { type RunningServer, startEmbedded } from '../runtime/embedded';
 import { createLogger } from '../runtime/logger';
+import { type RunningServer, startEmbedded } from '../runtime/wiring/embedded';
 import { type ErrorAnswer, GovClient, testConfig } from './support/governance-client';
 import { tempDir } from './support/temp-dir';
 

@@ -5,8 +5,8 @@
  * GET /gov/v1/log/keys publish.
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { verifyEnvelope } from '../domain/envelope';
-import { verifyCertificate } from '../domain/validators';
+import { verifyEnvelope } from '../domain/governance/envelope';
+import { verifyCertificate } from '../domain/governance/validators';
 import type { GovernanceEnvelope, TreeHeadSigned, ValidatorCertificate } from '../event-schemas';
 import {
   fromHex,
@@ -18,8 +18,8 @@ import {
   verifySth,
 } from '../merkle-core';
 import { collect } from '../ports/contract/event-store.contract';
-import { LOG_STREAM } from '../projectors/log-sequencer';
-import type { PublishedKeys } from '../runtime/key-history';
+import { LOG_STREAM } from '../projectors/log/log-sequencer';
+import type { PublishedKeys } from '../runtime/keys/key-history';
 import { runGov } from './support/children';
 import {
   type AdmittedEvidence,

@@ -18,7 +18,7 @@ import {
   loadSignerKey,
   SIGNATURE_TYPE_COSIGNATURE_V1,
 } from '../merkle-core';
-import { LOG_STREAM } from '../projectors/log-sequencer';
+import { LOG_STREAM } from '../projectors/log/log-sequencer';
 import type { Config } from '../runtime/config';
 import { createRequestHandler } from '../runtime/http/app';
 import { type Listening, listen } from '../runtime/http/listen';

@@ -14,7 +14,7 @@ import {
   verifyConsistency,
 } from '../merkle-core';
 import { collect } from '../ports/contract/event-store.contract';
-import { LOG_STREAM, LogSequencer } from '../projectors/log-sequencer';
+import { LOG_STREAM, LogSequencer } from '../projectors/log/log-sequencer';
 import { createLogger } from '../runtime/logger';
 import { tempDir } from './support/temp-dir';
 

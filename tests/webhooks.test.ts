@@ -6,9 +6,9 @@
 
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { validateResponse, validateWebhookPayload } from '../event-schemas';
-import { verifySignatureHeader } from '../projectors/dispatcher/signature';
-import type { Resolve } from '../projectors/dispatcher/target-guard';
-import { WEBHOOK_EVENT_NAMES } from '../projectors/dispatcher/webhook-events';
+import { verifySignatureHeader } from '../projectors/webhooks/signature';
+import type { Resolve } from '../projectors/webhooks/target-guard';
+import { WEBHOOK_EVENT_NAMES } from '../projectors/webhooks/webhook-events';
 import {
   digest,
   type ErrorAnswer,

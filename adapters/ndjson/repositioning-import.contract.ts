@@ -11,7 +11,7 @@ import {
   type RecordedEvent,
   WrongExpectedVersionError,
 } from '../../ports/event-store';
-import { LeafPositionMap } from '../../projectors/leaf-positions';
+import { LeafPositionMap } from '../../projectors/log/leaf-positions';
 import type { RepositioningImportTarget } from './event-stores';
 import { from, recorded as sourceEvent } from './importable-store.contract';
 

@@ -1,16 +1,16 @@
 import type { NextFunction, Request, Response } from 'express';
-import { apiKeyMatches, parseApiKey } from '../../command-api/api-keys';
-import { RETIRED_KEY_MESSAGE } from '../../command-api/current-key';
-import { TIER_LIMITS } from '../../command-api/tier-limits';
+import { apiKeyMatches, parseApiKey } from '../../command-api/governance/tenants/api-keys';
+import { RETIRED_KEY_MESSAGE } from '../../command-api/governance/tenants/current-key';
+import { TIER_LIMITS } from '../../domain/governance/tier-limits';
 import {
   API_KEYS,
   type ApiKeyView,
   TENANTS,
   type TenantView,
   tenantsProjection,
-} from '../../projectors/tenants';
-import type { Freshness } from '../../read-api/read-models';
-import type { Services } from '../services';
+} from '../../projectors/governance/tenants';
+import type { Freshness } from '../../read-api/engine/read-models';
+import type { Services } from '../wiring/services';
 import { sendError } from './errors';
 import type { KeyRecord, RecentKeys } from './recent-keys';
 

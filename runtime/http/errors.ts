@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import type { Logger } from 'pino';
 import type { FieldProblem } from '../../event-schemas';
-import { ReadModelsBehindError } from '../../read-api/read-barrier';
+import { ReadModelsBehindError } from '../../read-api/engine/read-barrier';
 import { type HttpAnswer, sendAnswer } from './answer';
 
 /** Error codes of the API: the spec's, plus the few HTTP-level ones it leaves open. */

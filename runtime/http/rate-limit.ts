@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
-import { TIER_LIMITS } from '../../command-api/tier-limits';
-import type { TenantView } from '../../projectors/tenants';
-import type { Services } from '../services';
+import { TIER_LIMITS } from '../../domain/governance/tier-limits';
+import type { TenantView } from '../../projectors/governance/tenants';
+import type { Services } from '../wiring/services';
 import { callerOf } from './auth';
 import { sendError } from './errors';
 

@@ -9,7 +9,7 @@
  * requests-per-minute allowance here; trial caps and daily allowances are decided on the tenant's
  * events). A jump of the service clock (tests inject one) forgets everything remembered before it.
  */
-import type { ApiKeyView, TenantView } from '../../projectors/tenants';
+import type { ApiKeyView, TenantView } from '../../projectors/governance/tenants';
 
 /** What a key id named in the read models: the key, and the tenant's id and tier. */
 export interface KeyRecord {

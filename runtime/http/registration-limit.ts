@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { Services } from '../services';
+import type { Services } from '../wiring/services';
 import { clientAddressKey } from './client-address';
 import { RequestRateLimiter, sendRateLimited } from './rate-limit';
 

@@ -5,10 +5,10 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import fc from 'fast-check';
-import { PROPERTY_OPTIONS } from '../../command-api/property-support';
+import { PROPERTY_OPTIONS } from '../../command-api/governance/property-support';
 import { type CommandName, validateCommand, validateResponse } from '../../event-schemas';
+import { commandSchemas } from '../../event-schemas/governance';
 import { hostileBody, validCommandBody } from '../../event-schemas/schema-arbitrary';
-import { commandSchemas } from '../../event-schemas/schemas';
 import { canonicalJson } from '../../merkle-core';
 import { validateBody } from './validate-body';
 

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import { startDispatcher } from '../dispatcher';
 import { createOpsApp } from '../http/app';
 import { listen } from '../http/listen';
-import { readStoreLocation } from '../stores';
+import { startDispatcher } from '../threads/webhook-delivery';
+import { readStoreLocation } from '../wiring/stores';
 import { startFollowerServices } from './follower-services';
 import { httpBanner, type RunningRole, runRole } from './role-process';
 

@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
 import type { WitnessCosigned } from '../../event-schemas';
 import type { RecordedEvent } from '../../ports/event-store';
-import { LogFollower } from '../../projectors/log-follower';
-import { type ComposedServices, composeServices } from '../compose-services';
+import { LogFollower } from '../../projectors/log/log-follower';
 import type { Config } from '../config';
-import { openServerKeyring } from '../keyring';
-import { createMetrics } from '../metrics';
-import { remoteWaitsOn } from '../remote-waits';
-import { type OpenedReadStore, openEventStore, openReadStore, readStoreLocation } from '../stores';
+import { openServerKeyring } from '../keys/keyring';
+import { type ComposedServices, composeServices } from '../wiring/compose-services';
+import { createMetrics } from '../wiring/metrics';
+import { remoteWaitsOn } from '../wiring/remote-waits';
+import { type OpenedReadStore, openEventStore, openReadStore, readStoreLocation } from '../wiring/stores';
 
 export interface FollowerServices extends ComposedServices {
   read: OpenedReadStore;

@@ -1,15 +1,15 @@
 import type { Logger } from 'pino';
 import { projections } from '../../projectors';
-import { BusForwarder } from '../../projectors/bus-forwarder';
-import { LeasedSequencer } from '../../projectors/leased-sequencer';
-import { LogSequencer } from '../../projectors/log-sequencer';
-import { ProjectionSupervisor } from '../../projectors/supervisor';
+import { BusForwarder } from '../../projectors/engine/bus-forwarder';
+import { ProjectionSupervisor } from '../../projectors/engine/supervisor';
+import { LeasedSequencer } from '../../projectors/log/leased-sequencer';
+import { LogSequencer } from '../../projectors/log/log-sequencer';
 import type { Config } from '../config';
 import { createOpsApp } from '../http/app';
 import { listen } from '../http/listen';
-import { openServerKeyring } from '../keyring';
-import { createMetrics } from '../metrics';
-import { openBus, openEventStore, openReadStore, readStoreLocation } from '../stores';
+import { openServerKeyring } from '../keys/keyring';
+import { createMetrics } from '../wiring/metrics';
+import { openBus, openEventStore, openReadStore, readStoreLocation } from '../wiring/stores';
 import { httpBanner, type RunningRole, runRole } from './role-process';
 
 /**

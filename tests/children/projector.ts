@@ -1,9 +1,9 @@
 /** Projector child: runs the test projection against shared SQLite files until SIGKILLed or done. */
 import { SqliteEventStore } from '../../adapters/sqlite/event-store';
 import { SqliteReadStore } from '../../adapters/sqlite/read-store';
-import { ProjectorRunner } from '../../projectors/runner';
+import { ProjectorRunner } from '../../projectors/engine/runner';
 import { createLogger } from '../../runtime/logger';
-import { createMetrics } from '../../runtime/metrics';
+import { createMetrics } from '../../runtime/wiring/metrics';
 import { streamStatsProjection } from '../support/stream-stats.projection';
 
 const [eventsFile, readFile, batchSize] = process.argv.slice(2);

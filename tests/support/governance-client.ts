@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { changeTier } from '../../cli/tenant-tier';
-import { validBody } from '../../domain/test-fixtures';
+import { validBody } from '../../domain/governance/test-fixtures';
 import {
   fromHex,
   type JsonSth,
@@ -20,8 +20,8 @@ import {
   verifySth,
 } from '../../merkle-core';
 import { loadConfig } from '../../runtime/config';
-import { type RunningServer, startEmbedded } from '../../runtime/embedded';
 import { createLogger } from '../../runtime/logger';
+import { type RunningServer, startEmbedded } from '../../runtime/wiring/embedded';
 import { tempDir } from './temp-dir';
 
 export const HOUR_MS = 3_600_000;

@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '../../ports/event-store';
 import type { Change, ReadStore } from '../../ports/read-store';
-import type { Projection, ProjectionState } from '../../projectors/projection';
+import type { Projection, ProjectionState } from '../../projectors/engine/projection';
 
 /**
  * A projection that is easy to get wrong under replay: a counter per tenant (increments must not be

@@ -1,0 +1,128 @@
+/**
+ * `POST /governance/evidence` once the caller is known and the body valid: decide on the tenant's
+ * aggregate, then wait for the leaf's signed tree head. The answer is data (`HttpAnswer`): the Express
+ * route and the fast path that answers before Express write the same one.
+ */
+import { QuorumNotReachedError, ValidatorNetworkError } from '../../../domain/governance/validators';
+import type { SubmitEvidenceBody } from '../../../event-schemas';
+import type { TenantView } from '../../../projectors/governance/tenants';
+import { ADMISSION_EVENT_TYPES, type IntegratedLeaf } from '../../../projectors/log/log-sequencer';
+import type { HttpAnswer } from '../../../runtime/http/answer';
+import { errorAnswer } from '../../../runtime/http/errors';
+import type { Services } from '../../../runtime/wiring/services';
+import type { Committed } from '../../engine/aggregate-writer';
+import { tenantStream } from '../tenants/tenant-state';
+import { decideSubmitEvidence, type EvidenceOutcome, type Refusal } from './submit-evidence';
+
+export async function admitEvidence(
+  services: Services,
+  tenant: Pick<TenantView, 'tenant_id'>,
+  body: SubmitEvidenceBody,
+  correlationId: string,
+): Promise<HttpAnswer> {
+  const { admission, config } = services;
+  let outcome: Committed<EvidenceOutcome>;
+  try {
+    outcome = await services.tenants.execute(tenantStream(tenant.tenant_id), (state) =>
+      decideSubmitEvidence(state, body, {
+        now: services.clock(),
+        correlationId,
+        validators: admission.validators,
+        authority: admission.authority,
+        ...(admission.certify ? { certify: admission.certify } : {}),
+        logBinding: admission.logBinding,
+        replayUrl: (artifactHash) => `${config.publicUrl}/governance/replay/${artifactHash}`,
+      }),
+    );
+  } catch (error) {
+    return validatorFailureAnswer(error, correlationId);
+  }
+  if (outcome.kind === 'refused') return refusalAnswer(outcome, correlationId);
+  if (outcome.kind === 'gate-failed') {
+    const { event } = outcome;
+    if (outcome.position !== null) await services.readYourWrite(outcome.position, ['GateFailed']);
+    return {
+      status: 422,
+      body: {
+        error: event.error,
+        message: `evidence rejected by ${event.gates_failed.join(', ')}; the action is blocked`,
+        gates_failed: event.gates_failed,
+        details: event.details,
+        action: event.action,
+        correlation_id: correlationId,
+      },
+    };
+  }
+  const leaves = await awaitIntegration(services, outcome, outcome.leaf_hash, correlationId);
+  if (!Array.isArray(leaves)) return leaves;
+  return {
+    status: 201,
+    body: {
+      leaf_index: leaves[0]!.leafIndex,
+      leaf_hash: outcome.leaf_hash,
+      artifact_hash: outcome.artifact_hash,
+      compliance_url: `${config.publicUrl}/governance/report/${outcome.artifact_hash}`,
+      replay_url: `${config.publicUrl}/governance/replay/${outcome.artifact_hash}`,
+      sth: leaves[0]!.head.sth,
+    },
+  };
+}
+
+/**
+ * Waits until the decision's leaves are under a signed tree head, with read-your-write for the read
+ * models (`Services.readYourWrite`). Answers 503 instead if that takes unreasonably long.
+ */
+export async function awaitIntegration(
+  services: Services,
+  committed: Committed<unknown>,
+  leafHash: string,
+  correlationId: string,
+): Promise<IntegratedLeaf[] | HttpAnswer> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), services.config.integrationTimeoutMs);
+  });
+  let signed = false;
+  const leavesSigned = Promise.all(committed.eventIds.map((id) => services.awaitLeaf(id))).then((leaves) => {
+    signed = true;
+    return leaves;
+  });
+  const done = Promise.all([
+    leavesSigned,
+    committed.position === null
+      ? undefined
+      : services.readYourWrite(committed.position, ADMISSION_EVENT_TYPES),
+  ]).then(([leaves]) => leaves);
+  const leaves = await Promise.race([done, timeout]);
+  clearTimeout(timer);
+  if (leaves) return leaves;
+  // Say which part is late: the sequencer (no signed head yet) or only the read models.
+  return errorAnswer(
+    503,
+    'SERVICE_UNAVAILABLE',
+    signed
+      ? `the leaf ${leafHash} is stored and under a signed tree head, but the read models (chain, status, report) have not caught up yet; the proof is at GET /gov/v1/log/proof?leaf_hash=${leafHash}, and the report will follow shortly: do not resubmit`
+      : `the leaf ${leafHash} is stored but not yet under a signed tree head; check GET /gov/v1/log/proof?leaf_hash=${leafHash} before retrying`,
+    correlationId,
+  );
+}
+
+function refusalAnswer(refusal: Refusal, correlationId: string): HttpAnswer {
+  const headers =
+    refusal.retryAfterSeconds === undefined
+      ? undefined
+      : { 'Retry-After': String(refusal.retryAfterSeconds) };
+  return errorAnswer(refusal.status, refusal.error, refusal.message, correlationId, {}, headers);
+}
+
+/** The validator round failing is the spec's 500: nothing was appended, the caller may retry. */
+function validatorFailureAnswer(error: unknown, correlationId: string): HttpAnswer {
+  if (error instanceof ValidatorNetworkError || error instanceof QuorumNotReachedError)
+    return errorAnswer(
+      500,
+      'INTERNAL_ERROR',
+      `the validator round failed (${error.message}); nothing was admitted, retry with exponential backoff`,
+      correlationId,
+    );
+  throw error;
+}

@@ -1,0 +1,104 @@
+/** Decisions about a tenant's account: key rotation (API) and tier changes (operator CLI). */
+
+import { HOUR_MS, type Tier } from '../../../domain/governance/tier-limits';
+import type { ApiKeyRotated, TenantTierChanged } from '../../../event-schemas';
+import type { Decision } from '../../engine/aggregate-writer';
+import { type IssuedKey, issueApiKey } from './api-keys';
+import { type RetiredKeyRefusal, refuseRetiredKey } from './current-key';
+import type { TenantState } from './tenant-state';
+
+/** How long the previous key keeps working after a rotation. */
+export const ROTATION_GRACE_MS = 24 * HOUR_MS;
+
+export interface RotatedKey {
+  api_key: string;
+  key_id: string;
+  previous_key_id: string;
+  previous_key_expires_at: string;
+}
+
+export class UnknownTenantError extends Error {
+  override readonly name = 'UnknownTenantError';
+}
+
+/**
+ * Issues a new key; the active one keeps working for exactly 24 hours. Only the active key (`keyId`,
+ * the caller's) may rotate: a key in its grace period is refused.
+ */
+export function decideRotateKey(
+  state: Readonly<TenantState>,
+  context: { now: Date; correlationId: string; keyId: string },
+  key: IssuedKey = issueApiKey(state.mode),
+): Decision<({ kind: 'rotated' } & RotatedKey) | RetiredKeyRefusal> {
+  if (!state.exists || !state.active_key_id) throw new UnknownTenantError(`no tenant ${state.tenant_id}`);
+  const refusal = refuseRetiredKey(state, context.keyId);
+  if (refusal) return { events: [], result: refusal };
+  const data: ApiKeyRotated = {
+    tenant_id: state.tenant_id,
+    key_id: key.keyId,
+    key_hash: key.keyHash,
+    mode: state.mode,
+    previous_key_id: state.active_key_id,
+    previous_key_expires_at: new Date(context.now.getTime() + ROTATION_GRACE_MS).toISOString(),
+    rotated_at: context.now.toISOString(),
+  };
+  return {
+    events: [
+      {
+        type: 'ApiKeyRotated',
+        data,
+        tenant_id: state.tenant_id,
+        correlation_id: context.correlationId,
+        causation_id: null,
+      },
+    ],
+    result: {
+      kind: 'rotated',
+      api_key: key.apiKey,
+      key_id: key.keyId,
+      previous_key_id: data.previous_key_id,
+      previous_key_expires_at: data.previous_key_expires_at,
+    },
+  };
+}
+
+export interface TierChange {
+  tier: Tier;
+  dailyLeafLimit: number | null;
+  operator: string;
+  reason?: string;
+}
+
+/** An operator's tier change; changing to the same tier and allowance appends nothing. */
+export function decideChangeTier(
+  state: Readonly<TenantState>,
+  change: TierChange,
+  context: { now: Date; correlationId: string },
+): Decision<{ changed: boolean; previous_tier: Tier }> {
+  if (!state.exists) throw new UnknownTenantError(`no tenant ${state.tenant_id || '(unknown)'}`);
+  const previous = state.tier;
+  if (previous === change.tier && state.daily_leaf_limit === change.dailyLeafLimit) {
+    return { events: [], result: { changed: false, previous_tier: previous } };
+  }
+  const data: TenantTierChanged = {
+    tenant_id: state.tenant_id,
+    tier: change.tier,
+    previous_tier: previous,
+    daily_leaf_limit: change.dailyLeafLimit,
+    changed_at: context.now.toISOString(),
+    changed_by: change.operator,
+    ...(change.reason ? { reason: change.reason } : {}),
+  };
+  return {
+    events: [
+      {
+        type: 'TenantTierChanged',
+        data,
+        tenant_id: state.tenant_id,
+        correlation_id: context.correlationId,
+        causation_id: null,
+      },
+    ],
+    result: { changed: true, previous_tier: previous },
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * Validators are a port: the clearinghouse asks each one for a signed vote on a proof bundle. The local
+ * validator signs in-process; a deployment may put remote ones behind the same interface.
+ */
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import type { ValidatorVote } from '../../event-schemas';
+import { publicKeyId, signRecord } from './signing';
+import { type Examination, examineBundle, type VoteRequest } from './vote-checks';
+
+export {
+  buildCertificate,
+  type CertificateVerdict,
+  verifyCertificate,
+  verifyVoteSignature,
+} from './certificate';
+export {
+  proposerOf,
+  QuorumNotReachedError,
+  quorumThreshold,
+  type RoundOptions,
+  runValidatorRound,
+  ValidatorNetworkError,
+} from './validator-round';
+export {
+  EVIDENCE_HASH_FIELDS,
+  type Examination,
+  examineBundle,
+  MAX_CLOCK_SKEW_SECONDS,
+  type VoteRequest,
+  voteReasons,
+} from './vote-checks';
+
+export interface Validator {
+  /** hex SHA-256 of the validator key's DER SubjectPublicKeyInfo. */
+  readonly id: string;
+  /** When known, the round checks each vote's signature before counting it. */
+  readonly publicKey?: KeyObject;
+  /**
+   * An in-process signer whose votes this process made itself: re-verifying them proves nothing and
+   * costs an Ed25519 verification per vote (the auditor still verifies every stored vote).
+   */
+  readonly inProcess?: boolean;
+  /** Resolves with a signed vote; rejects only when the validator cannot be reached or fails. */
+  vote(request: VoteRequest): Promise<ValidatorVote>;
+}
+
+/** hex SHA-256 of the public key's DER SubjectPublicKeyInfo. */
+export function validatorIdOf(publicKey: KeyObject): string {
+  return publicKeyId(publicKey);
+}
+
+export class LocalValidator implements Validator {
+  readonly id: string;
+  readonly publicKey: KeyObject;
+  readonly inProcess = true;
+  readonly #privateKey: KeyObject;
+
+  constructor(privateKey: KeyObject) {
+    if (privateKey.asymmetricKeyType !== 'ed25519') throw new TypeError('a validator key must be Ed25519');
+    this.#privateKey = privateKey;
+    this.publicKey = createPublicKey(privateKey);
+    this.id = validatorIdOf(this.publicKey);
+  }
+
+  async vote(request: VoteRequest): Promise<ValidatorVote> {
+    return this.signVote(request, examineBundle(request));
+  }
+
+  /**
+   * Signs this validator's vote on an examination already made of the request's bundle: validators
+   * sharing a process (and so the bundle's bytes) examine it once between them.
+   */
+  signVote(request: VoteRequest, { bodyHash, reasons }: Examination): ValidatorVote {
+    const unsigned: Omit<ValidatorVote, 'signature'> = {
+      type: 'GOV_VOTE_V1',
+      validator_id: this.id,
+      decision: reasons.length === 0 ? 'ACCEPT' : 'REJECT',
+      // The hash of the bundle actually examined, whatever the proposer claimed.
+      body_hash: bodyHash,
+      ...(reasons.length > 0 && { reasons }),
+      voted_at: request.now,
+    };
+    return { ...unsigned, signature: signRecord(unsigned, this.#privateKey) };
+  }
+}
+
+export function createLocalValidators(privateKeys: readonly KeyObject[]): LocalValidator[] {
+  return privateKeys.map((key) => new LocalValidator(key));
+}

@@ -1,0 +1,67 @@
+import type { Change, ReadStore, StoredDocument } from '../../ports/read-store';
+import { type AppliedDocuments, documentKey } from './applied-documents';
+import { type ProjectionState, physicalCollection } from './projection';
+
+/**
+ * The state a projection sees while a batch is projected: the read store overlaid with the changes
+ * of the batch's earlier events, which are not stored yet (the batch is applied in one go). With
+ * `applied`, the documents the runner stored or read before are taken from there.
+ */
+export class BatchState implements ProjectionState {
+  private readonly overlay = new Map<string, { collection: string; id: string; document: Overlaid }>();
+
+  constructor(
+    private readonly readStore: ReadStore,
+    private readonly generation: number,
+    private readonly applied?: AppliedDocuments,
+  ) {}
+
+  async get<T>(collection: string, id: string): Promise<StoredDocument<T> | null> {
+    const overlaid = this.overlay.get(documentKey(collection, id));
+    if (overlaid) return overlaid.document as StoredDocument<T> | null;
+    const known = this.applied?.get(collection, id);
+    if (known !== undefined) return known as StoredDocument<T> | null;
+    const stored = await this.readStore.get<T>(physicalCollection(collection, this.generation), id);
+    this.applied?.remember(collection, id, stored as StoredDocument<object> | null);
+    return stored;
+  }
+
+  /**
+   * The document as the batch's changes so far leave it (null: deleted), or undefined when the batch
+   * has not changed it.
+   */
+  changed(collection: string, id: string): StoredDocument<object> | null | undefined {
+    return this.overlay.get(documentKey(collection, id))?.document;
+  }
+
+  /** The batch's changes are stored: its documents are what the store holds now. */
+  stored(): void {
+    if (!this.applied) return;
+    for (const { collection, id, document } of this.overlay.values())
+      this.applied.remember(collection, id, document);
+  }
+
+  /**
+   * Records a change so later events of the batch see it. Upserts and deletes need no read: events
+   * arrive in position order and the store applies its own position guard. Only an increment needs
+   * the current value.
+   */
+  async record(change: Change): Promise<void> {
+    const { collection, id } = change;
+    let document: Overlaid;
+    if (change.kind === 'upsert') {
+      document = { id, position: change.position, data: change.data };
+    } else if (change.kind === 'delete') {
+      document = null;
+    } else {
+      const current = await this.get<Record<string, unknown>>(collection, id);
+      if (current && current.position >= change.position) return;
+      const data = { ...(current?.data ?? {}) };
+      data[change.field] = Number(data[change.field] ?? 0) + change.by;
+      document = { id, position: change.position, data };
+    }
+    this.overlay.set(documentKey(collection, id), { collection, id, document });
+  }
+}
+
+type Overlaid = StoredDocument<object> | null;

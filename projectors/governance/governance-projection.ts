@@ -1,0 +1,247 @@
+/**
+ * The governance read models, from the admission events in log order:
+ *   leaves       leaf_hash → StoredLeaf (index, type, the event holding its record): the public log's
+ *                leaf lookups
+ *   log_meta     `size`: leaves counted so far (the next leaf's index; leaf order = event order)
+ *   bundles      artifact_hash → the admission's context and its event's position: reports, chain
+ *                (the bundle, certificate and envelope are read from that event: read-api/admission-records.ts)
+ *   closed_loop  auth_leaf_hash → its execution and variance leaves: variance, triple-leaf
+ *   subjects     `<tenant>:<subject>` → lifecycle, observables, counters: status
+ */
+import { evolveSubject, initialSubject, type SubjectState } from '../../domain/governance/lifecycle';
+import type {
+  EvidenceAdmitted,
+  ExecutionAdmitted,
+  ExecutionTrace,
+  GateFailed,
+  Observables,
+  VarianceRecord,
+  VarianceRecorded,
+} from '../../event-schemas';
+import type { RecordedEvent } from '../../ports/event-store';
+import type { Change } from '../../ports/read-store';
+import type { LeafType, LeafView } from '../../read-api/governance/log/published-log';
+import type { Projection, ProjectionState } from '../engine/projection';
+
+export const LEAVES = 'leaves';
+export const LOG_META = 'log_meta';
+export const BUNDLES = 'bundles';
+export const CLOSED_LOOP = 'closed_loop';
+export const SUBJECTS = 'subjects';
+
+export interface BundleView {
+  tenant_id: string;
+  subject_id: string;
+  artifact_hash: string;
+  leaf_hash: string;
+  leaf_index: number;
+  /** Global event position of the admission: the chain's stable order, and where its bundle is. */
+  admitted_position: number;
+  admitted_at: string;
+  /** The bundle's `parent_bundle_hash` (the chain lists it). */
+  parent_bundle_hash: string | null;
+  gate_details: Record<string, string>;
+  lifecycle: EvidenceAdmitted['lifecycle'];
+  observables: Observables;
+}
+
+/** A `leaves` document: the leaf without its record, which is in the admission event at `position`. */
+export interface StoredLeaf extends Omit<LeafView, 'record'> {
+  position: number;
+}
+
+export interface ClosedLoopView {
+  tenant_id: string;
+  subject_id: string;
+  auth_leaf_hash: string;
+  exec_leaf_hash: string;
+  exec_leaf_index: number;
+  trace: ExecutionTrace;
+  variance_leaf_hash: string | null;
+  variance_leaf_index: number | null;
+  variance: VarianceRecord | null;
+}
+
+export interface SubjectView extends SubjectState {
+  tenant_id: string;
+  subject_id: string;
+}
+
+export function subjectKey(tenantId: string, subjectId: string): string {
+  return `${tenantId}:${subjectId}`;
+}
+
+export const governanceProjection: Projection = {
+  name: 'governance',
+  // 2: bundles and leaves name their event instead of holding its bundle, certificate and records.
+  version: 2,
+  collections: [LEAVES, LOG_META, BUNDLES, CLOSED_LOOP, SUBJECTS],
+  indexes: [
+    { collection: LEAVES, fields: ['leaf_index'] },
+    { collection: BUNDLES, fields: ['tenant_id', 'admitted_position'] },
+    // The chain's total within from/to: a count of the range's entries, not of the tenant's bundles.
+    { collection: BUNDLES, fields: ['tenant_id', 'admitted_at'] },
+    { collection: SUBJECTS, fields: ['tenant_id', 'updated_at'] },
+  ],
+  eventTypes: ['EvidenceAdmitted', 'ExecutionAdmitted', 'VarianceRecorded', 'GateFailed'],
+  // An evidence admission's certificate, envelope and most of its bundle (~4.5 of its ~5.3 KB) are
+  // read from the event when a report or a leaf asks (read-api/admission-records.ts), never here.
+  dataMembers: {
+    EvidenceAdmitted: [
+      'tenant_id',
+      'subject_id',
+      'artifact_hash',
+      'leaf_hash',
+      'admitted_at',
+      'bundle.parent_bundle_hash',
+      'gate_details',
+      'lifecycle',
+      'observables',
+    ],
+  },
+  async project(event: RecordedEvent, state: ProjectionState): Promise<Change[]> {
+    const at = event.position;
+    switch (event.type) {
+      case 'EvidenceAdmitted': {
+        const data = event.data as EvidenceAdmitted;
+        const leaf = await nextLeaf(
+          state,
+          at,
+          data,
+          'GOV_GOVERNANCE_ENVELOPE_V1',
+          data.artifact_hash,
+          data.admitted_at,
+        );
+        const bundle: BundleView = {
+          tenant_id: data.tenant_id,
+          subject_id: data.subject_id,
+          artifact_hash: data.artifact_hash,
+          leaf_hash: data.leaf_hash,
+          leaf_index: leaf.index,
+          admitted_position: at,
+          admitted_at: data.admitted_at,
+          parent_bundle_hash: data.bundle.parent_bundle_hash,
+          gate_details: data.gate_details,
+          lifecycle: data.lifecycle,
+          observables: data.observables,
+        };
+        return [
+          ...leaf.changes,
+          { kind: 'upsert', collection: BUNDLES, id: data.artifact_hash, position: at, data: bundle },
+          await subjectChange(state, at, data.tenant_id, data.subject_id, {
+            kind: 'pass',
+            artifact_hash: data.artifact_hash,
+            at: data.admitted_at,
+          }),
+        ];
+      }
+      case 'GateFailed': {
+        const data = event.data as GateFailed;
+        return [
+          await subjectChange(state, at, data.tenant_id, data.subject_id, {
+            kind: 'fail',
+            policy_violation: data.policy_violation,
+            at: data.failed_at,
+          }),
+        ];
+      }
+      case 'ExecutionAdmitted': {
+        const data = event.data as ExecutionAdmitted;
+        const leaf = await nextLeaf(state, at, data, 'GOV_EXECUTION_TRACE_V1', null, data.trace.recorded_at);
+        const view: ClosedLoopView = {
+          tenant_id: data.tenant_id,
+          subject_id: data.subject_id,
+          auth_leaf_hash: data.trace.parent_auth_leaf_hash,
+          exec_leaf_hash: data.leaf_hash,
+          exec_leaf_index: leaf.index,
+          trace: data.trace,
+          variance_leaf_hash: null,
+          variance_leaf_index: null,
+          variance: null,
+        };
+        return [
+          ...leaf.changes,
+          { kind: 'upsert', collection: CLOSED_LOOP, id: view.auth_leaf_hash, position: at, data: view },
+        ];
+      }
+      case 'VarianceRecorded': {
+        const data = event.data as VarianceRecorded;
+        const { record } = data;
+        const leaf = await nextLeaf(state, at, data, 'GOV_VARIANCE_RECORD_V1', null, record.recorded_at);
+        const loop = await state.get<ClosedLoopView>(CLOSED_LOOP, record.parent_auth_leaf_hash);
+        const changes: Change[] = [...leaf.changes];
+        if (loop) {
+          const view: ClosedLoopView = {
+            ...loop.data,
+            variance_leaf_hash: data.leaf_hash,
+            variance_leaf_index: leaf.index,
+            variance: record,
+          };
+          changes.push({
+            kind: 'upsert',
+            collection: CLOSED_LOOP,
+            id: view.auth_leaf_hash,
+            position: at,
+            data: view,
+          });
+        }
+        changes.push(
+          await subjectChange(state, at, data.tenant_id, data.subject_id, {
+            kind: 'variance',
+            classification: record.classification,
+            at: record.recorded_at,
+          }),
+        );
+        return changes;
+      }
+      default:
+        return [];
+    }
+  },
+};
+
+/** Gives the event's record the next leaf index (the count of admissions before it). */
+async function nextLeaf(
+  state: ProjectionState,
+  position: number,
+  data: { tenant_id: string; subject_id: string; leaf_hash: string },
+  leafType: LeafType,
+  /** The envelope's artifact hash (the admission's), for an authorization leaf; null for the others. */
+  artifactHash: string | null,
+  admittedAt: string,
+): Promise<{ index: number; changes: Change[] }> {
+  const meta = await state.get<{ size: number }>(LOG_META, 'size');
+  const index = meta?.data.size ?? 0;
+  const view: StoredLeaf = {
+    leaf_index: index,
+    leaf_hash: data.leaf_hash,
+    leaf_type: leafType,
+    tenant_id: data.tenant_id,
+    subject_id: data.subject_id,
+    artifact_hash: artifactHash,
+    position,
+    admitted_at: admittedAt,
+  };
+  const changes: Change[] = [
+    { kind: 'increment', collection: LOG_META, id: 'size', position, field: 'size', by: 1 },
+  ];
+  // The same record twice is the same leaf hash: the lookup keeps the first index.
+  const existing = await state.get<StoredLeaf>(LEAVES, data.leaf_hash);
+  if (!existing)
+    changes.push({ kind: 'upsert', collection: LEAVES, id: data.leaf_hash, position, data: view });
+  return { index, changes };
+}
+
+async function subjectChange(
+  state: ProjectionState,
+  position: number,
+  tenantId: string,
+  subjectId: string,
+  outcome: Parameters<typeof evolveSubject>[1],
+): Promise<Change> {
+  const id = subjectKey(tenantId, subjectId);
+  const current = await state.get<SubjectView>(SUBJECTS, id);
+  const next = evolveSubject(current?.data ?? initialSubject(), outcome);
+  const view: SubjectView = { ...next, tenant_id: tenantId, subject_id: subjectId };
+  return { kind: 'upsert', collection: SUBJECTS, id, position, data: view };
+}

@@ -1,0 +1,252 @@
+/**
+ * Feeds the dispatcher projection from the bus (in-process in the embedded mode, Kafka in
+ * production): each batch is projected into owed deliveries and written before the handler resolves,
+ * so the bus moves its offset only once the deliveries are durable. Then the delivery worker is woken
+ * and the new events go out to connected sockets.
+ */
+import type { Bus, BusConsumer } from '../../ports/bus';
+import type { RecordedEvent } from '../../ports/event-store';
+import type { Change, ReadStore } from '../../ports/read-store';
+import { AppliedDocuments } from '../engine/applied-documents';
+import { BatchState } from '../engine/batch-state';
+import { FollowedPosition } from '../engine/position-waiters';
+import { type Projection, physicalCollection } from '../engine/projection';
+import { projectInto } from '../engine/runner';
+import { compactChanges } from './compact-changes';
+import {
+  type DeliveryView,
+  PENDING_COUNT_ID,
+  storedDelivery,
+  WEBHOOK_DELIVERIES,
+  WEBHOOK_DISPATCH_META,
+  WEBHOOK_PENDING_LEAVES,
+  WEBHOOKS,
+} from './dispatcher-projection';
+import type { FramePublisher } from './frame-fanout';
+
+export const DISPATCHER_GROUP = 'dispatcher';
+
+export interface DispatcherConsumerOptions {
+  bus: Bus;
+  readStore: ReadStore;
+  projection: Projection;
+  /** The dispatcher's collections are not rebuilt blue/green: they live in one fixed generation. */
+  generation: number;
+  /** Collection (logical name) holding the owed deliveries. */
+  deliveries: string;
+  /** The deliveries a batch queued, in seq order, once they are written. */
+  onQueued(deliveries: readonly DeliveryView[]): void;
+  /**
+   * The same deliveries, with their bodies, before they are written: the worker on this connection
+   * may read them back (without bodies) before `onQueued`, and then should not render them again.
+   */
+  onQueuing?(deliveries: readonly DeliveryView[]): void;
+  fanout?: FramePublisher;
+  /**
+   * Record in the read store, per tenant with a webhook command in the batch, the position of the
+   * newest of its events handled (collection DISPATCHER_PROGRESS), so that webhook commands answered
+   * by other processes can wait for it.
+   */
+  recordProgress?: boolean;
+  /** Told after each batch with the position handled (for a main thread bounding the dispatcher's lag). */
+  onHandled?(position: number): void;
+  /** Told, once written, which webhooks a batch registered or removed (a worker keeping them forgets them). */
+  onWebhooksChanged?(webhookIds: readonly string[]): void;
+  /**
+   * This consumer is the only one that can ever take the bus's batches (the in-process bus, whose
+   * dispatcher runs once): it may then keep the documents it wrote between batches, and write an
+   * increment as the document it leaves. A Kafka partition may move to a standby dispatcher and back,
+   * after which what this one kept is stale, so there the store is read for every batch.
+   */
+  soleConsumer?: boolean;
+}
+
+/**
+ * Per tenant: the position of the newest of its events the dispatcher has handled, moved by the
+ * batches that hold one of its webhook commands (what such a command waits for) (logical name).
+ */
+export const DISPATCHER_PROGRESS = 'dispatcher_progress';
+
+export class DispatcherConsumer {
+  private consumer: BusConsumer | null = null;
+  private readonly handled = new FollowedPosition();
+  private readonly eventTypes: ReadonlySet<string>;
+  /**
+   * The dispatcher's documents as this consumer last wrote or read them, between batches: a batch
+   * otherwise reads every tenant's active webhooks, the pending count and the last seq back from the
+   * store (~40% of the reads of the delivery thread with 100 webhooks). Only for a `soleConsumer`: the
+   * dispatcher is then its collections' one writer. Forgotten when a batch fails, since the store may
+   * then hold part of it. Queued deliveries are not kept: the
+   * projection reads them only for a redelivery, and their bodies would fill the memory.
+   */
+  private readonly documents = new AppliedDocuments(4096, (collection) => collection !== WEBHOOK_DELIVERIES);
+
+  constructor(private readonly options: DispatcherConsumerOptions) {
+    this.eventTypes = new Set(options.projection.eventTypes);
+  }
+
+  async start(): Promise<void> {
+    const { projection, readStore, generation } = this.options;
+    this.documents.clear();
+    for (const index of projection.indexes ?? [])
+      await readStore.ensureIndex({
+        collection: physicalCollection(index.collection, generation),
+        fields: index.fields,
+      });
+    this.consumer = await this.options.bus.subscribe(
+      DISPATCHER_GROUP,
+      (events) => this.handle(events),
+      projection.dataMembers ? { dataMembers: projection.dataMembers } : {},
+    );
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer?.stop();
+    this.consumer = null;
+  }
+
+  /** The newest position handled (0 before any). */
+  get handledPosition(): number {
+    return this.handled.position ?? 0;
+  }
+
+  /** Resolves once the dispatcher has handled every event up to `position`. */
+  waitForPosition(position: number): Promise<void> {
+    return this.handled.wait(position);
+  }
+
+  private async handle(events: RecordedEvent[]): Promise<void> {
+    try {
+      await this.project(events);
+    } catch (error) {
+      this.documents.clear();
+      throw error;
+    }
+  }
+
+  private async project(events: RecordedEvent[]): Promise<void> {
+    const { projection, readStore, generation } = this.options;
+    const relevant = events.filter((event) => this.eventTypes.has(event.type));
+    const sole = this.options.soleConsumer === true;
+    const state = new BatchState(readStore, generation, sole ? this.documents : undefined);
+    const projected = relevant.length > 0 ? await projectInto(state, projection, generation, relevant) : [];
+    const changes = sole ? this.settleIncrements(projected, state) : projected;
+    const progress = this.options.recordProgress ? progressChanges(events, generation) : [];
+    const queued = physicalCollection(this.options.deliveries, generation);
+    const isDelivery = (change: Change): change is Change & { kind: 'upsert'; data: DeliveryView } =>
+      change.kind === 'upsert' && change.collection === queued;
+    const views = changes.filter(isDelivery).map((change) => change.data);
+    if (views.length > 0) this.options.onQueuing?.(views);
+    for (const write of writeOrder(compactChanges([...changes, ...progress]), generation)) {
+      // Bodies stay in memory, for the first attempts: what is stored renders them again.
+      await readStore.apply(
+        write.map((change) =>
+          isDelivery(change) ? { ...change, data: storedDelivery(change.data) } : change,
+        ),
+      );
+    }
+    state.stored();
+    const webhooks = physicalCollection(WEBHOOKS, generation);
+    const changedWebhooks = changes.filter((change) => change.collection === webhooks).map((c) => c.id);
+    if (changedWebhooks.length > 0) this.options.onWebhooksChanged?.(changedWebhooks);
+    this.handled.advance(events[events.length - 1]?.position ?? 0);
+    this.options.onHandled?.(this.handledPosition);
+    if (views.length === 0) return;
+    this.options.onQueued(views);
+    this.publishFrames(views);
+  }
+
+  /**
+   * Each increment as an upsert of the document the batch leaves: the batch state has computed it
+   * (position guards included), and of a document's upserts only the last is written. A tenant's chain
+   * depth and the pending-leaf count took an increment per admission, each a read and a JSON rewrite in
+   * the store, as costly as all the batch's upserts; now they take one upsert per batch. Only for a
+   * `soleConsumer`, whose batch state holds what the store holds. An increment a replay skipped is
+   * passed on as it is.
+   */
+  private settleIncrements(changes: readonly Change[], state: BatchState): Change[] {
+    const { projection, generation } = this.options;
+    const logical = new Map(
+      projection.collections.map((name) => [physicalCollection(name, generation), name]),
+    );
+    return changes.map((change) => {
+      if (change.kind !== 'increment') return change;
+      const settled = state.changed(logical.get(change.collection) ?? change.collection, change.id);
+      return settled
+        ? {
+            kind: 'upsert',
+            collection: change.collection,
+            id: change.id,
+            position: settled.position,
+            data: settled.data,
+          }
+        : change;
+    });
+  }
+
+  /** One frame per event (not per webhook) to the tenant's connected sockets. */
+  private publishFrames(deliveries: readonly DeliveryView[]): void {
+    const { fanout } = this.options;
+    if (!fanout) return;
+    const sent = new Set<string>();
+    for (const delivery of deliveries) {
+      if (delivery.body === null || sent.has(delivery.event_id) || !fanout.hasSubscribers(delivery.tenant_id))
+        continue;
+      sent.add(delivery.event_id);
+      fanout.publish(delivery.tenant_id, delivery.body);
+    }
+  }
+}
+
+/**
+ * The writes of a batch, in order. Of each document only its last version is written. What a tree
+ * head consumes (the pending leaves it deletes, and the pending count it lowers) goes in a write of
+ * its own after the deliveries it gave rise to: a read store without transactions (MongoDB) writes
+ * collection by collection, and a pending leaf deleted before its deliveries were written would
+ * leave a replay of the batch nothing to derive them from. A crash between the two writes leaves the
+ * leaves pending (the replay queues the same deliveries again, which the position guard skips) or,
+ * between the deletes and the count, the count too high (tree heads then look through all their
+ * positions): nothing is lost either way.
+ */
+export function writeOrder(changes: readonly Change[], generation: number): Change[][] {
+  const pendingLeaves = physicalCollection(WEBHOOK_PENDING_LEAVES, generation);
+  const meta = physicalCollection(WEBHOOK_DISPATCH_META, generation);
+  const consumes = (change: Change) =>
+    (change.kind === 'delete' && change.collection === pendingLeaves) ||
+    (change.kind === 'increment' &&
+      change.collection === meta &&
+      change.id === PENDING_COUNT_ID &&
+      change.by < 0);
+  const consumed = changes.filter(consumes);
+  const written = changes.filter((change) => !consumes(change));
+  return [written, consumed].filter((write) => write.length > 0);
+}
+
+/** The events of webhook commands, the only ones a command waits for the dispatcher to handle. */
+const WEBHOOK_COMMAND_EVENTS: ReadonlySet<string> = new Set([
+  'WebhookRegistered',
+  'WebhookRemoved',
+  'WebhookRedeliveryRequested',
+]);
+
+/**
+ * One position-guarded upsert per tenant with a webhook command in the batch: the newest of its
+ * events now handled. (An upsert per tenant of every batch was a write per admission.)
+ */
+function progressChanges(events: readonly RecordedEvent[], generation: number): Change[] {
+  const commanding = new Set<string>();
+  for (const event of events) if (WEBHOOK_COMMAND_EVENTS.has(event.type)) commanding.add(event.tenant_id);
+  const newest = new Map<string, number>();
+  for (const event of events) {
+    if (commanding.has(event.tenant_id))
+      newest.set(event.tenant_id, Math.max(newest.get(event.tenant_id) ?? 0, event.position));
+  }
+  const collection = physicalCollection(DISPATCHER_PROGRESS, generation);
+  return [...newest].map(([tenant, position]) => ({
+    kind: 'upsert',
+    collection,
+    id: tenant,
+    position,
+    data: { position },
+  }));
+}

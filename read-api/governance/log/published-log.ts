@@ -1,0 +1,67 @@
+import type { JsonSth } from '../../../merkle-core';
+
+/** The kinds of record admitted to the log, by their leaf type. */
+export type LeafType = 'GOV_GOVERNANCE_ENVELOPE_V1' | 'GOV_EXECUTION_TRACE_V1' | 'GOV_VARIANCE_RECORD_V1';
+
+/** One leaf of the public log: its hash, where it sits, and the record whose canonical JSON it hashes. */
+export interface LeafView {
+  leaf_index: number;
+  leaf_hash: string;
+  leaf_type: LeafType;
+  tenant_id: string;
+  subject_id: string;
+  /** For authorization leaves: the proof bundle's hash (served at replay_url). */
+  artifact_hash: string | null;
+  /** The admitted record; SHA-256(0x00 ‖ RFC 8785 JSON of it) is `leaf_hash`. */
+  record: object;
+  admitted_at: string;
+}
+
+/**
+ * A signed tree head in both spellings: the JSON STH of the API and the C2SP checkpoint note (the log's
+ * signature line, then witness cosignature lines, the STH's `witness_signatures` in the same order).
+ */
+export interface PublishedTreeHead {
+  sth: JsonSth;
+  checkpoint: string;
+}
+
+/**
+ * What the public log endpoints read. Everything it answers is covered by a signed tree head: leaves
+ * integrated but not yet signed are invisible here.
+ */
+export interface PublishedLog {
+  /** The log's verifier key in note format (`origin+keyid+base64`); also the STH's `log_id`. */
+  readonly verifierKey: string;
+  /**
+   * The newest signed tree head. Its checkpoint note carries the log's signature line first, then the
+   * cosignatures of trusted witnesses (the STH's `witness_signatures`). Must not read a store.
+   */
+  latest(): PublishedTreeHead;
+  /**
+   * The latest head once this process holds every head the event store holds now. A process that
+   * follows the sequencer may trail it by a poll of the store while another process has handed a
+   * newer head out (in a 201): call this before answering that a size or a leaf is beyond the log.
+   */
+  caughtUp(): Promise<PublishedTreeHead>;
+  /**
+   * The tree head signed at exactly `treeSize` with the witness cosignatures recorded for it, or null
+   * when none was signed. Every head this log has handed out is found, however far the read model of
+   * heads trails. Reading the latest size also brings what `latest()` serves up to date.
+   */
+  treeHeadAt(treeSize: number): Promise<PublishedTreeHead | null>;
+  /** RFC 9162 root of the first `treeSize` leaves (treeSize ≤ latest size). */
+  root(treeSize: number): Uint8Array;
+  leafHash(index: number): Uint8Array;
+  inclusionProof(index: number, treeSize: number): Uint8Array[];
+  consistencyProof(from: number, to: number): Uint8Array[];
+  /** C2SP tile hashes (`width` × 32 bytes) within the latest signed size. */
+  tile(level: number, index: number, width: number): Uint8Array;
+  leafByHash(leafHashHex: string): Promise<LeafView | null>;
+  /**
+   * The index of the leaf with this hash within the latest signed size, from memory (the proof
+   * route's lookup: no store read, no record parsed), or null.
+   */
+  leafIndexByHash(leafHashHex: string): number | null;
+  leafByIndex(index: number): Promise<LeafView | null>;
+}

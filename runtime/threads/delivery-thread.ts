@@ -1,0 +1,182 @@
+/**
+ * The delivery worker on its own thread (the embedded server's default): HTTP attempts, signatures
+ * and delivery-log writes use the second core instead of the admission path's. It opens its own
+ * connection to the read store; the main thread wakes it, renders what needs the Merkle log, and
+ * turns its attempt reports into metrics.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { ReadStore } from '../../ports/read-store';
+import { DeliveryWorker } from '../../projectors/webhooks/delivery-worker';
+import { DispatcherConsumer } from '../../projectors/webhooks/dispatcher-consumer';
+import {
+  type DeliveryView,
+  dispatcherProjection,
+  WEBHOOK_DELIVERIES,
+} from '../../projectors/webhooks/dispatcher-projection';
+import type { FramePublisher } from '../../projectors/webhooks/frame-fanout';
+import { TargetGuard } from '../../projectors/webhooks/target-guard';
+import type { Config } from '../config';
+import { createLogger } from '../logger';
+import { assertDispatchOrder, openBus, openEventStore, openReadStore } from '../wiring/stores';
+import type { AttemptReport, ThreadReport, ThreadRequest, ThreadSettings } from './delivery-thread-protocol';
+import { DISPATCHER_GENERATION } from './webhook-delivery';
+
+const settings = workerData as ThreadSettings;
+const port = parentPort!;
+const renders = new Map<number, { resolve(body: string): void; reject(error: Error): void }>();
+let nextRender = 0;
+const send = (report: ThreadReport) => port.postMessage(report);
+
+let stopConsuming: (() => Promise<void>) | null = null;
+
+/*
+ * This thread runs at the process's priority. It once ran at nice 5, so that the admission path's
+ * threads got the cores first; but once admissions stopped waiting for the read models they could use
+ * every core, and the deliveries (~1.5 per admission with 100 webhooks) then fell further behind for as
+ * long as the load lasted (a first-delivery p99 of 2.5 s). At the same priority they keep up, and
+ * admissions never run more than a bounded backlog ahead of the dispatcher (runtime/embedded.ts).
+ */
+
+/**
+ * This thread's writes to the dispatcher's file (queued deliveries, the bus offset, delivery-log
+ * pages) commit together at most this often. Under load they were ~150 small commits a second, each
+ * writing the same hot pages again. In interleaved runs with 100 webhooks the thread's CPU per
+ * admission fell ~10% at 20 ms and ~14% more at 50 ms (the receiver's too: it gets its deliveries in
+ * bursts); 100 ms gained nothing more. The cost: a delivery's first attempt and a webhook command's
+ * answer wait up to a few intervals more (the bench's first-delivery p99 stays well under its 1 s).
+ */
+const DISPATCH_COMMIT_INTERVAL_MS = 50;
+
+/** Attempts go to the main thread's metrics every ATTEMPT_REPORT_MS, not one message each. */
+const ATTEMPT_REPORT_MS = 50;
+let attemptReports: AttemptReport[] = [];
+let attemptTimer: NodeJS.Timeout | null = null;
+function reportAttempt(report: AttemptReport): void {
+  attemptReports.push(report);
+  attemptTimer ??= setTimeout(sendAttemptReports, ATTEMPT_REPORT_MS);
+}
+function sendAttemptReports(): void {
+  if (attemptTimer) clearTimeout(attemptTimer);
+  attemptTimer = null;
+  if (attemptReports.length > 0) send({ kind: 'attempts', attempts: attemptReports });
+  attemptReports = [];
+}
+
+/** The dispatcher projection's progress, for the main thread's bound on its lag: once per turn. */
+let handled = 0;
+let handledScheduled = false;
+function reportHandled(position: number): void {
+  handled = position;
+  if (handledScheduled) return;
+  handledScheduled = true;
+  setImmediate(() => {
+    handledScheduled = false;
+    send({ kind: 'handled', position: handled });
+  });
+}
+
+/** Tenants with sockets on the main thread: only their frames cross over, straight to the sockets. */
+const frameTenants = new Set<string>();
+const frames: FramePublisher = {
+  hasSubscribers: (tenantId) => frameTenants.has(tenantId),
+  publish: (tenantId, frame) => send({ kind: 'frame', tenantId, frame }),
+};
+
+/** The dispatcher projection on this thread: bus → owed deliveries in the read store → wake the worker. */
+async function startConsuming(config: Config, readStore: ReadStore, worker: DeliveryWorker) {
+  const logger = createLogger(settings.logLevel);
+  const events = await openEventStore(config, { follower: true });
+  const bus = await openBus(config, events.store, readStore, { logger });
+  assertDispatchOrder(bus);
+  const consumer = new DispatcherConsumer({
+    bus: bus.bus,
+    readStore,
+    projection: dispatcherProjection({ publicUrl: config.publicUrl }),
+    generation: DISPATCHER_GENERATION,
+    deliveries: WEBHOOK_DELIVERIES,
+    onQueuing: (deliveries) => worker.remember(deliveries),
+    onQueued: (deliveries) => worker.offer(deliveries),
+    fanout: frames,
+    // Webhook commands on the main thread wait for the tenant's progress in the read store.
+    recordProgress: true,
+    onHandled: reportHandled,
+    onWebhooksChanged: (ids) => worker.forgetWebhooks(ids),
+    soleConsumer: bus.partitions === null,
+  });
+  await consumer.start();
+  return {
+    async stop() {
+      await consumer.stop();
+      await bus.bus.close();
+      await events.store.close();
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const logger = createLogger(settings.logLevel);
+  const { store: readStore } = await openReadStore(settings.readStore, logger, {
+    dispatchCommitIntervalMs: DISPATCH_COMMIT_INTERVAL_MS,
+  });
+
+  const worker = new DeliveryWorker({
+    readStore,
+    collections: settings.collections,
+    guard: new TargetGuard({ allow: settings.allow }),
+    secretKey: Buffer.from(settings.secretKey),
+    clock: () => new Date(),
+    logger,
+    timeoutMs: settings.timeoutMs,
+    render: (delivery: DeliveryView) =>
+      new Promise<string>((resolve, reject) => {
+        const id = nextRender++;
+        renders.set(id, { resolve, reject });
+        send({ kind: 'render', id, delivery });
+      }),
+    onAttempt: (entry, attempt) =>
+      reportAttempt({ status: entry.status, queued_at: entry.queued_at, attempt }),
+    webhookChangesFollowed: settings.consume !== null && settings.consume.config.kafka === null,
+  });
+
+  port.on('message', (request: ThreadRequest) => {
+    switch (request.kind) {
+      case 'wake':
+        worker.wake();
+        return;
+      case 'frame-subscribers':
+        if (request.subscribed) frameTenants.add(request.tenantId);
+        else frameTenants.delete(request.tenantId);
+        return;
+      case 'run-once':
+        void worker.runOnce().then(() => send({ kind: 'ran', id: request.id }));
+        return;
+      case 'rendered': {
+        const waiting = renders.get(request.id);
+        renders.delete(request.id);
+        if (request.error !== undefined) waiting?.reject(new Error(request.error));
+        else waiting?.resolve(request.body!);
+        return;
+      }
+      case 'stop':
+        void (stopConsuming ?? (async () => undefined))()
+          .then(() => worker.stop())
+          .then(() => readStore.close())
+          .then(() => {
+            sendAttemptReports();
+            send({ kind: 'stopped' });
+          });
+        return;
+    }
+  });
+
+  await worker.start();
+  const consuming = settings.consume
+    ? await startConsuming(settings.consume.config, readStore, worker)
+    : null;
+  stopConsuming = consuming?.stop ?? null;
+  send({ kind: 'started' });
+}
+
+// A failure (the read store cannot be opened) is an unhandled rejection: it ends the thread with an
+// 'error' event, which the main thread reports and which fails the dispatcher's start.
+void main();

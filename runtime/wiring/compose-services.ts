@@ -1,0 +1,100 @@
+import type { Logger } from 'pino';
+import { AggregateWriter } from '../../command-api/engine/aggregate-writer';
+import { tenantAggregate } from '../../command-api/governance/tenants/tenant-state';
+import { authorityNodeIdOf } from '../../domain/governance/envelope';
+import { createLocalValidators } from '../../domain/governance/validators';
+import type { EventStore } from '../../ports/event-store';
+import type { ReadStore } from '../../ports/read-store';
+import { ProjectionCatalog } from '../../projectors/engine/catalog';
+import type { LogSource } from '../../projectors/log/log-source';
+import { TargetGuard } from '../../projectors/webhooks/target-guard';
+import type { ReadBarrier } from '../../read-api/engine/read-barrier';
+import { ReadModels } from '../../read-api/engine/read-models';
+import type { Config } from '../config';
+import { RequestRateLimiter } from '../http/rate-limit';
+import type { Keyring } from '../keys/keyring';
+import { ValidatorThread } from '../threads/thread-validators';
+import { DISPATCHER_COLLECTIONS } from '../threads/webhook-delivery';
+import type { Metrics } from './metrics';
+import { SequencedLog } from './sequenced-log';
+import type { Services } from './services';
+
+export interface ServiceParts {
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  clock: () => Date;
+  keyring: Keyring;
+  /** Validating (every event checked against its schema before it is appended). */
+  eventStore: EventStore;
+  readStore: ReadStore;
+  /** The sequencer itself, or a follower of its events. */
+  logSource: LogSource;
+  awaitProjections: Services['awaitProjections'];
+  /**
+   * Where this process serves the reads of its own projections: acknowledged writes are noted here
+   * and reads wait for them, instead of each write waiting for the read models. Without one, writes
+   * wait (`awaitProjections`).
+   */
+  readBarrier?: ReadBarrier;
+  awaitDispatcher: Services['webhooks']['awaitDispatcher'];
+  bindings: Services['bindings'];
+}
+
+export interface ComposedServices {
+  services: Services;
+  /** The served log; `start` it before serving (loads the latest head's cosignatures). */
+  log: SequencedLog;
+  /** Stops what the services run beside the process's main thread (the validator thread). */
+  stop(): Promise<void>;
+}
+
+/** What the HTTP routes need, from the parts a deployment chose (embedded or one topology role). */
+export function composeServices(parts: ServiceParts): ComposedServices {
+  const { config, keyring, readStore, eventStore, logSource } = parts;
+  const catalog = new ProjectionCatalog(readStore, 1000);
+  const barrier = parts.readBarrier ?? null;
+  const readModels = new ReadModels({ readStore, catalog }, barrier);
+  const log = new SequencedLog(logSource, readModels, eventStore, {
+    awaitTreeHeads: (position) => parts.awaitProjections(position, ['TreeHeadSigned']),
+    timeoutMs: config.integrationTimeoutMs,
+  });
+  const validatorThread = config.validatorThread
+    ? ValidatorThread.start(keyring.validators, keyring.authority.privateKey)
+    : null;
+  const services: Services = {
+    config,
+    logger: parts.logger,
+    metrics: parts.metrics,
+    eventStore,
+    readStore,
+    catalog,
+    readModels,
+    clock: parts.clock,
+    awaitProjections: parts.awaitProjections,
+    readYourWrite: barrier
+      ? (position, eventTypes) => barrier.acknowledge(position, eventTypes)
+      : parts.awaitProjections,
+    tenants: new AggregateWriter(eventStore, tenantAggregate),
+    log,
+    publishedKeys: keyring.published,
+    awaitLeaf: (eventId) => logSource.waitForEvent(eventId),
+    admission: {
+      validators: createLocalValidators(keyring.validators),
+      validatorKeys: keyring.validators,
+      authority: { ...keyring.authority, nodeId: authorityNodeIdOf(keyring.authority.publicKey) },
+      // The votes, the node's signature and the leaf hash in one message to the validator thread.
+      ...(validatorThread ? { certify: validatorThread.certify } : {}),
+      logBinding: { log_id: keyring.logSigner.verifierKey, log_url: `${config.publicUrl}/gov/v1/log` },
+    },
+    requestLimiter: new RequestRateLimiter(parts.clock),
+    webhooks: {
+      guard: new TargetGuard({ allow: config.webhookAllow }),
+      secretKey: keyring.webhookSecretKey,
+      collections: DISPATCHER_COLLECTIONS,
+      awaitDispatcher: parts.awaitDispatcher,
+    },
+    bindings: parts.bindings,
+  };
+  return { services, log, stop: async () => validatorThread?.close() };
+}

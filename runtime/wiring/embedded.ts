@@ -1,0 +1,200 @@
+import type { Logger } from 'pino';
+import type { EventStore } from '../../ports/event-store';
+import type { ReadStore } from '../../ports/read-store';
+import { projections } from '../../projectors';
+import { BusForwarder } from '../../projectors/engine/bus-forwarder';
+import { ProjectionSupervisor, type RunningProjections } from '../../projectors/engine/supervisor';
+import { ADMISSION_EVENT_TYPES, LogSequencer } from '../../projectors/log/log-sequencer';
+import { type Follower, ReadBarrier } from '../../read-api/engine/read-barrier';
+import type { Config } from '../config';
+import { createRequestHandler } from '../http/app';
+import { listen } from '../http/listen';
+import { openServerKeyring } from '../keys/keyring';
+import { createLogger } from '../logger';
+import { ProjectionThread } from '../threads/threaded-projections';
+import {
+  type DispatcherProgress,
+  type RunningDispatcher,
+  startDispatcher,
+} from '../threads/webhook-delivery';
+import { composeServices } from './compose-services';
+import { createMetrics, type Metrics } from './metrics';
+import { observeAppends } from './observed-appends';
+import { remoteWaitsOn } from './remote-waits';
+import type { Services } from './services';
+import { assertDispatchOrder, openBus, openEventStore, openReadStore, readStoreLocation } from './stores';
+
+/**
+ * The webhook dispatcher as a follower of acknowledged admissions, where it reads this process's
+ * event store. It never holds one up while it has handled everything acknowledged more than
+ * DISPATCHER_MAX_LAG_MS ago; past that, admissions wait for it, so that under a load the cores cannot
+ * carry, deliveries stay within about a second of their admissions instead of falling further behind
+ * for as long as the load lasts. A delivery thread that fails stops counting (runtime/dispatcher.ts).
+ *
+ * The bound is in time, not positions: the delivery thread groups its commits (50 ms apart, one for a
+ * batch's deliveries and one for the bus offset), so even an idle dispatcher reports its progress in
+ * steps of ~100 ms. A bound of 250 positions was less than one such step brings at ~1,800
+ * admissions/s: admissions waited ~110 ms at every step, ~15% of them, with the dispatcher's thread
+ * at 6% of a core (p99 150 ms, against 44 ms without the wait).
+ */
+const DISPATCHER_MAX_LAG_MS = 500;
+const DISPATCHER_FOLLOWER: Follower = {
+  name: 'webhook-dispatcher',
+  eventTypes: ADMISSION_EVENT_TYPES,
+  maxLagMs: DISPATCHER_MAX_LAG_MS,
+};
+
+export interface EmbeddedOptions {
+  /** The clock of every decision, expiry and tree head (tests move it). */
+  clock?: () => Date;
+}
+
+export interface RunningServer {
+  url: string;
+  services: Services;
+  /** The read-model projectors (on their own thread unless GOV_PROJECTION_THREAD=0). */
+  supervisor: RunningProjections;
+  sequencer: LogSequencer;
+  dispatcher: RunningDispatcher;
+  /** Graceful stop: stop accepting, drain in-flight requests, store checkpoints, close the stores. */
+  close(): Promise<void>;
+}
+
+/**
+ * The all-in-one server: every role in one process on one HTTP port. By default on the embedded
+ * SQLite stores and the in-process bus; the same composition runs on EventStoreDB, MongoDB or Kafka
+ * when they are configured (runtime/stores.ts).
+ */
+export async function startEmbedded(
+  config: Config,
+  logger: Logger = createLogger(config.logLevel),
+  options: EmbeddedOptions = {},
+): Promise<RunningServer> {
+  const clock = options.clock ?? (() => new Date());
+  const metrics = createMetrics();
+  const keyring = await openServerKeyring(config.dataDir, config.logOrigin);
+  const events = await openEventStore(config, { writerThread: config.eventWriterThread });
+  let projectionThread: ProjectionThread | null = null;
+  const eventStore = config.projectionThread
+    ? observeAppends(events.store, () => projectionThread?.noteAppended())
+    : events.store;
+  const location = readStoreLocation(config);
+  const read = await openReadStore(location, logger);
+  const readStore = read.store;
+  projectionThread = config.projectionThread
+    ? await ProjectionThread.start({ config, metrics, logger })
+    : null;
+  const supervisor: RunningProjections =
+    projectionThread ?? (await startInline({ eventStore, readStore, metrics, logger }));
+  // Serve nothing older than the store: read models first catch up with events written while stopped.
+  await supervisor.catchUp();
+  const sequencer = new LogSequencer({
+    eventStore,
+    signer: keyring.logSigner,
+    retiredVerifierKeys: keyring.retiredLogVerifierKeys,
+    logger,
+    metrics,
+    clock,
+  });
+  await sequencer.start();
+  const bus = await openBus(config, eventStore, readStore, { logger, metrics });
+  assertDispatchOrder(bus);
+  // With Kafka as the bus, committed events reach it through the forwarder.
+  const forwarder = bus.needsForwarder
+    ? new BusForwarder({ eventStore, readStore, bus: bus.bus, logger, metrics })
+    : null;
+  await forwarder?.start();
+  // Requests may arrive between listen and the dispatcher's start; webhook commands wait for it.
+  let dispatcherProgress: DispatcherProgress | null = null;
+  let resolveDispatcher!: (started: Promise<RunningDispatcher>) => void;
+  const dispatcherStarted = new Promise<RunningDispatcher>((resolve) => {
+    resolveDispatcher = (started) => void started.then(resolve, () => undefined);
+  });
+  const {
+    services,
+    log,
+    stop: stopServiceThreads,
+  } = composeServices({
+    config,
+    logger,
+    metrics,
+    clock,
+    keyring,
+    eventStore,
+    readStore,
+    logSource: sequencer,
+    awaitProjections: (position, eventTypes) => supervisor.waitForPosition(position, eventTypes),
+    // This process serves the reads of its own projections: admissions need not wait for them.
+    // Through Kafka, the dispatcher's lag includes the broker's: admissions do not wait on a broker.
+    readBarrier: new ReadBarrier(
+      bus.needsForwarder ? projections : [...projections, DISPATCHER_FOLLOWER],
+      {
+        appliedPosition: (name) =>
+          name === DISPATCHER_FOLLOWER.name
+            ? (dispatcherProgress?.handledPosition() ?? null)
+            : supervisor.appliedPosition(name),
+        waitForProjection: (name, position) =>
+          name === DISPATCHER_FOLLOWER.name
+            ? dispatcherStarted.then((started) => started.progress.waitForPosition(position))
+            : supervisor.waitForProjection(name, position),
+      },
+      config.integrationTimeoutMs,
+    ),
+    // A consumer on this thread is waited for in memory; the delivery thread's (the default) through
+    // the tenant's progress it stores.
+    awaitDispatcher: (position, tenantId) =>
+      dispatcherStarted.then((started) =>
+        started.consumer
+          ? started.consumer.waitForPosition(position)
+          : remoteWaitsOn(readStore).awaitDispatcher(position, tenantId),
+      ),
+    bindings: { event_store: events.binding, read_store: read.binding, bus: bus.binding },
+  });
+  await log.start();
+  const http = await listen(createRequestHandler(services), config);
+  if (config.port === 0) {
+    // With port 0 the public URL in links and payloads is only known now.
+    services.config = { ...config, port: http.port, publicUrl: http.url };
+    services.admission.logBinding = { ...services.admission.logBinding, log_url: `${http.url}/gov/v1/log` };
+  }
+
+  // Deliveries get their own thread, except where a test moves an injected clock.
+  const starting = startDispatcher({
+    services,
+    bus: bus.bus,
+    readStore: location,
+    thread: options.clock === undefined,
+  });
+  resolveDispatcher(starting);
+  const dispatcher = await starting;
+  dispatcherProgress = dispatcher.progress;
+
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= (async () => {
+      await http.close();
+      await stopServiceThreads();
+      await dispatcher.stop();
+      await forwarder?.stop();
+      await bus.bus.close();
+      await sequencer.stop();
+      await supervisor.stop();
+      await eventStore.close();
+      await readStore.close();
+      keyring.release();
+    })();
+    return closing;
+  };
+  return { url: http.url, services, supervisor, sequencer, dispatcher, close };
+}
+
+async function startInline(stores: {
+  eventStore: EventStore;
+  readStore: ReadStore;
+  metrics: Metrics;
+  logger: Logger;
+}): Promise<ProjectionSupervisor> {
+  const supervisor = new ProjectionSupervisor({ projections, ...stores });
+  await supervisor.start();
+  return supervisor;
+}

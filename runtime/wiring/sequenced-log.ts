@@ -1,0 +1,195 @@
+import { addSignatureLines, fromHex, LeafHashIndex, toHex } from '../../merkle-core';
+import type { EventStore } from '../../ports/event-store';
+import {
+  governanceProjection,
+  LEAVES,
+  type StoredLeaf,
+} from '../../projectors/governance/governance-projection';
+import type { LogSource } from '../../projectors/log/log-source';
+import {
+  type CosignatureView,
+  TREE_HEADS,
+  type TreeHeadView,
+  treeHeadId,
+  treeHeadsProjection,
+} from '../../projectors/log/tree-heads';
+import { ReadModelsBehindError, withinTimeout } from '../../read-api/engine/read-barrier';
+import type { ReadModels } from '../../read-api/engine/read-models';
+import type { LeafView, PublishedLog, PublishedTreeHead } from '../../read-api/governance/log/published-log';
+import { leafRecordOf } from '../../read-api/governance/reports/admission-records';
+
+/** The latest head with its witness cosignatures, as of the read-model document at `position`. */
+interface WitnessedHead {
+  size: number;
+  position: number;
+  head: PublishedTreeHead;
+}
+
+export interface SequencedLogOptions {
+  /** Resolves once the read model of tree heads has applied the event at `position`. */
+  awaitTreeHeads(position: number): Promise<void>;
+  /** The longest a read waits for that read model, or for the log source to catch up; then 503. */
+  timeoutMs: number;
+}
+
+/**
+ * The public log as a process serves it: hashes and proofs from the in-memory tree of its log source
+ * (the sequencer, or a follower of the sequencer's events), leaf records, historical heads and witness
+ * cosignatures from the read models. Only signed sizes are visible. The latest head's cosignatures are
+ * kept in memory, so the hot routes (sth, checkpoint, proof) read no store: they are loaded by `start`
+ * and refreshed by every `treeHeadAt` of the latest size, which the cosignature command calls once it
+ * has recorded one (and, in other processes, the log follower when it reads a `WitnessCosigned`).
+ *
+ * The latest head is the source's, known the moment it is signed; older heads are documents of the
+ * tree-heads read model, which applies them a little later (on the projection thread, or in the
+ * projectors process). So a head just handed out (in a 201, as the latest STH) may be missing there
+ * for a moment after a newer head is signed: a miss waits until that read model has applied the
+ * source's latest head, and with it every older one, before it answers that no head has that size.
+ */
+export class SequencedLog implements PublishedLog {
+  private witnessed: WitnessedHead | null = null;
+  private readonly hashIndex = new LeafHashIndex((index) => this.sequencer.log.leafHash(index));
+
+  constructor(
+    private readonly sequencer: LogSource,
+    private readonly readModels: ReadModels,
+    /** Where the leaves' records are (the read models name their events). */
+    private readonly events: Pick<EventStore, 'readAll'>,
+    private readonly options: SequencedLogOptions,
+  ) {}
+
+  /** Loads the cosignatures already recorded for the latest head; call once before serving. */
+  async start(): Promise<void> {
+    await this.treeHeadAt(this.sequencer.latest().sth.tree_size);
+  }
+
+  get verifierKey(): string {
+    return this.sequencer.verifierKey;
+  }
+
+  latest(): PublishedTreeHead {
+    const head = this.sequencer.latest();
+    const witnessed = this.witnessed;
+    // A newer head has no cosignatures yet: witnesses cosign a head after it is published.
+    return witnessed?.size === head.sth.tree_size ? witnessed.head : head;
+  }
+
+  async caughtUp(): Promise<PublishedTreeHead> {
+    const { timeoutMs } = this.options;
+    await withinTimeout(
+      this.sequencer.catchUp(),
+      timeoutMs,
+      () =>
+        new ReadModelsBehindError(
+          'merkle-log',
+          this.sequencer.latestPosition(),
+          timeoutMs,
+          `this process has not read the newest signed tree heads from the event store within ${timeoutMs} ms (its latest is size ${this.latest().sth.tree_size}): nothing is lost, retry shortly`,
+        ),
+    );
+    return this.latest();
+  }
+
+  async treeHeadAt(treeSize: number): Promise<PublishedTreeHead | null> {
+    // A head handed out by another process may be newer than this one's: read the store's first.
+    if (treeSize > this.sequencer.latest().sth.tree_size && treeSize > (await this.caughtUp()).sth.tree_size)
+      return null;
+    const doc = await this.headDocument(treeSize);
+    const latestSize = this.sequencer.latest().sth.tree_size;
+    if (treeSize === latestSize) {
+      // The read model may not have the newest head yet; the sequencer does.
+      if (doc) this.remember(treeSize, doc.position, doc.data.cosignatures ?? []);
+      return this.latest();
+    }
+    if (doc) return this.withCosignatures(doc.data.checkpoint, doc.data.cosignatures ?? []);
+    // Every head signed so far is in the read model once it has applied the latest one.
+    const position = this.sequencer.latestPosition();
+    const { timeoutMs } = this.options;
+    await withinTimeout(
+      this.options.awaitTreeHeads(position),
+      timeoutMs,
+      () => new ReadModelsBehindError(treeHeadsProjection.name, position, timeoutMs),
+    );
+    const applied = await this.headDocument(treeSize);
+    return applied ? this.withCosignatures(applied.data.checkpoint, applied.data.cosignatures ?? []) : null;
+  }
+
+  private headDocument(treeSize: number) {
+    return this.readModels.get<TreeHeadView>(treeHeadsProjection, TREE_HEADS, treeHeadId(treeSize));
+  }
+
+  /** Keeps the latest head's cosignatures, never replacing them with an older read. */
+  private remember(size: number, position: number, cosignatures: readonly CosignatureView[]): void {
+    const current = this.witnessed;
+    if (current?.size === size && current.position >= position) return;
+    const base = this.sequencer.latest();
+    if (base.sth.tree_size !== size) return;
+    this.witnessed = { size, position, head: this.withCosignatures(base.checkpoint, cosignatures) };
+  }
+
+  /** The head whose note carries the log's signature line, then one line per witness cosignature. */
+  private withCosignatures(logSigned: string, cosignatures: readonly CosignatureView[]): PublishedTreeHead {
+    const checkpoint = addSignatureLines(
+      logSigned,
+      cosignatures.map((c) => c.line),
+    );
+    // Heads signed before a log key rotation name a retired key: the sequencer knows them all.
+    return { checkpoint, sth: this.sequencer.sthOf(checkpoint) };
+  }
+
+  root(treeSize: number): Uint8Array {
+    return this.sequencer.log.root(this.signed(treeSize));
+  }
+
+  leafHash(index: number): Uint8Array {
+    this.signed(index + 1);
+    return this.sequencer.log.leafHash(index);
+  }
+
+  inclusionProof(index: number, treeSize: number): Uint8Array[] {
+    return this.sequencer.log.inclusionProof(index, this.signed(treeSize));
+  }
+
+  consistencyProof(from: number, to: number): Uint8Array[] {
+    return this.sequencer.log.consistencyProof(from, this.signed(to));
+  }
+
+  tile(level: number, index: number, width: number): Uint8Array {
+    return this.sequencer.log.tile(level, index, width);
+  }
+
+  async leafByHash(leafHashHex: string): Promise<LeafView | null> {
+    const doc = await this.readModels.get<StoredLeaf>(governanceProjection, LEAVES, leafHashHex);
+    if (!doc || doc.data.leaf_index >= this.latest().sth.tree_size) return null;
+    return this.withRecord(doc.data);
+  }
+
+  leafIndexByHash(leafHashHex: string): number | null {
+    const latest = this.latest().sth.tree_size;
+    // Indexed up to the signed size only: a leaf not yet under a head is not in the log.
+    this.hashIndex.extendTo(latest);
+    const index = this.hashIndex.find(fromHex(leafHashHex));
+    return index !== null && index < latest ? index : null;
+  }
+
+  async leafByIndex(index: number): Promise<LeafView | null> {
+    if (index >= this.latest().sth.tree_size) return null;
+    const hash = toHex(this.sequencer.log.leafHash(index));
+    const doc = await this.readModels.get<StoredLeaf>(governanceProjection, LEAVES, hash);
+    return doc ? this.withRecord(doc.data) : null;
+  }
+
+  /** The leaf with its record, read from the admission event the read model names. */
+  private async withRecord(stored: StoredLeaf): Promise<LeafView> {
+    const { position: _, ...leaf } = stored;
+    return { ...leaf, record: await leafRecordOf(this.events, stored) };
+  }
+
+  /** Refuses sizes beyond the latest signed head (the tree may hold leaves not signed yet). */
+  private signed(treeSize: number): number {
+    const size = this.latest().sth.tree_size;
+    if (treeSize > size)
+      throw new RangeError(`tree size ${treeSize} is beyond the latest signed size ${size}`);
+    return treeSize;
+  }
+}
