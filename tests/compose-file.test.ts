@@ -2,7 +2,7 @@
  * docker-compose.yml cannot be run here (no Docker engine), so it is checked as far as it can be
  * without one: against the Compose Specification's JSON Schema, and against the project itself
  * (every role's entry point exists, every GOV_* variable it sets is one the service reads and the
- * README documents, every mounted file exists).
+ * configuration reference (docs/configuration.md) documents, every mounted file exists).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -70,8 +70,8 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('sets only GOV_* variables the service reads, each documented in the README', () => {
-    const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+  it('sets only GOV_* variables the service reads, each documented in the configuration reference', () => {
+    const reference = fs.readFileSync(path.join(REPO_ROOT, 'docs/configuration.md'), 'utf8');
     const configSource = ['runtime/config.ts', 'adapters/kafka/topic.ts']
       .map((file) => fs.readFileSync(path.join(REPO_ROOT, file), 'utf8'))
       .join('\n');
@@ -83,7 +83,7 @@ describe('docker-compose.yml', () => {
     expect(variables.size).toBeGreaterThan(5);
     for (const variable of variables) {
       expect({ variable, read: configSource.includes(variable) }).toEqual({ variable, read: true });
-      expect({ variable, documented: readme.includes(`\`${variable}\``) }).toEqual({
+      expect({ variable, documented: reference.includes(`\`${variable}\``) }).toEqual({
         variable,
         documented: true,
       });
