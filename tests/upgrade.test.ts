@@ -155,6 +155,27 @@ async function read(client: GovClient, route: string, key?: string): Promise<unk
   return res.body;
 }
 
+/** The log proves leaf `leaf_index` with `leaf_hash` in the tree of `sth` (verified here, against its root). */
+async function expectIncluded(
+  client: GovClient,
+  leaf: { leaf_index: number; leaf_hash: string },
+  sth: Sth,
+): Promise<void> {
+  const proof = (await read(
+    client,
+    `/gov/v1/log/proof?leaf_hash=${leaf.leaf_hash}&tree_size=${sth.tree_size}`,
+  )) as { leaf_index: number; audit_path: string[] };
+  expect(proof.leaf_index).toBe(leaf.leaf_index);
+  const verdict = verifyInclusion(
+    leaf.leaf_index,
+    sth.tree_size,
+    fromHex(leaf.leaf_hash),
+    proof.audit_path.map(fromHex),
+    fromHex(sth.root_hash),
+  );
+  expect(verdict).toEqual({ ok: true });
+}
+
 describe('a data folder written by the build of ce27a38 (before the reshaping)', () => {
   it('holds what the answers say: two tenants, five admissions, a closed loop and a tree of 7', () => {
     expect(answers.admitted).toHaveLength(5);
@@ -212,19 +233,7 @@ describe('a data folder written by the build of ce27a38 (before the reshaping)',
       for (const leaf of answers.log.leaves) {
         expect(await read(client(), `/gov/v1/log/leaf?index=${leaf.leaf_index}`)).toEqual(leaf);
         expect(leafHashOf(leaf.record)).toBe(leaf.leaf_hash);
-        const proof = (await read(
-          client(),
-          `/gov/v1/log/proof?leaf_hash=${leaf.leaf_hash}&tree_size=${oldSth.tree_size}`,
-        )) as { leaf_index: number; audit_path: string[] };
-        expect(proof.leaf_index).toBe(leaf.leaf_index);
-        const verdict = verifyInclusion(
-          leaf.leaf_index,
-          oldSth.tree_size,
-          fromHex(leaf.leaf_hash),
-          proof.audit_path.map(fromHex),
-          fromHex(oldSth.root_hash),
-        );
-        expect(verdict).toEqual({ ok: true });
+        await expectIncluded(client(), leaf, oldSth);
       }
     });
 
@@ -370,21 +379,7 @@ describe('a data folder written by the build of ce27a38 (before the reshaping)',
           fromHex(sth.root_hash),
         ),
       ).toEqual({ ok: true });
-      for (const admitted of [first, second]) {
-        const proof = (await read(
-          client,
-          `/gov/v1/log/proof?leaf_hash=${admitted.leaf_hash}&tree_size=${sth.tree_size}`,
-        )) as { audit_path: string[] };
-        expect(
-          verifyInclusion(
-            admitted.leaf_index,
-            sth.tree_size,
-            fromHex(admitted.leaf_hash),
-            proof.audit_path.map(fromHex),
-            fromHex(sth.root_hash),
-          ),
-        ).toEqual({ ok: true });
-      }
+      for (const admitted of [first, second]) await expectIncluded(client, admitted, sth);
 
       // The old webhook is still subscribed: the new leaf is queued for it (its target is refused here).
       const deliveries = (await read(

@@ -36,9 +36,9 @@ export interface SpecEvent {
 }
 
 /** Expected documents: collection → document id → its data. Each collection named is compared whole. */
-export type Documents = Record<string, Record<string, unknown>>;
+type Documents = Record<string, Record<string, unknown>>;
 
-export interface ProjectionSpecOptions {
+interface ProjectionSpecOptions {
   /**
    * What a projection's host stores of a change, when it is not the change itself (the dispatcher
    * stores a delivery without its body). Collections here are logical names.
@@ -48,19 +48,19 @@ export interface ProjectionSpecOptions {
   start?: string;
 }
 
-export interface WhenOptions {
+interface WhenOptions {
   /** How many times the `when` batch is delivered (default 1). */
   numberOfTimes?: number;
 }
 
-export interface ProjectionThen {
+interface ProjectionThen {
   /** Each collection named holds exactly these documents. (Not `then`: that would make it awaitable.) */
   thenDocuments(expected: Documents): Promise<void>;
   /** Every collection of the projection holds what the given events alone left. */
   thenNothingChanged(): Promise<void>;
 }
 
-export type ProjectionSpec = (given: readonly SpecEvent[]) => {
+type ProjectionSpec = (given: readonly SpecEvent[]) => {
   when(events: readonly SpecEvent[], options?: WhenOptions): ProjectionThen;
   /** The documents the given events leave, with no `when`. */
   thenDocuments(expected: Documents): Promise<void>;
@@ -72,7 +72,11 @@ const DEFAULT_START = '2026-03-01T10:00:00.000Z';
 export const ProjectionSpecification = {
   for(projection: Projection, options: ProjectionSpecOptions = {}): ProjectionSpec {
     return (given) => {
-      const run = async (when: readonly SpecEvent[], times: number, check: (store: Run) => Promise<void>) => {
+      const run = async (
+        when: readonly SpecEvent[],
+        times: number,
+        check: (store: Run, afterGiven: Documents) => Promise<void>,
+      ) => {
         const store = new Run(projection, options);
         try {
           const recorded = store.record([...given, ...when]);
@@ -80,8 +84,7 @@ export const ProjectionSpecification = {
           const afterGiven = await store.documents(projection.collections);
           const whenBatch = recorded.slice(given.length);
           for (let n = 0; n < times && whenBatch.length > 0; n++) await store.deliver(whenBatch);
-          store.afterGiven = afterGiven;
-          await check(store);
+          await check(store, afterGiven);
         } finally {
           await store.close();
         }
@@ -99,9 +102,9 @@ export const ProjectionSpecification = {
           return {
             thenDocuments: (expected) => run(events, times, expectDocuments(expected)),
             thenNothingChanged: () =>
-              run(events, times, async (store) => {
+              run(events, times, async (store, afterGiven) => {
                 const actual = await store.documents(projection.collections);
-                assert.deepStrictEqual(actual, store.afterGiven, 'the documents after the given events');
+                assert.deepStrictEqual(actual, afterGiven, 'the documents after the given events');
               }),
           };
         },
@@ -114,7 +117,6 @@ export const ProjectionSpecification = {
 /** One spec's read store and the events it records. */
 class Run {
   readonly readStore = new SqliteReadStore(':memory:');
-  afterGiven: Documents = {};
   private readonly logical: Map<string, string>;
 
   constructor(

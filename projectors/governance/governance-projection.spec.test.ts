@@ -180,6 +180,24 @@ const subject = (changes: Partial<SubjectView>): SubjectView => ({
 
 const AUTH_1 = hex('envelope-1');
 
+/** The closed loop of authorization 1 once its execution (leaf 1) is admitted. */
+const closedLoop = (changes: Partial<ClosedLoopView> = {}): ClosedLoopView => ({
+  tenant_id: TENANT,
+  subject_id: 'model-1',
+  auth_leaf_hash: AUTH_1,
+  exec_leaf_hash: hex(`trace-of-${AUTH_1}`),
+  exec_leaf_index: 1,
+  trace: trace(AUTH_1),
+  variance_leaf_hash: null,
+  variance_leaf_index: null,
+  variance: null,
+  ...changes,
+});
+
+/** The subject after evidence 1 passed, then `changes`. */
+const afterFirstPass = (changes: Partial<SubjectView>): SubjectView =>
+  subject({ lifecycle: 'ACTIVE', last_bundle_hash: hex('artifact-1'), leaf_count: 1, ...changes });
+
 describe('the governance projection', () => {
   it('given an evidence admission, then leaf 0 names its event, the log has one leaf, the bundle is kept and the subject is ACTIVE', () =>
     given([evidence(1)]).thenDocuments({
@@ -188,11 +206,8 @@ describe('the governance projection', () => {
       [BUNDLES]: { [hex('artifact-1')]: bundle(1, 0, 1) },
       [CLOSED_LOOP]: {},
       [SUBJECTS]: {
-        [`${TENANT}:model-1`]: subject({
-          lifecycle: 'ACTIVE',
+        [`${TENANT}:model-1`]: afterFirstPass({
           observables: { H: 0.505, C: 0.505, E: 0.495 },
-          last_bundle_hash: hex('artifact-1'),
-          leaf_count: 1,
           updated_at: at(1),
         }),
       },
@@ -258,12 +273,10 @@ describe('the governance projection', () => {
       .when([gateFailed(2), gateFailed(3), gateFailed(4)])
       .thenDocuments({
         [SUBJECTS]: {
-          [`${TENANT}:model-1`]: subject({
+          [`${TENANT}:model-1`]: afterFirstPass({
             lifecycle: 'QUARANTINE',
             observables: { H: 0.445, C: 0.46, E: 0.555 },
             consecutive_fails: 3,
-            last_bundle_hash: hex('artifact-1'),
-            leaf_count: 1,
             updated_at: at(4),
           }),
         },
@@ -274,12 +287,10 @@ describe('the governance projection', () => {
       .when([gateFailed(2, { policyViolation: true })])
       .thenDocuments({
         [SUBJECTS]: {
-          [`${TENANT}:model-1`]: subject({
+          [`${TENANT}:model-1`]: afterFirstPass({
             lifecycle: 'REJECTED',
             observables: { H: 0.485, C: 0.49, E: 0.515 },
             consecutive_fails: 1,
-            last_bundle_hash: hex('artifact-1'),
-            leaf_count: 1,
             updated_at: at(2),
           }),
         },
@@ -303,19 +314,7 @@ describe('the governance projection', () => {
           },
         },
         [LOG_META]: { size: { size: 2 } },
-        [CLOSED_LOOP]: {
-          [AUTH_1]: {
-            tenant_id: TENANT,
-            subject_id: 'model-1',
-            auth_leaf_hash: AUTH_1,
-            exec_leaf_hash: hex(`trace-of-${AUTH_1}`),
-            exec_leaf_index: 1,
-            trace: trace(AUTH_1),
-            variance_leaf_hash: null,
-            variance_leaf_index: null,
-            variance: null,
-          } satisfies ClosedLoopView,
-        },
+        [CLOSED_LOOP]: { [AUTH_1]: closedLoop() },
       }));
 
   it('given an execution, when its variance (a BREACH) is recorded, then the loop is closed and the subject counts the breach', () =>
@@ -324,25 +323,16 @@ describe('the governance projection', () => {
       .thenDocuments({
         [LOG_META]: { size: { size: 3 } },
         [CLOSED_LOOP]: {
-          [AUTH_1]: {
-            tenant_id: TENANT,
-            subject_id: 'model-1',
-            auth_leaf_hash: AUTH_1,
-            exec_leaf_hash: hex(`trace-of-${AUTH_1}`),
-            exec_leaf_index: 1,
-            trace: trace(AUTH_1),
+          [AUTH_1]: closedLoop({
             variance_leaf_hash: hex(`variance-of-${AUTH_1}`),
             variance_leaf_index: 2,
             variance: varianceRecord(AUTH_1),
-          } satisfies ClosedLoopView,
+          }),
         },
         [SUBJECTS]: {
-          [`${TENANT}:model-1`]: subject({
-            lifecycle: 'ACTIVE',
+          [`${TENANT}:model-1`]: afterFirstPass({
             observables: { H: 0.455, C: 0.47, E: 0.545 },
             consecutive_breaches: 1,
-            last_bundle_hash: hex('artifact-1'),
-            leaf_count: 1,
             updated_at: at(31),
           }),
         },
@@ -378,14 +368,11 @@ describe('the governance projection', () => {
           [LOG_META]: { size: { size: 3 } },
           [BUNDLES]: { [hex('artifact-1')]: bundle(1, 0, 1) },
           [SUBJECTS]: {
-            [`${TENANT}:model-1`]: subject({
-              lifecycle: 'ACTIVE',
-              // a pass, a gate failure, a BREACH
+            [`${TENANT}:model-1`]: afterFirstPass({
+              // then a gate failure and a BREACH
               observables: { H: 0.435, C: 0.455, E: 0.565 },
               consecutive_fails: 1,
               consecutive_breaches: 1,
-              last_bundle_hash: hex('artifact-1'),
-              leaf_count: 1,
               updated_at: at(31),
             }),
           },

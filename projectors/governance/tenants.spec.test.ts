@@ -85,6 +85,14 @@ const policyChanged: SpecEvent = {
   } satisfies TenantPolicyChanged,
 };
 
+/** The policy of `policyChanged` as the tenant document keeps it: JSON text, version, hashes, time. */
+const storedPolicy = {
+  version: 2,
+  policy_hash: policyHash(policy),
+  updated_at: '2026-03-01T13:00:00.000Z',
+  policy_json: JSON.stringify(policy),
+};
+
 /** An evidence admission as this projection reads it (its declared data members). */
 const evidenceAdmitted = (admittedAt: string, tenantId = TENANT): SpecEvent => ({
   type: 'EvidenceAdmitted',
@@ -165,12 +173,7 @@ describe('the tenants projection', () => {
         [TENANTS]: {
           [TENANT]: {
             ...newTenant,
-            policy: {
-              version: 2,
-              policy_hash: policyHash(policy),
-              updated_at: '2026-03-01T13:00:00.000Z',
-              policy_json: JSON.stringify(policy),
-            },
+            policy: storedPolicy,
           },
         },
       }));
@@ -246,12 +249,7 @@ describe('the tenants projection', () => {
             [TENANT]: {
               ...newTenant,
               tier: 'L4',
-              policy: {
-                version: 2,
-                policy_hash: policyHash(policy),
-                updated_at: '2026-03-01T13:00:00.000Z',
-                policy_json: JSON.stringify(policy),
-              },
+              policy: storedPolicy,
             },
           },
           [API_KEYS]: {
