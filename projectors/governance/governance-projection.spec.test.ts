@@ -1,0 +1,381 @@
+/**
+ * Specifications of the governance projection: given recorded admissions and gate failures, then the
+ * `leaves`, `log_meta`, `bundles`, `closed_loop` and `subjects` documents the log lookups, reports,
+ * chain, variance, triple-leaf and status read. The subjects' observables are spelled out from the
+ * nudges of domain/governance/observables.ts (a pass: H +0.005, C +0.005, E −0.005; a gate failure:
+ * −0.02, −0.015, +0.02; a BREACH: −0.05, −0.035, +0.05; from 0.5 each).
+ */
+import { createHash } from 'node:crypto';
+import type {
+  EvidenceAdmitted,
+  ExecutionAdmitted,
+  ExecutionTrace,
+  GateFailed,
+  Observables,
+  VarianceRecord,
+  VarianceRecorded,
+} from '../../event-schemas';
+import { ProjectionSpecification, type SpecEvent } from '../engine/projection-spec';
+import {
+  BUNDLES,
+  type BundleView,
+  CLOSED_LOOP,
+  type ClosedLoopView,
+  governanceProjection,
+  LEAVES,
+  LOG_META,
+  type StoredLeaf,
+  SUBJECTS,
+  type SubjectView,
+} from './governance-projection';
+
+const given = ProjectionSpecification.for(governanceProjection);
+
+const TENANT = `ten_${'a'.repeat(24)}`;
+const OTHER = `ten_${'b'.repeat(24)}`;
+const hex = (label: string) => createHash('sha256').update(label).digest('hex');
+const at = (minute: number) => `2026-03-01T10:${String(minute).padStart(2, '0')}:00.000Z`;
+const OBSERVABLES: Observables = { H: 0.7, C: 0.6, E: 0.3 };
+
+type EvidenceMembers = Pick<
+  EvidenceAdmitted,
+  | 'tenant_id'
+  | 'subject_id'
+  | 'artifact_hash'
+  | 'leaf_hash'
+  | 'admitted_at'
+  | 'gate_details'
+  | 'lifecycle'
+  | 'observables'
+> & { bundle: Pick<EvidenceAdmitted['bundle'], 'parent_bundle_hash'> };
+
+/** Evidence `n` admitted, as this projection reads it (its declared data members). */
+function evidence(
+  n: number,
+  { tenant = TENANT, subject = 'model-1', parent = null as string | null, minute = n } = {},
+): SpecEvent {
+  const data: EvidenceMembers = {
+    tenant_id: tenant,
+    subject_id: subject,
+    artifact_hash: hex(`artifact-${n}`),
+    leaf_hash: hex(`envelope-${n}`),
+    admitted_at: at(minute),
+    bundle: { parent_bundle_hash: parent },
+    gate_details: { G1: `gate detail ${n}` },
+    lifecycle: 'ACTIVE',
+    observables: OBSERVABLES,
+  };
+  return { type: 'EvidenceAdmitted', data };
+}
+
+function gateFailed(minute: number, { subject = 'model-1', policyViolation = false } = {}): SpecEvent {
+  const data: GateFailed = {
+    tenant_id: TENANT,
+    subject_id: subject,
+    error: 'GATE_FAILURE',
+    gates_failed: ['G1'],
+    details: { G1: 'confidence_interval_lower 0.50 is below the policy minimum 0.80' },
+    action: 'ACTION_BLOCKED',
+    policy_violation: policyViolation,
+    submission_hash: hex(`submission-${minute}`),
+    observables: OBSERVABLES,
+    lifecycle: 'ACTIVE',
+    failed_at: at(minute),
+  };
+  return { type: 'GateFailed', data };
+}
+
+const trace = (authLeafHash: string): ExecutionTrace => ({
+  type: 'GOV_EXECUTION_TRACE_V1',
+  version: 1,
+  tenant_id: TENANT,
+  parent_auth_leaf_hash: authLeafHash,
+  subject_id: 'model-1',
+  outcome: 'DEVIATED',
+  exec_state: { H: 0.6, C: 0.45, E: 0.45 },
+  recorded_at: at(30),
+});
+
+function executionAdmitted(authLeafHash: string): SpecEvent {
+  const data: ExecutionAdmitted = {
+    tenant_id: TENANT,
+    subject_id: 'model-1',
+    leaf_hash: hex(`trace-of-${authLeafHash}`),
+    trace: trace(authLeafHash),
+  };
+  return { type: 'ExecutionAdmitted', data };
+}
+
+const varianceRecord = (authLeafHash: string): VarianceRecord => ({
+  type: 'GOV_VARIANCE_RECORD_V1',
+  version: 1,
+  tenant_id: TENANT,
+  parent_auth_leaf_hash: authLeafHash,
+  parent_exec_leaf_hash: hex(`trace-of-${authLeafHash}`),
+  subject_id: 'model-1',
+  auth_state: { H: 0.7, C: 0.6, E: 0.3 },
+  exec_state: { H: 0.6, C: 0.45, E: 0.45 },
+  delta: { H: -0.1, C: -0.15, E: 0.15 },
+  l2_distance: 0.235,
+  classification: 'BREACH',
+  drift_direction: { H: 'degraded', C: 'degraded', E: 'degraded' },
+  auth_in_omega: true,
+  exec_in_omega: true,
+  omega_breach: false,
+  recorded_at: at(31),
+});
+
+function varianceRecorded(authLeafHash: string): SpecEvent {
+  const data: VarianceRecorded = {
+    tenant_id: TENANT,
+    subject_id: 'model-1',
+    leaf_hash: hex(`variance-of-${authLeafHash}`),
+    record: varianceRecord(authLeafHash),
+    observables: OBSERVABLES,
+    lifecycle: 'ACTIVE',
+  };
+  return { type: 'VarianceRecorded', data };
+}
+
+// ---- expected documents ----------------------------------------------------------------------------
+
+const authLeaf = (n: number, index: number, position: number, tenant = TENANT): StoredLeaf => ({
+  leaf_index: index,
+  leaf_hash: hex(`envelope-${n}`),
+  leaf_type: 'GOV_GOVERNANCE_ENVELOPE_V1',
+  tenant_id: tenant,
+  subject_id: 'model-1',
+  artifact_hash: hex(`artifact-${n}`),
+  position,
+  admitted_at: at(n),
+});
+
+const bundle = (n: number, index: number, position: number, parent: string | null = null): BundleView => ({
+  tenant_id: TENANT,
+  subject_id: 'model-1',
+  artifact_hash: hex(`artifact-${n}`),
+  leaf_hash: hex(`envelope-${n}`),
+  leaf_index: index,
+  admitted_position: position,
+  admitted_at: at(n),
+  parent_bundle_hash: parent,
+  gate_details: { G1: `gate detail ${n}` },
+  lifecycle: 'ACTIVE',
+  observables: OBSERVABLES,
+});
+
+const subject = (changes: Partial<SubjectView>): SubjectView => ({
+  lifecycle: 'PROPOSED',
+  observables: { H: 0.5, C: 0.5, E: 0.5 },
+  consecutive_fails: 0,
+  consecutive_breaches: 0,
+  quarantine_passes: 0,
+  last_bundle_hash: null,
+  leaf_count: 0,
+  updated_at: null,
+  tenant_id: TENANT,
+  subject_id: 'model-1',
+  ...changes,
+});
+
+const AUTH_1 = hex('envelope-1');
+
+/** The closed loop of authorization 1 once its execution (leaf 1) is admitted. */
+const closedLoop = (changes: Partial<ClosedLoopView> = {}): ClosedLoopView => ({
+  tenant_id: TENANT,
+  subject_id: 'model-1',
+  auth_leaf_hash: AUTH_1,
+  exec_leaf_hash: hex(`trace-of-${AUTH_1}`),
+  exec_leaf_index: 1,
+  trace: trace(AUTH_1),
+  variance_leaf_hash: null,
+  variance_leaf_index: null,
+  variance: null,
+  ...changes,
+});
+
+/** The subject after evidence 1 passed, then `changes`. */
+const afterFirstPass = (changes: Partial<SubjectView>): SubjectView =>
+  subject({ lifecycle: 'ACTIVE', last_bundle_hash: hex('artifact-1'), leaf_count: 1, ...changes });
+
+describe('the governance projection', () => {
+  it('given an evidence admission, then leaf 0 names its event, the log has one leaf, the bundle is kept and the subject is ACTIVE', () =>
+    given([evidence(1)]).thenDocuments({
+      [LEAVES]: { [AUTH_1]: authLeaf(1, 0, 1) },
+      [LOG_META]: { size: { size: 1 } },
+      [BUNDLES]: { [hex('artifact-1')]: bundle(1, 0, 1) },
+      [CLOSED_LOOP]: {},
+      [SUBJECTS]: {
+        [`${TENANT}:model-1`]: afterFirstPass({
+          observables: { H: 0.505, C: 0.505, E: 0.495 },
+          updated_at: at(1),
+        }),
+      },
+    }));
+
+  it('given an admission, when the next bundle of its chain is admitted, then it is leaf 1 with its parent and the subject counts two', () =>
+    given([evidence(1)])
+      .when([evidence(2, { parent: hex('artifact-1') })])
+      .thenDocuments({
+        [LEAVES]: { [AUTH_1]: authLeaf(1, 0, 1), [hex('envelope-2')]: authLeaf(2, 1, 2) },
+        [LOG_META]: { size: { size: 2 } },
+        [BUNDLES]: {
+          [hex('artifact-1')]: bundle(1, 0, 1),
+          [hex('artifact-2')]: bundle(2, 1, 2, hex('artifact-1')),
+        },
+        [SUBJECTS]: {
+          [`${TENANT}:model-1`]: subject({
+            lifecycle: 'ACTIVE',
+            observables: { H: 0.51, C: 0.51, E: 0.49 },
+            last_bundle_hash: hex('artifact-2'),
+            leaf_count: 2,
+            updated_at: at(2),
+          }),
+        },
+      }));
+
+  it("given admissions of two tenants, then leaf indexes follow the events' order across tenants", () =>
+    given([evidence(1), evidence(2, { tenant: OTHER }), evidence(3)]).thenDocuments({
+      [LEAVES]: {
+        [AUTH_1]: authLeaf(1, 0, 1),
+        [hex('envelope-2')]: authLeaf(2, 1, 2, OTHER),
+        [hex('envelope-3')]: authLeaf(3, 2, 3),
+      },
+      [LOG_META]: { size: { size: 3 } },
+    }));
+
+  it('given the same record admitted twice (one leaf hash), then the lookup keeps its first index and the log still counts both', () =>
+    given([evidence(1)])
+      .when([{ type: 'EvidenceAdmitted', data: { ...evidence(1).data, artifact_hash: hex('artifact-9') } }])
+      .thenDocuments({
+        [LEAVES]: { [AUTH_1]: authLeaf(1, 0, 1) },
+        [LOG_META]: { size: { size: 2 } },
+      }));
+
+  it('given a new subject, when a gate fails, then no leaf, and the subject counts the failure and its observables fall', () =>
+    given([])
+      .when([gateFailed(1)])
+      .thenDocuments({
+        [LEAVES]: {},
+        [LOG_META]: {},
+        [BUNDLES]: {},
+        [SUBJECTS]: {
+          [`${TENANT}:model-1`]: subject({
+            observables: { H: 0.48, C: 0.485, E: 0.52 },
+            consecutive_fails: 1,
+            updated_at: at(1),
+          }),
+        },
+      }));
+
+  it('given an active subject, when three gates fail in a row, then it is in QUARANTINE', () =>
+    given([evidence(1)])
+      .when([gateFailed(2), gateFailed(3), gateFailed(4)])
+      .thenDocuments({
+        [SUBJECTS]: {
+          [`${TENANT}:model-1`]: afterFirstPass({
+            lifecycle: 'QUARANTINE',
+            observables: { H: 0.445, C: 0.46, E: 0.555 },
+            consecutive_fails: 3,
+            updated_at: at(4),
+          }),
+        },
+      }));
+
+  it('given an active subject, when evidence breaks the tenant allow-list, then it is REJECTED', () =>
+    given([evidence(1)])
+      .when([gateFailed(2, { policyViolation: true })])
+      .thenDocuments({
+        [SUBJECTS]: {
+          [`${TENANT}:model-1`]: afterFirstPass({
+            lifecycle: 'REJECTED',
+            observables: { H: 0.485, C: 0.49, E: 0.515 },
+            consecutive_fails: 1,
+            updated_at: at(2),
+          }),
+        },
+      }));
+
+  it('given an authorization, when its execution is admitted, then the trace is the next leaf and its closed loop awaits the variance', () =>
+    given([evidence(1)])
+      .when([executionAdmitted(AUTH_1)])
+      .thenDocuments({
+        [LEAVES]: {
+          [AUTH_1]: authLeaf(1, 0, 1),
+          [hex(`trace-of-${AUTH_1}`)]: {
+            leaf_index: 1,
+            leaf_hash: hex(`trace-of-${AUTH_1}`),
+            leaf_type: 'GOV_EXECUTION_TRACE_V1',
+            tenant_id: TENANT,
+            subject_id: 'model-1',
+            artifact_hash: null,
+            position: 2,
+            admitted_at: at(30),
+          },
+        },
+        [LOG_META]: { size: { size: 2 } },
+        [CLOSED_LOOP]: { [AUTH_1]: closedLoop() },
+      }));
+
+  it('given an execution, when its variance (a BREACH) is recorded, then the loop is closed and the subject counts the breach', () =>
+    given([evidence(1), executionAdmitted(AUTH_1)])
+      .when([varianceRecorded(AUTH_1)])
+      .thenDocuments({
+        [LOG_META]: { size: { size: 3 } },
+        [CLOSED_LOOP]: {
+          [AUTH_1]: closedLoop({
+            variance_leaf_hash: hex(`variance-of-${AUTH_1}`),
+            variance_leaf_index: 2,
+            variance: varianceRecord(AUTH_1),
+          }),
+        },
+        [SUBJECTS]: {
+          [`${TENANT}:model-1`]: afterFirstPass({
+            observables: { H: 0.455, C: 0.47, E: 0.545 },
+            consecutive_breaches: 1,
+            updated_at: at(31),
+          }),
+        },
+      }));
+
+  it('given no execution, when a variance names an unknown authorization, then its leaf is counted but no closed loop is made', () =>
+    given([])
+      .when([varianceRecorded(hex('unknown'))])
+      .thenDocuments({
+        [LEAVES]: {
+          [hex(`variance-of-${hex('unknown')}`)]: {
+            leaf_index: 0,
+            leaf_hash: hex(`variance-of-${hex('unknown')}`),
+            leaf_type: 'GOV_VARIANCE_RECORD_V1',
+            tenant_id: TENANT,
+            subject_id: 'model-1',
+            artifact_hash: null,
+            position: 1,
+            admitted_at: at(31),
+          },
+        },
+        [LOG_META]: { size: { size: 1 } },
+        [CLOSED_LOOP]: {},
+      }));
+
+  describe('idempotence: the same events delivered twice leave the same documents', () => {
+    it('admissions, a gate failure and a closed loop are counted once', () =>
+      given([])
+        .when([evidence(1), gateFailed(2), executionAdmitted(AUTH_1), varianceRecorded(AUTH_1)], {
+          numberOfTimes: 2,
+        })
+        .thenDocuments({
+          [LOG_META]: { size: { size: 3 } },
+          [BUNDLES]: { [hex('artifact-1')]: bundle(1, 0, 1) },
+          [SUBJECTS]: {
+            [`${TENANT}:model-1`]: afterFirstPass({
+              // then a gate failure and a BREACH
+              observables: { H: 0.435, C: 0.455, E: 0.565 },
+              consecutive_fails: 1,
+              consecutive_breaches: 1,
+              updated_at: at(31),
+            }),
+          },
+        }));
+  });
+});

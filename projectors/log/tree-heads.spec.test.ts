@@ -1,0 +1,114 @@
+/**
+ * Specifications of the tree heads projection: given signed tree heads and witness cosignatures, then
+ * the `tree_heads` documents that GET /gov/v1/log/sth?tree_size=N and the checkpoint routes read.
+ */
+import type { TreeHeadSigned, WitnessCosigned } from '../../event-schemas';
+import { ProjectionSpecification, type SpecEvent } from '../engine/projection-spec';
+import { TREE_HEADS, type TreeHeadView, treeHeadId, treeHeadsProjection } from './tree-heads';
+
+const given = ProjectionSpecification.for(treeHeadsProjection);
+
+const ORIGIN = 'gov.example/gov/v1/log';
+const WITNESS_A = 'witness-a+0a0a0a0a+AQ==';
+const WITNESS_B = 'witness-b+0b0b0b0b+AQ==';
+const root = (size: number) => String(size % 10).repeat(64);
+const timestamp = (size: number) => `2026-03-01T10:00:${String(size).padStart(2, '0')}.000Z`;
+const checkpoint = (size: number) => `${ORIGIN}\n${size}\nroot-of-${size}\n\n— ${ORIGIN} signature-${size}\n`;
+
+function signed(size: number, firstLeafIndex = 0, leafPositions: number[] = []): SpecEvent {
+  const data: TreeHeadSigned = {
+    origin: ORIGIN,
+    tree_size: size,
+    root_hash: root(size),
+    timestamp: timestamp(size),
+    checkpoint: checkpoint(size),
+    first_leaf_index: firstLeafIndex,
+    leaf_positions: leafPositions,
+  };
+  return { type: 'TreeHeadSigned', data };
+}
+
+function cosigned(size: number, witnessKey: string, time: number): SpecEvent {
+  const data: WitnessCosigned = {
+    origin: ORIGIN,
+    tree_size: size,
+    root_hash: root(size),
+    witness_key: witnessKey,
+    timestamp: time,
+    cosignature: `— ${witnessKey.split('+')[0]} cosignature-${size}-${time}\n`,
+  };
+  return { type: 'WitnessCosigned', data };
+}
+
+const head = (size: number, cosignatures: TreeHeadView['cosignatures'] = []): TreeHeadView => ({
+  tree_size: size,
+  timestamp: timestamp(size),
+  checkpoint: checkpoint(size),
+  cosignatures,
+});
+
+const cosignature = (size: number, witnessKey: string, time: number) => ({
+  witness_key: witnessKey,
+  timestamp: time,
+  line: `— ${witnessKey.split('+')[0]} cosignature-${size}-${time}\n`,
+});
+
+describe('the tree heads projection', () => {
+  it('given the empty tree and two signed heads, then one document per size, ids sorting as sizes, without cosignatures', () =>
+    given([signed(0), signed(2, 0, [1, 2]), signed(10, 2, [3, 4, 5, 6, 7, 8, 9, 10])]).thenDocuments({
+      [TREE_HEADS]: {
+        '0000000000000000': head(0),
+        '0000000000000002': head(2),
+        '0000000000000010': head(10),
+      },
+    }));
+
+  it('given a signed head, when two witnesses cosign it, then it holds both cosignatures in the order accepted', () =>
+    given([signed(2, 0, [1, 2])])
+      .when([cosigned(2, WITNESS_B, 1_772_359_300), cosigned(2, WITNESS_A, 1_772_359_301)])
+      .thenDocuments({
+        [TREE_HEADS]: {
+          [treeHeadId(2)]: head(2, [
+            cosignature(2, WITNESS_B, 1_772_359_300),
+            cosignature(2, WITNESS_A, 1_772_359_301),
+          ]),
+        },
+      }));
+
+  it('given a cosigned head, when the same witness cosigns it again, then the first cosignature stays alone', () =>
+    given([signed(2, 0, [1, 2]), cosigned(2, WITNESS_A, 1_772_359_300)])
+      .when([cosigned(2, WITNESS_A, 1_772_359_999)])
+      .thenNothingChanged());
+
+  it('given heads of sizes 2 and 3, when a witness cosigns size 2, then only that head changes', () =>
+    given([signed(2, 0, [1, 2]), signed(3, 2, [3])])
+      .when([cosigned(2, WITNESS_A, 1_772_359_300)])
+      .thenDocuments({
+        [TREE_HEADS]: {
+          [treeHeadId(2)]: head(2, [cosignature(2, WITNESS_A, 1_772_359_300)]),
+          [treeHeadId(3)]: head(3),
+        },
+      }));
+
+  it('given no head of that size, when a cosignature names it, then nothing is written', () =>
+    given([signed(2, 0, [1, 2])])
+      .when([cosigned(5, WITNESS_A, 1_772_359_300)])
+      .thenNothingChanged());
+
+  it('idempotence: a head and its cosignatures delivered twice leave the same documents', () =>
+    given([])
+      .when(
+        [signed(2, 0, [1, 2]), cosigned(2, WITNESS_A, 1_772_359_300), cosigned(2, WITNESS_B, 1_772_359_301)],
+        {
+          numberOfTimes: 2,
+        },
+      )
+      .thenDocuments({
+        [TREE_HEADS]: {
+          [treeHeadId(2)]: head(2, [
+            cosignature(2, WITNESS_A, 1_772_359_300),
+            cosignature(2, WITNESS_B, 1_772_359_301),
+          ]),
+        },
+      }));
+});
