@@ -1,14 +1,7 @@
 /** Leaf data for records: their RFC 8785 canonical JSON, so equal records always hash equally. */
 import { createHash, hash } from 'node:crypto';
-import { utf8 } from './bytes';
-import { canonicalize } from './canonical-json';
-
-/** RFC 8785 (JCS) canonical JSON text of `record`; throws for values JSON cannot represent. */
-export function canonicalJson(record: unknown): string {
-  const text = canonicalize(record);
-  if (text === undefined) throw new TypeError('record has no JSON representation');
-  return text;
-}
+import { utf8 } from './encoding/bytes';
+import { canonicalJson } from './encoding/canonical-json';
 
 /** The leaf data of a record: the UTF-8 bytes of its canonical JSON. */
 export function leafDataOfRecord(record: unknown): Uint8Array {

@@ -21,16 +21,16 @@
  * `checkpointNoteFromSth` rebuilds the signed note byte for byte (text, blank line, log line, witness
  * lines), so the JSON form verifies exactly as the note does. Portable (no Node APIs).
  */
-import { bytesEqual, fromBase64, fromHex, toBase64, toHex } from './bytes';
-import { formatCheckpoint, parseCheckpoint } from './checkpoint';
-import { parseVerifierKeyText, SIGNATURE_TYPE_ED25519 } from './key-format';
-import { formatSignatureLine, parseNote } from './note';
+import { bytesEqual, fromBase64, fromHex, toBase64, toHex } from './encoding/bytes';
+import { formatCheckpoint, parseCheckpoint } from './note/checkpoint';
+import { parseVerifierKeyText, SIGNATURE_TYPE_ED25519 } from './note/key-format';
+import { formatSignatureLine, parseNote } from './note/note';
 import {
   type CheckpointVerdict,
   type CryptoSuite,
   type VerifierKey,
   verifyCheckpointNote,
-} from './signature-checks';
+} from './note/signature-checks';
 
 export interface SthWitnessSignature {
   /** The witness's key name. */
