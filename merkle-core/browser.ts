@@ -4,7 +4,6 @@
  * than throwing on bad input. The proof algorithms are the same code the Node entry runs.
  * It imports the portable files of each package, never a package's index (which is Node code).
  */
-
 import {
   type CheckpointVerdict,
   type CosignatureVerdict,
@@ -22,7 +21,6 @@ import {
   subtreeInclusionProgram,
 } from './proof/proof-programs';
 import type { Verdict } from './proof/verdict';
-import { type JsonSth, verifySthWith } from './sth';
 import { webHashChildren } from './tree/web-crypto-hash';
 
 export { fromBase64, fromHex, toBase64, toHex } from './encoding/bytes';
@@ -31,7 +29,6 @@ export { type Note, type NoteSignature, parseNote } from './note/note';
 export type { CheckpointVerdict, CosignatureVerdict, VerifierKey } from './note/signature-checks';
 export { EMPTY_TREE_ROOT } from './proof/proof-programs';
 export type { Verdict } from './proof/verdict';
-export { checkpointNoteFromSth, type JsonSth, sthFromCheckpointNote } from './sth';
 export { webLeafHash as leafHash } from './tree/web-crypto-hash';
 
 /** RFC 9162 §2.1.3.2 inclusion proof verification. */
@@ -93,9 +90,4 @@ export function verifyCheckpoint(note: string, logKey: VerifierKey): Promise<Che
 /** Verifies a witness's cosignature/v1 on a checkpoint note. */
 export function verifyCosignature(note: string, cosignerKey: VerifierKey): Promise<CosignatureVerdict> {
   return verifyCosignatureNote(note, cosignerKey, webCryptoSuite);
-}
-
-/** Verifies a JSON STH: log_id must be the trusted key, and the note it spells must verify. */
-export function verifySth(sth: JsonSth, logKey: VerifierKey): Promise<CheckpointVerdict> {
-  return verifySthWith(sth, logKey, webCryptoSuite);
 }

@@ -3,6 +3,7 @@ export { type Checkpoint, CheckpointFormatError, formatCheckpoint, parseCheckpoi
 export { type Ed25519Implementation, ed25519Implementation, signEd25519 } from './ed25519-signer';
 export { KeyFormatError, SIGNATURE_TYPE_COSIGNATURE_V1, SIGNATURE_TYPE_ED25519 } from './key-format';
 export { exportSignerKey, generateKeyPair, loadSignerKey, loadVerifierKey, NoteSigner } from './keys';
+export { nodeCryptoSuite } from './node-crypto-suite';
 export { verifyCheckpoint, verifyCosignature } from './node-verifiers';
 export { type Note, NoteFormatError, type NoteSignature, parseNote } from './note';
 export type { CheckpointVerdict, CosignatureVerdict, CryptoSuite, VerifierKey } from './signature-checks';

@@ -1,7 +1,6 @@
 /** Leaf data for records: their RFC 8785 canonical JSON, so equal records always hash equally. */
 import { createHash, hash } from 'node:crypto';
-import { utf8 } from './encoding/bytes';
-import { canonicalJson } from './encoding/canonical-json';
+import { canonicalJson, utf8 } from '../../merkle-core';
 
 /** The leaf data of a record: the UTF-8 bytes of its canonical JSON. */
 export function leafDataOfRecord(record: unknown): Uint8Array {

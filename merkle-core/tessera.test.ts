@@ -6,18 +6,18 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { toBase64 } from '../encoding/bytes';
-import { verifyCheckpoint } from '../index';
-import { parseCheckpoint } from '../note/checkpoint';
-import { loadSignerKey, loadVerifierKey } from '../note/keys';
-import { parseNote } from '../note/note';
-import { signCheckpoint } from '../note/signing';
-import { verifyConsistency, verifyInclusion } from '../proof/verify';
-import { TileLog } from './tile-log';
-import { MemoryTileStore } from './tile-store';
-import { decodeEntryBundle, entryBundlePath, tilePath } from './tiles';
+import { toBase64 } from './encoding/bytes';
+import { verifyCheckpoint } from './index';
+import { parseCheckpoint } from './note/checkpoint';
+import { loadSignerKey, loadVerifierKey } from './note/keys';
+import { parseNote } from './note/note';
+import { signCheckpoint } from './note/signing';
+import { verifyConsistency, verifyInclusion } from './proof/verify';
+import { TileLog } from './tiles/tile-log';
+import { MemoryTileStore } from './tiles/tile-store';
+import { decodeEntryBundle, entryBundlePath, tilePath } from './tiles/tiles';
 
-const LOG = path.resolve(__dirname, '../../../shared/testdata/tessera-log');
+const LOG = path.resolve(__dirname, '../../shared/testdata/tessera-log');
 const VERIFIER_KEY = 'example.com/log/testdata+33d7b496+AeHTu4Q3hEIMHNqc6fASMsq3rKNx280NI+oO5xCFkkSx';
 const SIGNER_KEY =
   'PRIVATE+KEY+example.com/log/testdata+33d7b496+AeymY/SZAX0jZcJ8enZ5FY1Dz+wTML2yWSkK+9DSF3eg';

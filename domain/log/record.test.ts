@@ -1,8 +1,7 @@
 /** Records are hashed as the RFC 8785 canonical JSON of the record, so key order does not matter. */
 import { createHash } from 'node:crypto';
-import { toHex } from '../encoding/bytes';
-import { canonicalJson } from '../encoding/canonical-json';
-import { leafHashOfRecord } from '../record';
+import { canonicalJson, toHex } from '../../merkle-core';
+import { leafHashOfRecord } from './record';
 
 describe('leafHashOfRecord', () => {
   it('hashes SHA-256(0x00 ‖ canonical JSON)', () => {

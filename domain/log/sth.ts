@@ -19,18 +19,19 @@
  *                      line's base64: key ID ‖ 8-byte timestamp ‖ Ed25519 signature (cosignature/v1)
  *
  * `checkpointNoteFromSth` rebuilds the signed note byte for byte (text, blank line, log line, witness
- * lines), so the JSON form verifies exactly as the note does. Portable (no Node APIs).
+ * lines), so the JSON form verifies exactly as the note does. Portable (no Node APIs): it imports
+ * merkle-core's portable files, not its Node entry, because the browser verifier (browser.ts) bundles it.
  */
-import { bytesEqual, fromBase64, fromHex, toBase64, toHex } from './encoding/bytes';
-import { formatCheckpoint, parseCheckpoint } from './note/checkpoint';
-import { parseVerifierKeyText, SIGNATURE_TYPE_ED25519 } from './note/key-format';
-import { formatSignatureLine, parseNote } from './note/note';
+import { bytesEqual, fromBase64, fromHex, toHex } from '../../merkle-core/encoding/bytes';
+import { formatCheckpoint, parseCheckpoint } from '../../merkle-core/note/checkpoint';
+import { parseVerifierKeyText, SIGNATURE_TYPE_ED25519 } from '../../merkle-core/note/key-format';
+import { formatSignatureLine, parseNote } from '../../merkle-core/note/note';
 import {
   type CheckpointVerdict,
   type CryptoSuite,
   type VerifierKey,
   verifyCheckpointNote,
-} from './note/signature-checks';
+} from '../../merkle-core/note/signature-checks';
 
 export interface SthWitnessSignature {
   /** The witness's key name. */
@@ -138,9 +139,4 @@ export async function verifySthWith(
     return { ok: false, reason: `malformed STH: ${(error as Error).message}` };
   }
   return verifyCheckpointNote(note, logKey, suite);
-}
-
-/** Base64 of a root hash, as checkpoints write it (for callers converting from root_hash hex). */
-export function rootHashBase64(rootHashHex: string): string {
-  return toBase64(fromHex(rootHashHex));
 }
