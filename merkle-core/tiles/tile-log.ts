@@ -8,10 +8,15 @@
  * inclusion proof is ~20 array reads instead of re-hashing up to 255 nodes per tile. That is about
  * 64 bytes per leaf for the whole tree. Appending hashes straight from and into these buffers, so
  * integration allocates nothing per leaf.
+ *
+ * MEASURED FAST PATH: the buffer layout, the word views and the inlined index arithmetic below are
+ * what bench/merkle.bench.ts measures (tree building, proofs, memory per leaf). Do not copy these
+ * patterns elsewhere: outside the log, plain objects and arrays read better and cost nothing that
+ * matters.
  */
 import { bitAt, bitLength, isIndex, shiftRight } from '../encoding/bits';
 import { bytesEqual } from '../encoding/bytes';
-import { hashChildrenInto } from '../encoding/sha256';
+import { hashChildrenInto } from '../encoding/hand-written-sha256';
 import { consistencyProof, inclusionProof, inclusionProofBytes, type NodeSource } from '../proof/proofs';
 import { CompactRange } from '../tree/compact-range';
 import { EMPTY_ROOT, HASH_SIZE, hashLeafInto } from '../tree/hash';

@@ -3,12 +3,15 @@
  * leaf = SHA-256(0x00 ‖ data), interior node = SHA-256(0x01 ‖ left ‖ right), empty tree = SHA-256("").
  */
 import { createHash } from 'node:crypto';
-import { hashChildrenInto, sha256PrefixedInto } from '../encoding/sha256';
+import { hashChildrenInto, sha256PrefixedInto } from '../encoding/hand-written-sha256';
 
 /** Size in bytes of every hash in the tree. */
 export const HASH_SIZE = 32;
 
-/** Measured crossover: below this many bytes the JavaScript SHA-256 beats a node:crypto call. */
+/**
+ * MEASURED FAST PATH: below this many bytes the hand-written SHA-256 beats a node:crypto call (the
+ * crossover measured on Node 20). Do not copy the pattern elsewhere: hash with node:crypto.
+ */
 const NATIVE_HASH_THRESHOLD = 512;
 
 const LEAF_PREFIX = new Uint8Array([0x00]);

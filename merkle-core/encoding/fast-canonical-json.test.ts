@@ -5,7 +5,7 @@
  */
 import reference from 'canonicalize';
 import fc from 'fast-check';
-import { canonicalize } from './canonical-json';
+import { fastCanonicalize } from './fast-canonical-json';
 
 /** The reference's outcome: its text, or the error it throws. */
 function outcome(write: (value: unknown) => string | undefined, value: unknown) {
@@ -39,7 +39,7 @@ describe('canonical JSON', () => {
   it('given any JSON value (as JSON.parse returns them), then the same text as the reference', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {
-        expect(canonicalize(value)).toBe(reference(value));
+        expect(fastCanonicalize(value)).toBe(reference(value));
       }),
       { numRuns: 2000 },
     );
@@ -63,7 +63,7 @@ describe('canonical JSON', () => {
       fc.property(awkward, (value) => {
         // Through JSON.parse, as stored events are read: "__proto__" is then an own member.
         const parsed = JSON.parse(JSON.stringify(value));
-        expect(canonicalize(parsed)).toBe(reference(parsed));
+        expect(fastCanonicalize(parsed)).toBe(reference(parsed));
       }),
       { numRuns: 2000 },
     );
@@ -93,6 +93,6 @@ describe('canonical JSON', () => {
       JSON.parse('{"__proto__":{"x":1},"a":2}'),
       '\ud800 lone surrogate',
     ];
-    for (const value of cases) expect(outcome(canonicalize, value)).toEqual(outcome(reference, value));
+    for (const value of cases) expect(outcome(fastCanonicalize, value)).toEqual(outcome(reference, value));
   });
 });
