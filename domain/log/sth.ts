@@ -33,7 +33,7 @@ import {
   verifyCheckpointNote,
 } from '../../merkle-core/note/signature-checks';
 
-export interface SthWitnessSignature {
+interface SthWitnessSignature {
   /** The witness's key name. */
   readonly name: string;
   /** base64(key ID ‖ timestamp ‖ signature), as on the note's signature line. */
@@ -49,7 +49,7 @@ export interface JsonSth {
   readonly witness_signatures: readonly SthWitnessSignature[];
 }
 
-export class SthFormatError extends Error {
+class SthFormatError extends Error {
   override readonly name = 'SthFormatError';
 }
 
@@ -57,7 +57,7 @@ const TIMESTAMP_PREFIX = 'timestamp ';
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** Whether `text` is the one ISO 8601 spelling this module uses (what Date#toISOString produces). */
-export function isCanonicalTimestamp(text: string): boolean {
+function isCanonicalTimestamp(text: string): boolean {
   if (!ISO_UTC.test(text)) return false;
   const date = new Date(text);
   return !Number.isNaN(date.getTime()) && date.toISOString() === text;

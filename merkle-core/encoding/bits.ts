@@ -18,11 +18,6 @@ export function shiftRight(x: number, k: number): number {
   return Math.floor(x / 2 ** k);
 }
 
-/** `x << k` for results that stay safe integers. */
-export function shiftLeft(x: number, k: number): number {
-  return x * 2 ** k;
-}
-
 /** Bit `k` of `x` (0 or 1). */
 export function bitAt(x: number, k: number): number {
   return shiftRight(x, k) % 2;

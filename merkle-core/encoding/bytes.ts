@@ -13,7 +13,6 @@ for (let i = 0; i < 16; i++) {
 }
 
 const utf8Encoder = new TextEncoder();
-const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** Standard base64 with padding (RFC 4648 §4). */
 export function toBase64(bytes: Uint8Array): string {
@@ -93,11 +92,6 @@ function hexValue(code: number): number {
 
 export function utf8(text: string): Uint8Array {
   return utf8Encoder.encode(text);
-}
-
-/** Decodes UTF-8, rejecting invalid sequences. */
-export function fromUtf8(bytes: Uint8Array): string {
-  return utf8Decoder.decode(bytes);
 }
 
 export function concatBytes(...parts: readonly Uint8Array[]): Uint8Array {

@@ -7,7 +7,6 @@ export { nodeCryptoSuite } from './node-crypto-suite';
 export { verifyCheckpoint, verifyCosignature } from './node-verifiers';
 export { type Note, NoteFormatError, type NoteSignature, parseNote } from './note';
 export type { CheckpointVerdict, CosignatureVerdict, CryptoSuite, VerifierKey } from './signature-checks';
-export { cosignatureMessage } from './signature-checks';
 export { addSignatureLines, cosignatureLine, signCheckpoint } from './signing';
 export {
   type AddCheckpointRequest,

@@ -9,7 +9,7 @@ const SPKI_ED25519_PREFIX = Uint8Array.from([
 const publicKeys = new Map<string, KeyObject>();
 
 /** A Node KeyObject for a raw 32-byte Ed25519 public key (cached: verifiers reuse few keys). */
-export function ed25519PublicKey(raw: Uint8Array): KeyObject {
+function ed25519PublicKey(raw: Uint8Array): KeyObject {
   const cacheKey = Buffer.from(raw).toString('hex');
   let key = publicKeys.get(cacheKey);
   if (!key) {

@@ -40,7 +40,7 @@ export type CosignatureVerdict =
   | { readonly ok: false; readonly reason: string };
 
 /** First 4 bytes of SHA-256(name ‖ "\n" ‖ type ‖ public key). */
-export async function computeKeyId(
+async function computeKeyId(
   name: string,
   type: number,
   publicKey: Uint8Array,

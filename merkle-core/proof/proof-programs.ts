@@ -16,7 +16,7 @@ import { bytesEqual } from '../encoding/bytes';
 import { fail, OK, type Verdict } from './verdict';
 
 /** Children whose interior node hash the program needs. */
-export type ChildrenRequest = readonly [left: Uint8Array, right: Uint8Array];
+type ChildrenRequest = readonly [left: Uint8Array, right: Uint8Array];
 
 /** A verification algorithm that asks its driver for interior node hashes. */
 export type HashProgram<T> = Generator<ChildrenRequest, T, Uint8Array>;
@@ -61,7 +61,7 @@ function badProofHash(proof: readonly Uint8Array[]): string | undefined {
 }
 
 /** A half-open range [start, end) is a subtree when start is a multiple of BIT_CEIL(end - start). */
-export function isValidSubtree(start: number, end: number): boolean {
+function isValidSubtree(start: number, end: number): boolean {
   return isIndex(start) && isIndex(end) && start < end && start % bitCeil(end - start) === 0;
 }
 

@@ -7,7 +7,6 @@ export {
   encodeEntryBundle,
   entryBundlePath,
   parseTilePath,
-  TILE_HEIGHT,
   TILE_WIDTH,
   type TileCoordinates,
   tilePath,
