@@ -5,17 +5,9 @@
  */
 import path from 'node:path';
 import * as browser from './browser';
-import {
-  addSignatureLines,
-  cosignatureLine,
-  generateKeyPair,
-  loadSignerKey,
-  SIGNATURE_TYPE_COSIGNATURE_V1,
-  signCheckpoint,
-  TileLog,
-  toBase64,
-} from './index';
+import { toBase64 } from './index';
 import { bundleForBrowser, CHROMIUM, chromiumInstalled, runInChromium } from './test/browser-harness';
+import { cosignedLog } from './test/signed-log';
 
 const ORIGIN = 'example.org/browser-log';
 
@@ -35,16 +27,8 @@ interface Fixture {
 }
 
 async function makeFixture(): Promise<Fixture> {
-  const log = new TileLog();
-  await log.appendLeaves(Array.from({ length: 1000 }, (_, i) => new TextEncoder().encode(`record ${i}`)));
-  const logKeys = generateKeyPair(ORIGIN);
-  const witnessKeys = generateKeyPair('witness.example.org', SIGNATURE_TYPE_COSIGNATURE_V1);
-  const signed = signCheckpoint(
-    { origin: ORIGIN, size: 1000, rootHash: log.root(), extensions: ['timestamp 1970-01-01T00:00:00.000Z'] },
-    loadSignerKey(logKeys.signerKey),
-  );
-  const note = addSignatureLines(signed, [
-    cosignatureLine(signed, loadSignerKey(witnessKeys.signerKey), 1_700_000_000),
+  const { log, logKeys, witnessKeys, note } = await cosignedLog(ORIGIN, 1000, [
+    'timestamp 1970-01-01T00:00:00.000Z',
   ]);
   const b64 = (hashes: Uint8Array[]): string[] => hashes.map(toBase64);
   return {

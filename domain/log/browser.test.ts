@@ -4,20 +4,12 @@
  */
 import path from 'node:path';
 import {
-  addSignatureLines,
-  cosignatureLine,
-  generateKeyPair,
-  loadSignerKey,
-  SIGNATURE_TYPE_COSIGNATURE_V1,
-  signCheckpoint,
-  TileLog,
-} from '../../merkle-core';
-import {
   bundleForBrowser,
   CHROMIUM,
   chromiumInstalled,
   runInChromium,
 } from '../../merkle-core/test/browser-harness';
+import { cosignedLog } from '../../merkle-core/test/signed-log';
 import * as browser from './browser';
 import { type JsonSth, sthFromCheckpointNote, timestampExtension } from './index';
 
@@ -29,17 +21,7 @@ interface Fixture {
 }
 
 async function makeFixture(): Promise<Fixture> {
-  const log = new TileLog();
-  await log.appendLeaves(Array.from({ length: 100 }, (_, i) => new TextEncoder().encode(`record ${i}`)));
-  const logKeys = generateKeyPair(ORIGIN);
-  const witnessKeys = generateKeyPair('witness.example.org', SIGNATURE_TYPE_COSIGNATURE_V1);
-  const signed = signCheckpoint(
-    { origin: ORIGIN, size: 100, rootHash: log.root(), extensions: [timestampExtension(new Date(0))] },
-    loadSignerKey(logKeys.signerKey),
-  );
-  const note = addSignatureLines(signed, [
-    cosignatureLine(signed, loadSignerKey(witnessKeys.signerKey), 1_700_000_000),
-  ]);
+  const { logKeys, note } = await cosignedLog(ORIGIN, 100, [timestampExtension(new Date(0))]);
   return { logKey: logKeys.verifierKey, sth: sthFromCheckpointNote(note, logKeys.verifierKey) };
 }
 

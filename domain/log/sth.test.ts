@@ -4,25 +4,19 @@ import {
   addSignatureLines,
   cosignatureLine,
   generateKeyPair,
-  loadSignerKey,
   loadVerifierKey,
   parseNote,
-  SIGNATURE_TYPE_COSIGNATURE_V1,
   signCheckpoint,
   verifyCosignature,
 } from '../../merkle-core';
+import { freshKeys } from '../../merkle-core/test/signed-log';
 import { checkpointNoteFromSth, sthFromCheckpointNote, timestampExtension, verifySth } from './index';
 
 const ORIGIN = 'example.org/gov-log';
 const ROOT = createHash('sha256').update('root').digest();
 const TIME = new Date('2025-03-04T05:06:07.089Z');
 
-const logKeys = generateKeyPair(ORIGIN);
-const witnessKeys = generateKeyPair('witness.example.org/w1', SIGNATURE_TYPE_COSIGNATURE_V1);
-const logSigner = loadSignerKey(logKeys.signerKey);
-const logKey = loadVerifierKey(logKeys.verifierKey);
-const witnessSigner = loadSignerKey(witnessKeys.signerKey);
-const witnessKey = loadVerifierKey(witnessKeys.verifierKey);
+const { logKeys, logSigner, logKey, witnessSigner, witnessKey } = freshKeys(ORIGIN, 'witness.example.org/w1');
 
 const checkpoint = { origin: ORIGIN, size: 42, rootHash: ROOT, extensions: [timestampExtension(TIME)] };
 const signed = signCheckpoint(checkpoint, logSigner);

@@ -1,14 +1,8 @@
 /** Keys, checkpoints and cosignatures, as the C2SP specs define them. */
 import { createHash } from 'node:crypto';
 import { fromBase64, toHex } from '../encoding/bytes';
-import {
-  generateKeyPair,
-  loadSignerKey,
-  loadVerifierKey,
-  SIGNATURE_TYPE_COSIGNATURE_V1,
-  verifyCheckpoint,
-  verifyCosignature,
-} from '../index';
+import { generateKeyPair, loadVerifierKey, verifyCheckpoint, verifyCosignature } from '../index';
+import { freshKeys } from '../test/signed-log';
 import { formatCheckpoint, parseCheckpoint } from './checkpoint';
 import { parseNote } from './note';
 import { addSignatureLines, cosignatureLine, signCheckpoint } from './signing';
@@ -16,12 +10,7 @@ import { addSignatureLines, cosignatureLine, signCheckpoint } from './signing';
 const ORIGIN = 'example.org/gov-log';
 const ROOT = createHash('sha256').update('root').digest();
 
-const logKeys = generateKeyPair(ORIGIN);
-const witnessKeys = generateKeyPair('witness.example.org/w1', SIGNATURE_TYPE_COSIGNATURE_V1);
-const logSigner = loadSignerKey(logKeys.signerKey);
-const logKey = loadVerifierKey(logKeys.verifierKey);
-const witnessSigner = loadSignerKey(witnessKeys.signerKey);
-const witnessKey = loadVerifierKey(witnessKeys.verifierKey);
+const { logKeys, logSigner, logKey, witnessSigner, witnessKey } = freshKeys(ORIGIN, 'witness.example.org/w1');
 
 const checkpoint = {
   origin: ORIGIN,
