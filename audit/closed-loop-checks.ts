@@ -4,8 +4,9 @@
  * tenant and carry the states the record starts from needs the other leaves: see link-index.ts. Pure.
  */
 import { computeVariance } from '../domain/governance/closed-loop';
+import { leafHashOfRecord } from '../domain/log';
 import type { ExecutionAdmitted, VarianceRecord, VarianceRecorded } from '../event-schemas';
-import { canonicalJson, leafHashOfRecord, toHex } from '../merkle-core';
+import { canonicalJson, toHex } from '../merkle-core';
 import type { Finding } from './report';
 
 export interface LeafVerdict {

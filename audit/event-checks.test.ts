@@ -1,15 +1,9 @@
 import { canonicalHash } from '../domain/governance/hash';
 import { signRecord, without } from '../domain/governance/signing';
 import { legacyFormOf } from '../domain/governance/test-fixtures';
+import { leafHashOfRecord } from '../domain/log';
 import type { EvidenceAdmitted, ExecutionAdmitted, TreeHeadSigned, VarianceRecorded } from '../event-schemas';
-import {
-  fromHex,
-  generateKeyPair,
-  leafHashOfRecord,
-  loadSignerKey,
-  signCheckpoint,
-  toHex,
-} from '../merkle-core';
+import { fromHex, generateKeyPair, loadSignerKey, signCheckpoint, toHex } from '../merkle-core';
 import type { RecordedEvent } from '../ports/event-store';
 import { checkEvent } from './event-checks';
 import { rawRowOf } from './event-facts';

@@ -3,6 +3,7 @@
  * and its type's own checks pass. These run in parallel (worker threads) over disjoint chunks; what
  * needs other events comes back as facts for the sequential checks. Pure apart from the CPU it burns.
  */
+import { leafHashOfRecord } from '../domain/log';
 import {
   type EvidenceAdmitted,
   type ExecutionAdmitted,
@@ -13,7 +14,6 @@ import {
   validateEnvelope,
   validateEventData,
 } from '../event-schemas';
-import { leafHashOfRecord } from '../merkle-core';
 import { LEAF_RECORD_MEMBER } from '../projectors/log/log-sequencer';
 import { checkExecutionAdmitted, checkVarianceRecorded } from './closed-loop-checks';
 import {

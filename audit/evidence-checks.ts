@@ -10,8 +10,9 @@ import { verifyEnvelope } from '../domain/governance/envelope';
 import { evaluateGateResults } from '../domain/governance/gates';
 import { DEFAULT_POLICY, policyHash } from '../domain/governance/policy';
 import { quorumThreshold } from '../domain/governance/validators';
+import { leafHashOfRecord } from '../domain/log';
 import type { EvidenceAdmitted } from '../event-schemas';
-import { fromHex, leafHashOfRecord, toHex } from '../merkle-core';
+import { fromHex, toHex } from '../merkle-core';
 import type { Finding } from './report';
 import type { PreparedTrust } from './trust';
 

@@ -3,7 +3,8 @@
  * typed values, checking every member the live audit relies on. A server is not trusted to be well
  * formed: a malformed answer is an AnswerFormatError whose message says what is wrong.
  */
-import { fromHex, type JsonSth } from '../merkle-core';
+import type { JsonSth } from '../domain/log';
+import { fromHex } from '../merkle-core';
 
 export class AnswerFormatError extends Error {
   override readonly name = 'AnswerFormatError';

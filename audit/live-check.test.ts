@@ -7,16 +7,14 @@
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
+import { leafHashOfRecord, sthFromCheckpointNote, timestampExtension } from '../domain/log';
 import {
   CompactRange,
   generateKeyPair,
-  leafHashOfRecord,
   loadSignerKey,
   type NoteSigner,
   signCheckpoint,
-  sthFromCheckpointNote,
   TileLog,
-  timestampExtension,
   toHex,
 } from '../merkle-core';
 import { logRoutes } from '../read-api/governance/log/log-routes';

@@ -21,12 +21,11 @@
  * Requests run a few at a time and the hooks only make the engine wait when that many are in flight,
  * so memory stays flat: one tile of hashes per request at most, never the whole log.
  */
+import { checkpointNoteFromSth, type JsonSth } from '../domain/log';
 import {
   bytesEqual,
   CompactRange,
-  checkpointNoteFromSth,
   EMPTY_ROOT,
-  type JsonSth,
   parseNote,
   TILE_WIDTH,
   tilePath,

@@ -3,14 +3,8 @@
  * heads against them. The server's own key list is never consulted here: a server could publish any
  * key, so trust comes only from the auditor's configuration.
  */
-import {
-  type Checkpoint,
-  type JsonSth,
-  loadVerifierKey,
-  type VerifierKey,
-  verifyCheckpoint,
-  verifySth,
-} from '../merkle-core';
+import { type JsonSth, verifySth } from '../domain/log';
+import { type Checkpoint, loadVerifierKey, type VerifierKey, verifyCheckpoint } from '../merkle-core';
 
 export type TrustVerdict =
   | { readonly ok: true; readonly checkpoint: Checkpoint; readonly key: VerifierKey }

@@ -11,8 +11,9 @@
  * worded, as below. (Whether the rest of an admission's data is well-formed JSON is the full audit's
  * concern: a raw control character in another member's string is only reported there.)
  */
+import { leafHashOfRecord } from '../domain/log';
 import { type TreeHeadSigned, validateEventData } from '../event-schemas';
-import { fromHex, leafHashOfRecord } from '../merkle-core';
+import { fromHex } from '../merkle-core';
 import { LEAF_RECORD_MEMBER } from '../projectors/log/log-sequencer';
 import type { EventVerdict } from './event-checks';
 import { type ChunkResultBuilder, type EventFacts, type RawEventRow, treeHeadFacts } from './event-facts';

@@ -1,6 +1,7 @@
 import { computeVariance } from '../domain/governance/closed-loop';
+import { leafHashOfRecord } from '../domain/log';
 import type { EvidenceAdmitted } from '../event-schemas';
-import { leafHashOfRecord, toHex } from '../merkle-core';
+import { toHex } from '../merkle-core';
 import type { RecordedEvent } from '../ports/event-store';
 import { type AuditReport, AuditSourceError, eventsAuditSource, runAudit, TrustError } from '.';
 import { SyntheticLog } from './synthetic-log';

@@ -4,8 +4,9 @@
  * hash) is always the one parsing the whole event gives.
  */
 import fc from 'fast-check';
+import { leafHashOfRecord } from '../domain/log';
 import type { EvidenceAdmitted } from '../event-schemas';
-import { leafHashOfRecord, toHex } from '../merkle-core';
+import { toHex } from '../merkle-core';
 import type { RecordedEvent } from '../ports/event-store';
 import { LEAF_RECORD_MEMBER } from '../projectors/log/log-sequencer';
 import { checkEvent } from './event-checks';

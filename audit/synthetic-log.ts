@@ -24,6 +24,7 @@ import {
   type LocalValidator,
   runValidatorRound,
 } from '../domain/governance/validators';
+import { leafHashOfRecord, timestampExtension } from '../domain/log';
 import type {
   EvidenceAdmitted,
   ExecutionAdmitted,
@@ -38,11 +39,9 @@ import {
   CompactRange,
   fromHex,
   generateKeyPair,
-  leafHashOfRecord,
   loadSignerKey,
   type NoteSigner,
   signCheckpoint,
-  timestampExtension,
   toHex,
 } from '../merkle-core';
 import type { RecordedEvent } from '../ports/event-store';

@@ -5,16 +5,9 @@ import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { artifactHashOf } from '../domain/governance/bundle';
 import { verifyCertificate } from '../domain/governance/certificate';
 import { verifyEnvelope } from '../domain/governance/envelope';
+import { leafHashOfRecord } from '../domain/log';
 import type { EvidenceAdmitted, ExecutionAdmitted, TreeHeadSigned, VarianceRecorded } from '../event-schemas';
-import {
-  EMPTY_ROOT,
-  fromHex,
-  leafHashOfRecord,
-  loadVerifierKey,
-  nodeHash,
-  toHex,
-  verifyCheckpoint,
-} from '../merkle-core';
+import { EMPTY_ROOT, fromHex, loadVerifierKey, nodeHash, toHex, verifyCheckpoint } from '../merkle-core';
 import type { RecordedEvent } from '../ports/event-store';
 import { ADMISSION_EVENT_TYPES, LEAF_RECORD_MEMBER, LOG_STREAM } from '../projectors/log/log-sequencer';
 import { readPublishedKeys } from '../runtime/keys/key-history';

@@ -8,8 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { MerkleTree } from 'merkletreejs';
-import { TileLog } from '../merkle-core/tile-log';
-import { MemoryTileStore } from '../merkle-core/tile-store';
+import { MemoryTileStore, TileLog } from '../merkle-core/tiles';
 import type { BenchSuite } from './report';
 
 const LEAVES = 1_000_000;

@@ -2,14 +2,8 @@
  * Browser entry point: the verifiers only, using WebCrypto (crypto.subtle) for SHA-256 and Ed25519.
  * No Node APIs, no Buffer. Every verifier is asynchronous and returns a verdict with a reason rather
  * than throwing on bad input. The proof algorithms are the same code the Node entry runs.
+ * It imports the portable files of each package, never a package's index (which is Node code).
  */
-import {
-  consistencyProgram,
-  inclusionProgram,
-  runAsync,
-  subtreeConsistencyProgram,
-  subtreeInclusionProgram,
-} from './proof-programs';
 import {
   type CheckpointVerdict,
   type CosignatureVerdict,
@@ -17,25 +11,25 @@ import {
   type VerifierKey,
   verifyCheckpointNote,
   verifyCosignatureNote,
-} from './signature-checks';
-import { type JsonSth, verifySthWith } from './sth';
-import type { Verdict } from './verdict';
-import { webCryptoSuite, webHashChildren, webSha256 } from './web-crypto-suite';
+} from './note/signature-checks';
+import { webCryptoSuite } from './note/web-crypto-suite';
+import {
+  consistencyProgram,
+  inclusionProgram,
+  runAsync,
+  subtreeConsistencyProgram,
+  subtreeInclusionProgram,
+} from './proof/proof-programs';
+import type { Verdict } from './proof/verdict';
+import { webHashChildren } from './tree/web-crypto-hash';
 
-export { fromBase64, fromHex, toBase64, toHex } from './bytes';
-export { type Checkpoint, parseCheckpoint } from './checkpoint';
-export { type Note, type NoteSignature, parseNote } from './note';
-export { EMPTY_TREE_ROOT } from './proof-programs';
-export type { CheckpointVerdict, CosignatureVerdict, VerifierKey } from './signature-checks';
-export { checkpointNoteFromSth, type JsonSth, sthFromCheckpointNote } from './sth';
-export type { Verdict } from './verdict';
-
-/** RFC 9162 leaf hash SHA-256(0x00 ‖ data). */
-export async function leafHash(data: Uint8Array): Promise<Uint8Array> {
-  const message = new Uint8Array(1 + data.length);
-  message.set(data, 1);
-  return webSha256(message);
-}
+export { fromBase64, fromHex, toBase64, toHex } from './encoding/bytes';
+export { type Checkpoint, parseCheckpoint } from './note/checkpoint';
+export { type Note, type NoteSignature, parseNote } from './note/note';
+export type { CheckpointVerdict, CosignatureVerdict, VerifierKey } from './note/signature-checks';
+export { EMPTY_TREE_ROOT } from './proof/proof-programs';
+export type { Verdict } from './proof/verdict';
+export { webLeafHash as leafHash } from './tree/web-crypto-hash';
 
 /** RFC 9162 §2.1.3.2 inclusion proof verification. */
 export function verifyInclusion(
@@ -96,9 +90,4 @@ export function verifyCheckpoint(note: string, logKey: VerifierKey): Promise<Che
 /** Verifies a witness's cosignature/v1 on a checkpoint note. */
 export function verifyCosignature(note: string, cosignerKey: VerifierKey): Promise<CosignatureVerdict> {
   return verifyCosignatureNote(note, cosignerKey, webCryptoSuite);
-}
-
-/** Verifies a JSON STH: log_id must be the trusted key, and the note it spells must verify. */
-export function verifySth(sth: JsonSth, logKey: VerifierKey): Promise<CheckpointVerdict> {
-  return verifySthWith(sth, logKey, webCryptoSuite);
 }

@@ -8,8 +8,9 @@
 import path from 'node:path';
 import { type AuditReport, runAudit, sqliteAuditSource, trustFromPublishedKeys } from '../audit';
 import { type LiveCheckReport, LiveLogCheck, type LiveLogCheckOptions } from '../audit/live-check';
+import { leafHashOfRecord } from '../domain/log';
 import type { TreeHeadSigned } from '../event-schemas';
-import { CompactRange, leafHashOfRecord, toHex } from '../merkle-core';
+import { CompactRange, toHex } from '../merkle-core';
 import type { EventStore } from '../ports/event-store';
 import { readPublishedKeys } from '../runtime/keys/key-history';
 import { runGov } from './support/children';

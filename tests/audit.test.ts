@@ -17,14 +17,8 @@ import {
   sqliteAuditSource,
   trustFromPublishedKeys,
 } from '../audit';
-import {
-  fromHex,
-  generateKeyPair,
-  loadSignerKey,
-  type NoteSigner,
-  signCheckpoint,
-  timestampExtension,
-} from '../merkle-core';
+import { timestampExtension } from '../domain/log';
+import { fromHex, generateKeyPair, loadSignerKey, type NoteSigner, signCheckpoint } from '../merkle-core';
 import { readPublishedKeys } from '../runtime/keys/key-history';
 import { runGov } from './support/children';
 import {

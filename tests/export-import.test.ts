@@ -19,7 +19,7 @@ import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { SqliteReadStore } from '../adapters/sqlite/read-store';
 import { eventsAuditSource, runAudit, trustFromPublishedKeys } from '../audit';
 import { importWithNewPositions } from '../cli/repositioned-import';
-import type { JsonSth } from '../merkle-core';
+import type { JsonSth } from '../domain/log';
 import type { RecordedEvent } from '../ports/event-store';
 import type { Page, StoredDocument } from '../ports/read-store';
 import { projections } from '../projectors';

@@ -3,7 +3,8 @@
  * lifecycle, and a restart mid-run: everything a client saw before is the same after, and the log
  * continues the same tree.
  */
-import { fromHex, type JsonSth, verifyConsistency } from '../merkle-core';
+import type { JsonSth } from '../domain/log';
+import { fromHex, verifyConsistency } from '../merkle-core';
 import {
   type AdmittedEvidence,
   type ErrorAnswer,

@@ -3,8 +3,8 @@
  * DOMAIN.md prescribes (the expected numbers are derived here from DOMAIN's rules, not from the product's
  * code), the triple-leaf view with verifiable proofs, and the refusals.
  */
-import type { JsonSth } from '../merkle-core';
-import { leafHashOfRecord, toHex } from '../merkle-core';
+import { type JsonSth, leafHashOfRecord } from '../domain/log';
+import { toHex } from '../merkle-core';
 import {
   type AdmittedEvidence,
   digest,

@@ -7,15 +7,14 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { verifyEnvelope } from '../domain/governance/envelope';
 import { verifyCertificate } from '../domain/governance/validators';
+import { type JsonSth, verifySth } from '../domain/log';
 import type { GovernanceEnvelope, TreeHeadSigned, ValidatorCertificate } from '../event-schemas';
 import {
   fromHex,
-  type JsonSth,
   loadVerifierKey,
   type VerifierKey,
   verifyCheckpoint,
   verifyConsistency,
-  verifySth,
 } from '../merkle-core';
 import { collect } from '../ports/contract/event-store.contract';
 import { LOG_STREAM } from '../projectors/log/log-sequencer';

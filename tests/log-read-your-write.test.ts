@@ -9,12 +9,11 @@
  */
 import path from 'node:path';
 import { changeTier } from '../cli/tenant-tier';
+import { checkpointNoteFromSth, type JsonSth } from '../domain/log';
 import type { TreeHeadSigned } from '../event-schemas';
 import {
-  checkpointNoteFromSth,
   cosignatureLine,
   generateKeyPair,
-  type JsonSth,
   loadSignerKey,
   SIGNATURE_TYPE_COSIGNATURE_V1,
 } from '../merkle-core';

@@ -6,12 +6,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { checkpointNoteFromSth, type JsonSth } from '../domain/log';
 import { validateResponse } from '../event-schemas';
 import {
-  checkpointNoteFromSth,
   cosignatureLine,
   generateKeyPair,
-  type JsonSth,
   loadSignerKey,
   loadVerifierKey,
   type NoteSigner,

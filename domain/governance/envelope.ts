@@ -4,7 +4,8 @@
  */
 import type { KeyObject } from 'node:crypto';
 import type { GovernanceEnvelope, ValidatorCertificate } from '../../event-schemas';
-import { leafHashOfRecord, toHex } from '../../merkle-core';
+import { toHex } from '../../merkle-core';
+import { leafHashOfRecord } from '../log';
 import { publicKeyId, signRecord, verifyRecord, without } from './signing';
 
 /** `node_` + the first 24 hex digits of SHA-256 of the node key's DER SubjectPublicKeyInfo. */

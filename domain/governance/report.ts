@@ -9,7 +9,8 @@ import type {
   ProofBundle,
   ValidatorCertificate,
 } from '../../event-schemas';
-import { type JsonSth, leafHashOfRecord, toHex } from '../../merkle-core';
+import { toHex } from '../../merkle-core';
+import { type JsonSth, leafHashOfRecord } from '../log';
 import { artifactHashOf } from './bundle';
 import { certificateCounts, earlierFormNote } from './certificate';
 import type { Lifecycle } from './lifecycle';

@@ -3,8 +3,7 @@
  * the same way, so a third party needs one recipe to check both.
  */
 import { type KeyObject, verify } from 'node:crypto';
-import { canonicalJson } from '../../merkle-core';
-import { signEd25519 } from '../../merkle-core/ed25519-signer';
+import { canonicalJson, signEd25519 } from '../../merkle-core';
 import { sha256Hex } from './hash';
 
 export function signRecord(record: unknown, privateKey: KeyObject): string {

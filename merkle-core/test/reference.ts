@@ -18,7 +18,7 @@ const split = (n: number): number => {
 };
 
 export const refLeafHash = (data: Uint8Array): Uint8Array => sha256(new Uint8Array([0]), data);
-export const refNodeHash = (l: Uint8Array, r: Uint8Array): Uint8Array => sha256(new Uint8Array([1]), l, r);
+const refNodeHash = (l: Uint8Array, r: Uint8Array): Uint8Array => sha256(new Uint8Array([1]), l, r);
 
 /** MTH(D[n]) over leaf hashes. */
 export function refRoot(leaves: readonly Uint8Array[]): Uint8Array {

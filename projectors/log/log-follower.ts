@@ -6,8 +6,9 @@
  * follower never serves a tree the sequencer did not sign.
  */
 import type { Logger } from 'pino';
+import type { JsonSth } from '../../domain/log';
 import type { TreeHeadSigned } from '../../event-schemas';
-import { fromHex, type JsonSth, TileLog, toHex } from '../../merkle-core';
+import { fromHex, TileLog, toHex } from '../../merkle-core';
 import type { EventStore, EventSubscription, RecordedEvent } from '../../ports/event-store';
 import type { PublishedTreeHead } from '../../read-api/governance/log/published-log';
 import { LogVerifierKeys } from '../../runtime/keys/log-verifier-keys';

@@ -6,17 +6,9 @@
  * store at start and checked against the last signed root.
  */
 import type { Logger } from 'pino';
+import { type JsonSth, sthFromCheckpointNote, timestampExtension } from '../../domain/log';
 import type { TreeHeadSigned } from '../../event-schemas';
-import {
-  fromHex,
-  type JsonSth,
-  type NoteSigner,
-  signCheckpoint,
-  sthFromCheckpointNote,
-  TileLog,
-  timestampExtension,
-  toHex,
-} from '../../merkle-core';
+import { fromHex, type NoteSigner, signCheckpoint, TileLog, toHex } from '../../merkle-core';
 import type { EventStore, EventSubscription, RecordedEvent } from '../../ports/event-store';
 import type { PublishedTreeHead } from '../../read-api/governance/log/published-log';
 import { LogVerifierKeys } from '../../runtime/keys/log-verifier-keys';
@@ -226,7 +218,7 @@ export class LogSequencer implements LogSource {
     // Tree heads never go back in time, even if the wall clock does.
     const previous = this.head ? Date.parse(this.head.sth.timestamp) : 0;
     const time = new Date(Math.max(previous, (this.options.clock?.() ?? new Date()).getTime()));
-    // The time line is what signs the JSON STH's timestamp (see merkle-core/sth.ts).
+    // The time line is what signs the JSON STH's timestamp (see domain/log/sth.ts).
     const checkpoint = signCheckpoint(
       { origin: this.origin, size, rootHash: this.tree.root(), extensions: [timestampExtension(time)] },
       this.options.signer,

@@ -1,4 +1,5 @@
-import type { JsonSth, TileLog } from '../../merkle-core';
+import type { JsonSth } from '../../domain/log';
+import type { TileLog } from '../../merkle-core';
 import type { PublishedTreeHead } from '../../read-api/governance/log/published-log';
 import type { IntegratedLeaf } from './log-sequencer';
 

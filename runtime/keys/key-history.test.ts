@@ -5,13 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { authorityNodeIdOf } from '../../domain/governance/envelope';
 import { validatorIdOf } from '../../domain/governance/validators';
-import {
-  generateKeyPair,
-  loadSignerKey,
-  loadVerifierKey,
-  signCheckpoint,
-  timestampExtension,
-} from '../../merkle-core';
+import { timestampExtension } from '../../domain/log';
+import { generateKeyPair, loadSignerKey, loadVerifierKey, signCheckpoint } from '../../merkle-core';
 import { tempDir } from '../../tests/support/temp-dir';
 import { writeFileAtomic } from '../atomic-file';
 import { keyFileName, readCurrentKey, VALIDATOR_COUNT } from './key-files';

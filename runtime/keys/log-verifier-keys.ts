@@ -4,15 +4,8 @@
  * name a retired key, so whoever parses them picks the key by that line instead of assuming the
  * current one.
  */
-import {
-  bytesEqual,
-  type JsonSth,
-  loadVerifierKey,
-  parseNote,
-  sthFromCheckpointNote,
-  toHex,
-  type VerifierKey,
-} from '../../merkle-core';
+import { type JsonSth, sthFromCheckpointNote } from '../../domain/log';
+import { bytesEqual, loadVerifierKey, parseNote, toHex, type VerifierKey } from '../../merkle-core';
 
 export class LogVerifierKeys {
   readonly keys: readonly VerifierKey[];

@@ -3,7 +3,7 @@
  * faults are injected, keeping every 201 body (each a promise the service made) and every other
  * answer, and a watcher keeps the signed tree heads the public log serves meanwhile.
  */
-import type { JsonSth } from '../../merkle-core';
+import type { JsonSth } from '../../domain/log';
 import { type AdmittedEvidence, type Answer, type GovClient, validEvidence } from './governance-client';
 
 /** An answer other than 201, or a request that got no answer (status 0). */

@@ -15,7 +15,8 @@
  *   audit         `gov audit` of the event store exits 0 and counts as many leaves as the log holds.
  */
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
-import { type JsonSth, leafHashOfRecord, toHex } from '../../merkle-core';
+import { type JsonSth, leafHashOfRecord } from '../../domain/log';
+import { toHex } from '../../merkle-core';
 import { type GovRunOptions, runGov } from './children';
 import { type AdmittedEvidence, type GovClient, inParallel, LogVerifier } from './governance-client';
 import type { WebhookReceiver } from './webhook-receiver';

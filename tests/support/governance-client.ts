@@ -7,17 +7,15 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { changeTier } from '../../cli/tenant-tier';
 import { validBody } from '../../domain/governance/test-fixtures';
+import { type JsonSth, leafHashOfRecord, verifySth } from '../../domain/log';
 import {
   fromHex,
-  type JsonSth,
-  leafHashOfRecord,
   loadVerifierKey,
   toHex,
   type VerifierKey,
   verifyCheckpoint,
   verifyConsistency,
   verifyInclusion,
-  verifySth,
 } from '../../merkle-core';
 import { loadConfig } from '../../runtime/config';
 import { createLogger } from '../../runtime/logger';

@@ -5,13 +5,14 @@
 import { buildExecutionTrace, computeVariance, execStateFor } from '../../../domain/governance/closed-loop';
 import { evolveSubject } from '../../../domain/governance/lifecycle';
 import { TIER_LIMITS } from '../../../domain/governance/tier-limits';
+import { leafHashOfRecord } from '../../../domain/log';
 import type {
   ExecutionAdmitted,
   Observables,
   SubmitExecutionBody,
   VarianceRecorded,
 } from '../../../event-schemas';
-import { leafHashOfRecord, toHex } from '../../../merkle-core';
+import { toHex } from '../../../merkle-core';
 import type { Decision } from '../../engine/aggregate-writer';
 import { newEvent } from '../evidence/submit-evidence';
 import { subjectOf, type TenantState } from '../tenants/tenant-state';

@@ -6,26 +6,28 @@
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import {
+  type JsonSth,
+  leafDataOfRecord,
+  leafHashOfRecord,
+  sthFromCheckpointNote,
+  timestampExtension,
+  verifySth,
+} from '../../../domain/log';
+import {
   decodeEntryBundle,
   fromHex,
   generateKeyPair,
-  type JsonSth,
-  leafDataOfRecord,
   leafHash,
-  leafHashOfRecord,
   loadSignerKey,
   loadVerifierKey,
   type NoteSigner,
   signCheckpoint,
-  sthFromCheckpointNote,
   TileLog,
-  timestampExtension,
   toHex,
   type VerifierKey,
   verifyCheckpoint,
   verifyConsistency,
   verifyInclusion,
-  verifySth,
 } from '../../../merkle-core';
 import { sendError } from '../../../runtime/http/errors';
 import { type LogRoutesOptions, logRoutes } from './log-routes';

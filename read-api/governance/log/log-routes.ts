@@ -14,15 +14,9 @@
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import { type NextFunction, type Request, type Response, Router } from 'express';
+import { leafDataOfRecord } from '../../../domain/log';
 import type { FieldProblem } from '../../../event-schemas';
-import {
-  bytesEqual,
-  encodeEntryBundle,
-  leafDataOfRecord,
-  leafHash,
-  parseTilePath,
-  TILE_WIDTH,
-} from '../../../merkle-core';
+import { bytesEqual, encodeEntryBundle, leafHash, parseTilePath, TILE_WIDTH } from '../../../merkle-core';
 import { sendError } from '../../../runtime/http/errors';
 import { unknownParameterReason } from '../../../runtime/http/query';
 import type { LeafView, PublishedLog, PublishedTreeHead } from './published-log';

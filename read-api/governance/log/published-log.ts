@@ -1,4 +1,4 @@
-import type { JsonSth } from '../../../merkle-core';
+import type { JsonSth } from '../../../domain/log';
 
 /** The kinds of record admitted to the log, by their leaf type. */
 export type LeafType = 'GOV_GOVERNANCE_ENVELOPE_V1' | 'GOV_EXECUTION_TRACE_V1' | 'GOV_VARIANCE_RECORD_V1';

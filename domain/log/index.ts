@@ -1,0 +1,4 @@
+/** The log of this service: a record's leaf (its canonical JSON) and the JSON STH, another spelling of a checkpoint. */
+export { leafDataOfRecord, leafHashOfRecord } from './record';
+export { checkpointNoteFromSth, type JsonSth, sthFromCheckpointNote, timestampExtension } from './sth';
+export { verifySth } from './verify-sth';
