@@ -17,8 +17,8 @@ import {
 import { decideChangeTier } from '../command-api/governance/tenants/account-commands';
 import { decideRegisterTenant } from '../command-api/governance/tenants/register-tenant';
 import {
-  type TenantState,
   type TenantEvent,
+  type TenantState,
   tenantAggregate,
   tenantStream,
 } from '../command-api/governance/tenants/tenant-state';

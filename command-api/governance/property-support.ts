@@ -414,7 +414,10 @@ export function recordLeafHash(record: unknown): string {
 }
 
 /** The tenant after `events`, from `state` (the initial one unless given), as the writer folds them. */
-export function foldTenant(events: readonly AnyEvent[], state: TenantState = initialTenantState()): TenantState {
+export function foldTenant(
+  events: readonly AnyEvent[],
+  state: TenantState = initialTenantState(),
+): TenantState {
   return events.reduce((folded, event) => evolveTenant(folded, event as TenantEvent), state);
 }
 

@@ -4,8 +4,19 @@
  */
 import { DEFAULT_POLICY, DEFAULT_POLICY_IN_FORCE, policyHash } from '../../../domain/governance/policy';
 import { policyWith, validBody } from '../../../domain/governance/test-fixtures';
+import type { TenantPolicy } from '../../../event-schemas';
+import { refusedWith } from '../../engine/decider-specification';
 import { decideWithCertificate } from '../evidence/submit-evidence';
 import { admissionContext, foldTenant, schemaProblems } from '../property-support';
+import {
+  KEY,
+  keyRotated,
+  NOW,
+  policyChanged,
+  registered,
+  TENANT_ID,
+  tenantSpec,
+} from '../tenant-spec-fixtures';
 import { decideRotateKey, UnknownTenantError } from '../tenants/account-commands';
 import { issueApiKey } from '../tenants/api-keys';
 import { RETIRED_KEY_MESSAGE } from '../tenants/current-key';
@@ -122,11 +133,68 @@ describe('a policy change and the evidence decided around it', () => {
     expect(before.result).toMatchObject({ kind: 'admitted' });
     state = foldTenant(before.events, state);
 
-    state = foldTenant(decideChangePolicy(state, policyWith({ g3_metric_maximums: { bias: 0.1 } }), context).events, state);
+    state = foldTenant(
+      decideChangePolicy(state, policyWith({ g3_metric_maximums: { bias: 0.1 } }), context).events,
+      state,
+    );
     const after = await decideWithCertificate(state, body, admissionContext(later));
     expect(after.result).toMatchObject({ kind: 'gate-failed', event: { gates_failed: ['G3'] } });
     expect((after.result as { event: { details: Record<string, string> } }).event.details.G3).toMatch(
       /bias 1000000000 exceeds its declared maximum 0.1/,
     );
+  });
+});
+
+describe('decideChangePolicy, given/when/then', () => {
+  const given = tenantSpec((state, command: { policy: TenantPolicy; keyId: string }) =>
+    decideChangePolicy(state, command.policy, { now: NOW, correlationId: 'c', keyId: command.keyId }),
+  );
+  const defaultHash = DEFAULT_POLICY_IN_FORCE.policy_hash;
+  const strictChanged = policyChanged(strict, 2, defaultHash, policyHash(strict));
+
+  it('given a registered tenant, when its current key sets a stricter policy, then TenantPolicyChanged version 2 chained to the default', () => {
+    given([registered()])
+      .when({ policy: strict, keyId: KEY.keyId })
+      .then([
+        {
+          type: 'TenantPolicyChanged',
+          data: {
+            tenant_id: TENANT_ID,
+            policy: strict,
+            version: 2,
+            previous_policy_hash: defaultHash,
+            policy_hash: policyHash(strict),
+            changed_at: NOW.toISOString(),
+            key_id: KEY.keyId,
+          },
+        },
+      ]);
+  });
+
+  it('given version 2 in force, when the default is set again, then version 3 chained to version 2', () => {
+    given([registered(), strictChanged])
+      .when({ policy: DEFAULT_POLICY, keyId: KEY.keyId })
+      .then([
+        {
+          type: 'TenantPolicyChanged',
+          data: { version: 3, previous_policy_hash: policyHash(strict), policy_hash: defaultHash },
+        } as never,
+      ]);
+  });
+
+  it('given a policy in force, when the same policy is sent, then nothing happens', () => {
+    given([registered(), strictChanged]).when({ policy: strict, keyId: KEY.keyId }).thenNothingHappened();
+  });
+
+  it('given a key rotation, when the replaced key changes the policy, then 403 FORBIDDEN', () => {
+    given([registered(), keyRotated()])
+      .when({ policy: strict, keyId: KEY.keyId })
+      .thenThrows(refusedWith('FORBIDDEN', 403));
+  });
+
+  it('given no tenant, when a policy is set, then UnknownTenantError', () => {
+    given([])
+      .when({ policy: strict, keyId: KEY.keyId })
+      .thenThrows((error) => error instanceof UnknownTenantError);
   });
 });

@@ -2,6 +2,8 @@
  * Account management belongs to the tenant's current key: given/when/then over the deciders, on a
  * tenant state folded from its events as the aggregate writer folds them.
  */
+
+import { foldTenant } from '../property-support';
 import {
   decideRedeliver,
   decideRegisterWebhook,
@@ -12,7 +14,6 @@ import { decideRotateKey } from './account-commands';
 import { issueApiKey } from './api-keys';
 import { RETIRED_KEY_MESSAGE } from './current-key';
 import { decideRegisterTenant } from './register-tenant';
-import { foldTenant } from '../property-support';
 import type { TenantState } from './tenant-state';
 
 const now = new Date('2026-03-01T10:00:00Z');

@@ -7,7 +7,12 @@
  */
 
 import { countLeaf } from '../../../domain/governance/daily-allowance';
-import { evolveSubject, initialSubject, type SubjectOutcome, type SubjectState } from '../../../domain/governance/lifecycle';
+import {
+  evolveSubject,
+  initialSubject,
+  type SubjectOutcome,
+  type SubjectState,
+} from '../../../domain/governance/lifecycle';
 import {
   DEFAULT_POLICY_IN_FORCE,
   type PolicyInForce,

@@ -8,8 +8,8 @@ import type { Services } from '../../../runtime/wiring/services';
 import {
   checkCosignature,
   cosignatureIn,
-  identifyWitness,
   decideRecordCosignature,
+  identifyWitness,
   witnessStream,
 } from './witness-cosignature';
 
