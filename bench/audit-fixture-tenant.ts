@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   type AdmissionContext,
-  decideSubmitEvidence,
+  decideWithCertificate,
 } from '../command-api/governance/evidence/submit-evidence';
 import {
   decideSubmitExecution,
@@ -17,6 +17,7 @@ import {
 import { decideChangeTier } from '../command-api/governance/tenants/account-commands';
 import { decideRegisterTenant } from '../command-api/governance/tenants/register-tenant';
 import {
+  type TenantEvent,
   type TenantState,
   tenantAggregate,
   tenantStream,
@@ -49,7 +50,7 @@ export interface RequestOutcome {
 }
 
 export class SimulatedTenant {
-  private readonly state: TenantState = tenantAggregate.initial();
+  private state: TenantState = tenantAggregate.initial();
   private revision = -1;
   private requests = 0;
   private executions = 0;
@@ -117,7 +118,7 @@ export class SimulatedTenant {
   private async submitEvidence(kind: RequestKind, now: Date): Promise<NewEvent[]> {
     const failing = kind === 'failing-evidence';
     const { publicUrl, ...signers } = this.signers;
-    const decision = await decideSubmitEvidence(
+    const decision = await decideWithCertificate(
       this.state,
       evidenceBody(this.index, this.requests, failing),
       {
@@ -166,7 +167,7 @@ export class SimulatedTenant {
   /** Gives the events ids, folds them into the state and returns them as the next append. */
   private commit(events: readonly NewEvent[]): StreamAppend {
     const withIds = events.map((event) => ({ ...event, id: event.id ?? randomUUID() }));
-    for (const event of withIds) tenantAggregate.evolve(this.state, event);
+    for (const event of withIds) this.state = tenantAggregate.evolve(this.state, event as TenantEvent);
     const append: StreamAppend = {
       stream: tenantStream(this.state.tenant_id),
       expectedRevision: this.revision < 0 ? 'no-stream' : this.revision,

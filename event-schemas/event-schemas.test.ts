@@ -6,7 +6,9 @@ import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { hex, validBody } from '../domain/governance/test-fixtures';
 import { collect } from '../ports/contract/event-store.contract';
 import {
+  type EventPayloads,
   EventSchemaError,
+  type GovernanceEvent,
   isWebhookEventName,
   ValidatingEventStore,
   validateCommand,
@@ -30,6 +32,19 @@ describe('event schemas', () => {
       },
     );
     expect(fs.readFileSync(path.join(__dirname, 'generated/types.ts'), 'utf8')).toBe(fresh);
+  });
+
+  it('the generated event union has one member per event schema, each type tied to its payload', () => {
+    const source = fs.readFileSync(path.join(__dirname, 'generated/types.ts'), 'utf8');
+    const union = source.slice(source.indexOf('export type GovernanceEvent ='));
+    const members = [...union.matchAll(/\| \{ type: '(\w+)'; data: (\w+) \}/g)].map(([, type, data]) => [
+      type,
+      data,
+    ]);
+    expect(members).toEqual(Object.entries(eventSchemas).map(([type, schema]) => [type, schema.title]));
+    // @ts-expect-error a payload under another event's type does not type-check
+    const mismatched: GovernanceEvent = { type: 'WebhookRemoved', data: {} as EventPayloads['GateFailed'] };
+    expect(mismatched.type).toBe('WebhookRemoved');
   });
 
   it('every schema is JSON Schema 2020-12 with an $id and a title', () => {

@@ -25,6 +25,9 @@ export async function generateTypes(): Promise<string> {
   parts.push(mapType('CommandBodies', 'Request body type of each command.', commandTypes));
   parts.push(mapType('EventPayloads', 'Payload (`data`) type of each domain event.', eventTypes));
   parts.push(
+    unionType('GovernanceEvent', 'Each domain event: switching on `type` narrows `data`.', eventTypes),
+  );
+  parts.push(
     mapType(
       'WebhookPayloads',
       'Body type of each webhook event (the full payload or its trimmed summary).',
@@ -64,6 +67,11 @@ async function emit(schema: { title: string; $id: string }, parts: string[]): Pr
 function mapType(name: string, doc: string, members: Record<string, string>): string {
   const lines = Object.entries(members).map(([key, type]) => `  '${key}': ${type};`);
   return `/** ${doc} */\nexport interface ${name} {\n${lines.join('\n')}\n}\n`;
+}
+
+function unionType(name: string, doc: string, members: Record<string, string>): string {
+  const lines = Object.entries(members).map(([type, data]) => `  | { type: '${type}'; data: ${data} }`);
+  return `/** ${doc} */\nexport type ${name} =\n${lines.join('\n')};\n`;
 }
 
 // `--print` writes to stdout instead of the file: the drift test compares that with the committed file.

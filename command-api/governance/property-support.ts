@@ -23,14 +23,14 @@ import {
 } from '../../event-schemas';
 import { validCommandBody } from '../../event-schemas/schema-arbitrary';
 import type { NewEvent } from '../../ports/event-store';
-import type { Decision } from '../engine/aggregate-writer';
-import { type AdmissionContext, decideSubmitEvidence } from './evidence/submit-evidence';
+import type { AnyEvent, Decision } from '../engine/aggregate-writer';
+import { type AdmissionContext, decideWithCertificate } from './evidence/submit-evidence';
 import { decideSubmitExecution, type ParentAuthorization } from './execution/submit-execution';
 import { decideChangePolicy } from './policy/policy-commands';
 import { decideChangeTier, decideRotateKey } from './tenants/account-commands';
 import type { IssuedKey } from './tenants/api-keys';
 import { decideRegisterTenant } from './tenants/register-tenant';
-import { type TenantState, tenantAggregate } from './tenants/tenant-state';
+import { evolveTenant, initialTenantState, type TenantEvent, type TenantState } from './tenants/tenant-state';
 import { decideRedeliver, decideRegisterWebhook, decideRemoveWebhook } from './webhooks/webhook-commands';
 
 /** The type of the values an arbitrary generates. */
@@ -261,7 +261,7 @@ export interface Step {
  * and their events are folded in as the AggregateWriter does after an append.
  */
 export class TenantSimulation {
-  readonly state: TenantState = tenantAggregate.initial();
+  state: TenantState = initialTenantState();
   readonly events: NewEvent[] = [];
   readonly admissions: Admission[] = [];
   readonly steps: Step[] = [];
@@ -296,7 +296,7 @@ export class TenantSimulation {
     const context = { now: at, correlationId: 'corr-property', keyId: this.state.active_key_id ?? '' };
     switch (command.kind) {
       case 'evidence':
-        return decideSubmitEvidence(this.state, command.body, admissionContext(at));
+        return decideWithCertificate(this.state, command.body, admissionContext(at));
       case 'execution': {
         const parent = this.parentFor(command.parent);
         const body = {
@@ -348,7 +348,7 @@ export class TenantSimulation {
 
   private fold(events: readonly NewEvent[]): void {
     for (const event of events) {
-      tenantAggregate.evolve(this.state, event);
+      this.state = evolveTenant(this.state, event as TenantEvent);
       this.events.push(event);
       if (event.type === 'EvidenceAdmitted') {
         const data = event.data as EventPayloads['EvidenceAdmitted'];
@@ -411,6 +411,14 @@ export function recordLeafHash(record: unknown): string {
     .update(Buffer.from([0]))
     .update(canonicalize(record) as string)
     .digest('hex');
+}
+
+/** The tenant after `events`, from `state` (the initial one unless given), as the writer folds them. */
+export function foldTenant(
+  events: readonly AnyEvent[],
+  state: TenantState = initialTenantState(),
+): TenantState {
+  return events.reduce((folded, event) => evolveTenant(folded, event as TenantEvent), state);
 }
 
 /** Deep copy of a tenant state (Maps and Sets included), to prove a decision leaves it unchanged. */

@@ -1615,6 +1615,22 @@ export interface EventPayloads {
   'WitnessCosigned': WitnessCosigned;
 }
 
+/** Each domain event: switching on `type` narrows `data`. */
+export type GovernanceEvent =
+  | { type: 'TenantRegistered'; data: TenantRegistered }
+  | { type: 'ApiKeyRotated'; data: ApiKeyRotated }
+  | { type: 'TenantTierChanged'; data: TenantTierChanged }
+  | { type: 'TenantPolicyChanged'; data: TenantPolicyChanged }
+  | { type: 'EvidenceAdmitted'; data: EvidenceAdmitted }
+  | { type: 'GateFailed'; data: GateFailed }
+  | { type: 'ExecutionAdmitted'; data: ExecutionAdmitted }
+  | { type: 'VarianceRecorded'; data: VarianceRecorded }
+  | { type: 'TreeHeadSigned'; data: TreeHeadSigned }
+  | { type: 'WebhookRegistered'; data: WebhookRegistered }
+  | { type: 'WebhookRemoved'; data: WebhookRemoved }
+  | { type: 'WebhookRedeliveryRequested'; data: WebhookRedeliveryRequested }
+  | { type: 'WitnessCosigned'; data: WitnessCosigned };
+
 /** Body type of each webhook event (the full payload or its trimmed summary). */
 export interface WebhookPayloads {
   'leaf_admitted': LeafAdmittedWebhook;

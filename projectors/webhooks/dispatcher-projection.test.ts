@@ -4,10 +4,14 @@ import path from 'node:path';
 import { SqliteReadStore } from '../../adapters/sqlite/read-store';
 import {
   type AdmissionContext,
-  decideSubmitEvidence,
+  decideWithCertificate,
 } from '../../command-api/governance/evidence/submit-evidence';
 import { decideSubmitExecution } from '../../command-api/governance/execution/submit-execution';
-import { type TenantState, tenantAggregate } from '../../command-api/governance/tenants/tenant-state';
+import {
+  type TenantEvent,
+  type TenantState,
+  tenantAggregate,
+} from '../../command-api/governance/tenants/tenant-state';
 import { authorityNodeIdOf } from '../../domain/governance/envelope';
 import { ed25519Keys, validBody } from '../../domain/governance/test-fixtures';
 import { createLocalValidators } from '../../domain/governance/validators';
@@ -199,15 +203,16 @@ class World {
 /** A tenant issuing real domain events through the command deciders. */
 class Tenant {
   readonly id = `ten_${(++tenantCount).toString(16).padStart(24, '0')}`;
-  readonly state: TenantState = tenantAggregate.initial();
+  state: TenantState;
 
   constructor(private readonly world: World) {
-    Object.assign(this.state, {
+    this.state = {
+      ...tenantAggregate.initial(),
       exists: true,
       tenant_id: this.id,
       tier: 'L2',
       registered_at: world.now().toISOString(),
-    });
+    };
   }
 
   private context(): AdmissionContext {
@@ -230,7 +235,7 @@ class Tenant {
       recorded.push(
         await this.world.append(event.type as EventType, event.data as never, this.id, { project }),
       );
-      tenantAggregate.evolve(this.state, event);
+      this.state = tenantAggregate.evolve(this.state, event as TenantEvent);
     }
     return recorded;
   }
@@ -239,7 +244,7 @@ class Tenant {
   async submit(subjectId = 'model-7', fail = false, { project = true } = {}): Promise<RecordedEvent> {
     const body = { ...validBody(), subject_id: subjectId };
     if (fail) body.gate_results.G1.confidence_interval_lower = 0.5;
-    const decision = await decideSubmitEvidence(this.state, body, this.context());
+    const decision = await decideWithCertificate(this.state, body, this.context());
     const [event] = await this.record(decision.events, { project });
     return event!;
   }
@@ -929,7 +934,7 @@ describe('the dispatcher projection', () => {
           await crashed.readStore.apply(write);
         // Then two more admissions and the next tree head, over the fourth leaf and them.
         const later = new Tenant(crashed);
-        Object.assign(later.state, tenant.state);
+        later.state = tenant.state;
         crashed.log.push(...world.log);
         const internals = crashed as unknown as { leaves: number; unintegrated: RecordedEvent[] };
         internals.leaves = 3;

@@ -1,7 +1,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import {
   type AdmissionContext,
-  decideSubmitEvidence,
+  decideWithCertificate,
 } from '../../command-api/governance/evidence/submit-evidence';
 import { decideSubmitExecution } from '../../command-api/governance/execution/submit-execution';
 import { type TenantState, tenantAggregate } from '../../command-api/governance/tenants/tenant-state';
@@ -64,20 +64,17 @@ const context: AdmissionContext = {
 };
 
 function tenant(): TenantState {
-  const state = tenantAggregate.initial();
-  Object.assign(state, { exists: true, tenant_id: TENANT_ID, tier: 'L2', registered_at: NOW });
-  return state;
+  return { ...tenantAggregate.initial(), exists: true, tenant_id: TENANT_ID, tier: 'L2', registered_at: NOW };
 }
 
 /** Real domain events from the command deciders: an admission, a gate failure, an execution and its variance. */
 async function domainEvents(execution: Partial<SubmitExecutionBody> = {}) {
-  const state = tenant();
-  const admission = await decideSubmitEvidence(state, validBody(), context);
+  const admission = await decideWithCertificate(tenant(), validBody(), context);
   const admitted = admission.events[0]!.data as EvidenceAdmitted;
-  tenantAggregate.evolve(state, admission.events[0]!);
+  const state = tenantAggregate.evolve(tenant(), admission.events[0]!);
   const failing = validBody();
   failing.gate_results.G1.confidence_interval_lower = 0.5;
-  const failed = (await decideSubmitEvidence(state, failing, context)).events[0]!.data as GateFailed;
+  const failed = (await decideWithCertificate(state, failing, context)).events[0]!.data as GateFailed;
   const closedLoop = decideSubmitExecution(
     state,
     { parent_auth_leaf_hash: admitted.leaf_hash, outcome: 'FAILED', ...execution },

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { AggregateWriter } from '../../command-api/engine/aggregate-writer';
 import { tenantAggregate } from '../../command-api/governance/tenants/tenant-state';
+import { witnessAggregate } from '../../command-api/governance/witness/witness-cosignature';
 import { authorityNodeIdOf } from '../../domain/governance/envelope';
 import { createLocalValidators } from '../../domain/governance/validators';
 import type { EventStore } from '../../ports/event-store';
@@ -76,6 +77,7 @@ export function composeServices(parts: ServiceParts): ComposedServices {
       ? (position, eventTypes) => barrier.acknowledge(position, eventTypes)
       : parts.awaitProjections,
     tenants: new AggregateWriter(eventStore, tenantAggregate),
+    witnesses: new AggregateWriter(eventStore, witnessAggregate, { consistency: 'any' }),
     log,
     publishedKeys: keyring.published,
     awaitLeaf: (eventId) => logSource.waitForEvent(eventId),

@@ -1,7 +1,8 @@
 import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AggregateWriter } from '../../command-api/engine/aggregate-writer';
-import type { TenantState } from '../../command-api/governance/tenants/tenant-state';
+import type { TenantEvent, TenantState } from '../../command-api/governance/tenants/tenant-state';
+import type { WitnessEvent } from '../../command-api/governance/witness/witness-cosignature';
 import type { AdmissionCertifier } from '../../domain/governance/admission-round';
 import type { Validator } from '../../domain/governance/validators';
 import type { EventStore } from '../../ports/event-store';
@@ -42,7 +43,9 @@ export interface Services {
   /** The clock every decision and expiry uses (tests move it). */
   clock(): Date;
   /** Runs commands on tenant aggregates (stream `tenant-<id>`), group-committed per tenant. */
-  tenants: AggregateWriter<TenantState>;
+  tenants: AggregateWriter<TenantState, TenantEvent>;
+  /** Runs commands on witness keys' streams (`witness-<key>`): cosignatures, idempotent by event id. */
+  witnesses: AggregateWriter<null, WitnessEvent>;
   /** The public Merkle log (signed sizes only). */
   log: PublishedLog;
   /** The node's public keys, current and retired, as loaded at start (GET /gov/v1/log/keys). */

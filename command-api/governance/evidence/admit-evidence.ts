@@ -10,9 +10,17 @@ import { ADMISSION_EVENT_TYPES, type IntegratedLeaf } from '../../../projectors/
 import type { HttpAnswer } from '../../../runtime/http/answer';
 import { errorAnswer } from '../../../runtime/http/errors';
 import type { Services } from '../../../runtime/wiring/services';
-import type { Committed } from '../../engine/aggregate-writer';
-import { tenantStream } from '../tenants/tenant-state';
-import { decideSubmitEvidence, type EvidenceOutcome, type Refusal } from './submit-evidence';
+import type { AggregateWriter, Committed } from '../../engine/aggregate-writer';
+import { type TenantEvent, type TenantState, tenantStream } from '../tenants/tenant-state';
+import {
+  type AdmissionContext,
+  type CertifiedAdmission,
+  certifyAdmission,
+  decideSubmitEvidence,
+  type EvidenceOutcome,
+  type EvidenceStep,
+  type Refusal,
+} from './submit-evidence';
 
 export async function admitEvidence(
   services: Services,
@@ -23,17 +31,15 @@ export async function admitEvidence(
   const { admission, config } = services;
   let outcome: Committed<EvidenceOutcome>;
   try {
-    outcome = await services.tenants.execute(tenantStream(tenant.tenant_id), (state) =>
-      decideSubmitEvidence(state, body, {
-        now: services.clock(),
-        correlationId,
-        validators: admission.validators,
-        authority: admission.authority,
-        ...(admission.certify ? { certify: admission.certify } : {}),
-        logBinding: admission.logBinding,
-        replayUrl: (artifactHash) => `${config.publicUrl}/governance/replay/${artifactHash}`,
-      }),
-    );
+    outcome = await submitEvidence(services.tenants, tenantStream(tenant.tenant_id), body, {
+      now: services.clock(),
+      correlationId,
+      validators: admission.validators,
+      authority: admission.authority,
+      ...(admission.certify ? { certify: admission.certify } : {}),
+      logBinding: admission.logBinding,
+      replayUrl: (artifactHash) => `${config.publicUrl}/governance/replay/${artifactHash}`,
+    });
   } catch (error) {
     return validatorFailureAnswer(error, correlationId);
   }
@@ -66,6 +72,31 @@ export async function admitEvidence(
       sth: leaves[0]!.head.sth,
     },
   };
+}
+
+/**
+ * Plan → certify → decide (./submit-evidence.ts). The plan is made on the newest state the writer
+ * knows and the validator round runs outside the tenant's queue, so a slow or remote validator holds
+ * up no other command of the tenant; only the decision, which takes no I/O, waits in the queue.
+ */
+export async function submitEvidence(
+  tenants: AggregateWriter<TenantState, TenantEvent>,
+  stream: string,
+  body: SubmitEvidenceBody,
+  context: AdmissionContext,
+): Promise<Committed<EvidenceOutcome>> {
+  let step: EvidenceStep = decideSubmitEvidence(await tenants.state(stream), body, null, context).result;
+  let certified: CertifiedAdmission | null = null;
+  for (;;) {
+    if (step.kind === 'needs-certificate') certified = await certifyAdmission(step, context);
+    const decided = certified;
+    const outcome = await tenants.execute(stream, (state) =>
+      decideSubmitEvidence(state, body, decided, context),
+    );
+    // The chain or the policy moved between the plan and the decision: certify the new plan.
+    if (outcome.kind !== 'needs-certificate') return outcome as Committed<EvidenceOutcome>;
+    step = outcome;
+  }
 }
 
 /**

@@ -19,7 +19,7 @@ import {
   type ValueOf,
 } from '../property-support';
 import { subjectOf } from '../tenants/tenant-state';
-import { decideSubmitEvidence, type EvidenceOutcome } from './submit-evidence';
+import { decideWithCertificate, type EvidenceOutcome } from './submit-evidence';
 
 /** A tenant after an arbitrary history, and the instant of the next command. */
 const stateArb = fc
@@ -68,12 +68,12 @@ function eventsMatchOutcome(outcome: EvidenceOutcome, events: readonly { type: s
   }
 }
 
-describe('decideSubmitEvidence', () => {
+describe('decideSubmitEvidence (plan, certify, decide)', () => {
   it('given any reachable state and any body the schema accepts, then it never throws, and decides exactly the events its outcome names, each valid', async () => {
     await fc.assert(
       fc.asyncProperty(stateArb, routedBodyArb, async (state, body) => {
         const { simulation, at } = await reach(state);
-        const { events, result } = await decideSubmitEvidence(simulation.state, body, admissionContext(at));
+        const { events, result } = await decideWithCertificate(simulation.state, body, admissionContext(at));
         eventsMatchOutcome(result, events);
         expect(schemaProblems(events)).toEqual([]);
       }),
@@ -86,7 +86,7 @@ describe('decideSubmitEvidence', () => {
       fc.asyncProperty(stateArb, routedBodyArb, async (state, body) => {
         const { simulation, at } = await reach(state);
         const subject = subjectOf(simulation.state, body.subject_id);
-        const { events, result } = await decideSubmitEvidence(simulation.state, body, admissionContext(at));
+        const { events, result } = await decideWithCertificate(simulation.state, body, admissionContext(at));
         fc.pre(result.kind === 'admitted');
         const data = events[0]!.data as EventPayloads['EvidenceAdmitted'];
         expect(data.artifact_hash).toBe(canonicalSha256(data.bundle));
@@ -113,7 +113,7 @@ describe('decideSubmitEvidence', () => {
     await fc.assert(
       fc.asyncProperty(stateArb, routedBodyArb, async (state, body) => {
         const { simulation, at } = await reach(state);
-        const { result } = await decideSubmitEvidence(simulation.state, body, admissionContext(at));
+        const { result } = await decideWithCertificate(simulation.state, body, admissionContext(at));
         fc.pre(result.kind === 'gate-failed');
         expect(result.event.submission_hash).toBe(canonicalSha256(body));
         expect(result.event.gates_failed.length).toBeGreaterThan(0);
@@ -126,8 +126,8 @@ describe('decideSubmitEvidence', () => {
     await fc.assert(
       fc.asyncProperty(stateArb, routedBodyArb, fc.integer({ min: 0, max: 4 }), async (state, body, down) => {
         const { simulation, at } = await reach(state);
-        const healthy = await decideSubmitEvidence(simulation.state, body, admissionContext(at));
-        const decided = await decideSubmitEvidence(simulation.state, body, admissionContext(at, down)).then(
+        const healthy = await decideWithCertificate(simulation.state, body, admissionContext(at));
+        const decided = await decideWithCertificate(simulation.state, body, admissionContext(at, down)).then(
           ({ result }) => result.kind,
           (error: unknown) => error,
         );

@@ -1,33 +1,54 @@
 /**
  * Deciding `POST /governance/evidence` for a tenant: limits first, then the subject's lifecycle, the
- * five gates, the validator round and the signed envelope. Pure apart from the validator round, which
- * is a port (validators may be remote).
+ * five gates, the validator round and the signed envelope. The round is I/O (validators may be remote,
+ * it may run on another thread), so it is not part of the decision; a submission takes three steps:
+ *
+ * 1. plan: `decideSubmitEvidence` without a certificate refuses, fails the gates (a `GateFailed`
+ *    event), or names the bundle the validators are to certify (`needs-certificate`);
+ * 2. certify: `certifyAdmission` runs the round and seals the envelope, outside the tenant's queue;
+ * 3. decide: `decideSubmitEvidence` with the certificate admits, if what the plan was based on (the
+ *    subject's chain head, the policy in force) still holds, and plans anew otherwise.
+ *
+ * A version conflict (another process appended first) decides step 3 again with the same certificate:
+ * the round runs again only when the subject's chain or the policy actually moved.
  */
 import type { KeyObject } from 'node:crypto';
-import { type AdmissionCertifier, certifyAndSeal } from '../../../domain/governance/admission-round';
+import {
+  type AdmissionCertifier,
+  type CertifiedEnvelope,
+  certifyAndSeal,
+  type EnvelopeFields,
+} from '../../../domain/governance/admission-round';
 import { artifactHashOf, buildProofBundle, sha256Hex } from '../../../domain/governance/bundle';
 import { leavesCountedToday, secondsUntilAllowanceResets } from '../../../domain/governance/daily-allowance';
 import { evaluateGates } from '../../../domain/governance/gates';
-import { evolveSubject, refusesEvidence } from '../../../domain/governance/lifecycle';
+import { evolveSubject, refusesEvidence, type SubjectState } from '../../../domain/governance/lifecycle';
 import { DEFAULT_POLICY_IN_FORCE } from '../../../domain/governance/policy';
 import { HOUR_MS, TIER_LIMITS } from '../../../domain/governance/tier-limits';
 import type { Validator } from '../../../domain/governance/validators';
+import type { VoteRequest } from '../../../domain/governance/vote-checks';
 import type { EvidenceAdmitted, GateFailed, SubmitEvidenceBody } from '../../../event-schemas';
 import { canonicalJson } from '../../../merkle-core';
-import type { Decision } from '../../engine/aggregate-writer';
-import { subjectOf, type TenantState } from '../tenants/tenant-state';
+import { subjectOf, type TenantDecision, type TenantState, tenantEvent } from '../tenants/tenant-state';
 
-export interface AdmissionContext {
+/** What the decision needs besides the state and the body. */
+export interface EvidenceContext {
   now: Date;
   correlationId: string;
+  logBinding: { log_id: string; log_url: string };
+  replayUrl(artifactHash: string): string;
+}
+
+/** Who certifies: the validators and the node key, or a certifier that runs both elsewhere. */
+export interface Certifiers {
   validators: readonly Validator[];
   /** The node key, which signs the envelope. */
   authority: { privateKey: KeyObject; nodeId: string };
   /** When given, runs the validator round and seals the envelope elsewhere (the same bytes). */
   certify?: AdmissionCertifier;
-  logBinding: { log_id: string; log_url: string };
-  replayUrl(artifactHash: string): string;
 }
+
+export type AdmissionContext = EvidenceContext & Certifiers;
 
 /** A refusal that appends nothing. */
 export interface Refusal {
@@ -43,15 +64,36 @@ export type EvidenceOutcome =
   | { kind: 'gate-failed'; event: GateFailed }
   | Refusal;
 
-export async function decideSubmitEvidence(
-  state: Readonly<TenantState>,
+/** What the validator round is to certify, and what of the tenant's state that rests on. */
+export interface AdmissionPlan {
+  kind: 'needs-certificate';
+  request: VoteRequest;
+  fields: EnvelopeFields;
+  /** The policy in force the gates passed under. */
+  policy_hash: string;
+  gate_details: EvidenceAdmitted['gate_details'];
+}
+
+export interface CertifiedAdmission {
+  plan: AdmissionPlan;
+  sealed: CertifiedEnvelope;
+}
+
+export type EvidenceStep = EvidenceOutcome | AdmissionPlan;
+
+/** Steps 1 and 3 (see the top of this file): synchronous, no I/O. */
+export function decideSubmitEvidence(
+  state: TenantState,
   body: SubmitEvidenceBody,
-  context: AdmissionContext,
-): Promise<Decision<EvidenceOutcome>> {
+  certified: CertifiedAdmission | null,
+  context: EvidenceContext,
+): TenantDecision<EvidenceStep> {
   const refusal = checkAllowance(state, context.now) ?? checkSubject(state, body.subject_id);
   if (refusal) return { events: [], result: refusal };
-
   const subject = subjectOf(state, body.subject_id);
+  if (certified && stillHolds(certified.plan, state, subject))
+    return admit(state, body, subject, certified, context);
+
   const at = context.now.toISOString();
   const { policy } = state.policy_in_force;
   const gates = evaluateGates(body, policy);
@@ -71,11 +113,10 @@ export async function decideSubmitEvidence(
       failed_at: at,
     };
     return {
-      events: [newEvent(state, context, 'GateFailed', event)],
+      events: [tenantEvent(state, context, 'GateFailed', event)],
       result: { kind: 'gate-failed', event },
     };
   }
-
   const bundle = buildProofBundle({
     tenant_id: state.tenant_id,
     body,
@@ -83,48 +124,100 @@ export async function decideSubmitEvidence(
     generated_at: at,
   });
   const artifactHash = artifactHashOf(bundle);
-  const request = {
-    bundle,
-    artifact_hash: artifactHash,
-    expected_parent_hash: subject.last_bundle_hash,
-    policy,
-    now: at,
+  return {
+    events: [],
+    result: {
+      kind: 'needs-certificate',
+      request: {
+        bundle,
+        artifact_hash: artifactHash,
+        expected_parent_hash: subject.last_bundle_hash,
+        policy,
+        now: at,
+      },
+      fields: {
+        bundle_hash: artifactHash,
+        payload_uri: context.replayUrl(artifactHash),
+        tenant_id: state.tenant_id,
+        subject_id: body.subject_id,
+        log_binding: context.logBinding,
+        generated_at: at,
+      },
+      policy_hash: state.policy_in_force.policy_hash,
+      gate_details: gates.details,
+    },
   };
-  const fields = {
-    bundle_hash: artifactHash,
-    payload_uri: context.replayUrl(artifactHash),
-    tenant_id: state.tenant_id,
-    subject_id: body.subject_id,
-    log_binding: context.logBinding,
-    generated_at: at,
-  };
-  const { certificate, envelope, leafHash } = context.certify
-    ? await context.certify(request, fields)
-    : await certifyAndSeal(context.validators, request, fields, context.authority);
+}
+
+/** Step 2: the validator round and the sealed envelope (I/O: the validators may be remote). */
+export async function certifyAdmission(
+  plan: AdmissionPlan,
+  certifiers: Certifiers,
+): Promise<CertifiedAdmission> {
+  const sealed = certifiers.certify
+    ? await certifiers.certify(plan.request, plan.fields)
+    : await certifyAndSeal(certifiers.validators, plan.request, plan.fields, certifiers.authority);
+  return { plan, sealed };
+}
+
+/** The three steps against one state held in memory, as a store-less caller (tests, fixtures) needs them. */
+export async function decideWithCertificate(
+  state: TenantState,
+  body: SubmitEvidenceBody,
+  context: AdmissionContext,
+): Promise<TenantDecision<EvidenceOutcome>> {
+  let certified: CertifiedAdmission | null = null;
+  for (;;) {
+    const decision = decideSubmitEvidence(state, body, certified, context);
+    if (decision.result.kind !== 'needs-certificate') return decision as TenantDecision<EvidenceOutcome>;
+    certified = await certifyAdmission(decision.result, context);
+  }
+}
+
+/** The certificate's bundle still extends the subject's chain, and the gates passed under the policy in force. */
+function stillHolds(plan: AdmissionPlan, state: TenantState, subject: SubjectState): boolean {
+  return (
+    plan.request.expected_parent_hash === subject.last_bundle_hash &&
+    plan.policy_hash === state.policy_in_force.policy_hash &&
+    plan.fields.tenant_id === state.tenant_id
+  );
+}
+
+function admit(
+  state: TenantState,
+  body: SubmitEvidenceBody,
+  subject: SubjectState,
+  { plan, sealed }: CertifiedAdmission,
+  context: EvidenceContext,
+): TenantDecision<EvidenceOutcome> {
+  const at = plan.fields.generated_at;
+  const artifactHash = plan.request.artifact_hash;
   const after = evolveSubject(subject, { kind: 'pass', artifact_hash: artifactHash, at });
   const event: EvidenceAdmitted = {
     tenant_id: state.tenant_id,
     subject_id: body.subject_id,
     artifact_hash: artifactHash,
-    leaf_hash: leafHash,
-    bundle,
-    certificate,
-    envelope,
-    gate_details: gates.details,
+    leaf_hash: sealed.leafHash,
+    bundle: plan.request.bundle,
+    certificate: sealed.certificate,
+    envelope: sealed.envelope,
+    gate_details: plan.gate_details,
     observables: after.observables,
     lifecycle: after.lifecycle,
     admitted_at: at,
     // Which policy the gates passed under, so an audit can re-check them; the default goes unsaid.
-    ...(state.policy_in_force.policy_hash !== DEFAULT_POLICY_IN_FORCE.policy_hash && { policy }),
+    ...(state.policy_in_force.policy_hash !== DEFAULT_POLICY_IN_FORCE.policy_hash && {
+      policy: state.policy_in_force.policy,
+    }),
   };
   return {
-    events: [newEvent(state, context, 'EvidenceAdmitted', event)],
-    result: { kind: 'admitted', artifact_hash: artifactHash, leaf_hash: leafHash },
+    events: [tenantEvent(state, context, 'EvidenceAdmitted', event)],
+    result: { kind: 'admitted', artifact_hash: artifactHash, leaf_hash: sealed.leafHash },
   };
 }
 
 /** Trial cap and window (409), then the daily leaf allowance (429). */
-function checkAllowance(state: Readonly<TenantState>, now: Date): Refusal | null {
+function checkAllowance(state: TenantState, now: Date): Refusal | null {
   const limits = TIER_LIMITS[state.tier];
   if (limits.trial) {
     const { leafCap, windowHours } = limits.trial;
@@ -156,22 +249,7 @@ function trialExhausted(message: string): Refusal {
   return { kind: 'refused', status: 409, error: 'TRIAL_EXHAUSTED', message };
 }
 
-function checkSubject(state: Readonly<TenantState>, subjectId: string): Refusal | null {
+function checkSubject(state: TenantState, subjectId: string): Refusal | null {
   const reason = refusesEvidence(subjectOf(state, subjectId));
   return reason ? { kind: 'refused', status: 409, error: 'SUBJECT_LOCKED', message: reason } : null;
-}
-
-export function newEvent<T>(
-  state: Readonly<TenantState>,
-  context: Pick<AdmissionContext, 'correlationId'>,
-  type: string,
-  data: T,
-) {
-  return {
-    type,
-    data,
-    tenant_id: state.tenant_id,
-    correlation_id: context.correlationId,
-    causation_id: null,
-  };
 }

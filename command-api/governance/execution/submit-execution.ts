@@ -13,9 +13,7 @@ import type {
   VarianceRecorded,
 } from '../../../event-schemas';
 import { toHex } from '../../../merkle-core';
-import type { Decision } from '../../engine/aggregate-writer';
-import { newEvent } from '../evidence/submit-evidence';
-import { subjectOf, type TenantState } from '../tenants/tenant-state';
+import { subjectOf, type TenantDecision, type TenantState, tenantEvent } from '../tenants/tenant-state';
 
 /** The authorization an execution refers to, as the read models know it. */
 export interface ParentAuthorization {
@@ -42,11 +40,11 @@ export type ExecutionOutcome =
     };
 
 export function decideSubmitExecution(
-  state: Readonly<TenantState>,
+  state: TenantState,
   body: SubmitExecutionBody,
   parent: ParentAuthorization | null,
   context: { now: Date; correlationId: string },
-): Decision<ExecutionOutcome> {
+): TenantDecision<ExecutionOutcome> {
   const refuse = (result: Omit<Extract<ExecutionOutcome, { kind: 'refused' }>, 'kind'>) => ({
     events: [],
     result: { kind: 'refused' as const, ...result },
@@ -125,8 +123,8 @@ export function decideSubmitExecution(
   };
   return {
     events: [
-      newEvent(state, context, 'ExecutionAdmitted', execution),
-      newEvent(state, context, 'VarianceRecorded', variance),
+      tenantEvent(state, context, 'ExecutionAdmitted', execution),
+      tenantEvent(state, context, 'VarianceRecorded', variance),
     ],
     result: {
       kind: 'admitted',

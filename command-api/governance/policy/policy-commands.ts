@@ -5,11 +5,9 @@
  */
 import { type PolicyInForce, policyHash, policyInForce } from '../../../domain/governance/policy';
 import type { TenantPolicy, TenantPolicyChanged } from '../../../event-schemas';
-import type { Decision } from '../../engine/aggregate-writer';
-import { newEvent } from '../evidence/submit-evidence';
 import { UnknownTenantError } from '../tenants/account-commands';
 import { type RetiredKeyRefusal, refuseRetiredKey } from '../tenants/current-key';
-import type { TenantState } from '../tenants/tenant-state';
+import { type TenantDecision, type TenantState, tenantEvent } from '../tenants/tenant-state';
 import type { CommandContext } from '../webhooks/webhook-commands';
 
 export type PolicyChangeOutcome = ({ kind: 'changed' | 'unchanged' } & PolicyInForce) | RetiredKeyRefusal;
@@ -19,10 +17,10 @@ export type PolicyChangeOutcome = ({ kind: 'changed' | 'unchanged' } & PolicyInF
  * in force again (the same canonical JSON) appends nothing and answers the current version.
  */
 export function decideChangePolicy(
-  state: Readonly<TenantState>,
+  state: TenantState,
   policy: TenantPolicy,
   context: CommandContext,
-): Decision<PolicyChangeOutcome> {
+): TenantDecision<PolicyChangeOutcome> {
   if (!state.exists) throw new UnknownTenantError(`no tenant ${state.tenant_id || '(unknown)'}`);
   const refusal = refuseRetiredKey(state, context.keyId);
   if (refusal) return { events: [], result: refusal };
@@ -39,7 +37,7 @@ export function decideChangePolicy(
     key_id: context.keyId,
   };
   return {
-    events: [newEvent(state, context, 'TenantPolicyChanged', data)],
+    events: [tenantEvent(state, context, 'TenantPolicyChanged', data)],
     result: { kind: 'changed', ...policyInForce(data) },
   };
 }

@@ -4,6 +4,7 @@ import type { Tier } from '../../../domain/governance/tier-limits';
 import type { EventPayloads } from '../../../event-schemas';
 import {
   FIXED_KEY,
+  foldTenant,
   PROPERTY_OPTIONS,
   schemaProblems,
   TenantSimulation,
@@ -88,8 +89,8 @@ describe('decideChangeTier', () => {
         expect(result).toEqual({ changed: !same, previous_tier: previous });
         expect(events).toHaveLength(same ? 0 : 1);
         expect(schemaProblems(events)).toEqual([]);
-        for (const event of events) tenantAggregate.evolve(state, event);
-        expect([state.tier, state.daily_leaf_limit]).toEqual([change.tier, change.dailyLeafLimit]);
+        const after = foldTenant(events, state);
+        expect([after.tier, after.daily_leaf_limit]).toEqual([change.tier, change.dailyLeafLimit]);
       }),
       { ...PROPERTY_OPTIONS, numRuns: 40 },
     );

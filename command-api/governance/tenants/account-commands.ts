@@ -2,10 +2,9 @@
 
 import { HOUR_MS, type Tier } from '../../../domain/governance/tier-limits';
 import type { ApiKeyRotated, TenantTierChanged } from '../../../event-schemas';
-import type { Decision } from '../../engine/aggregate-writer';
 import { type IssuedKey, issueApiKey } from './api-keys';
 import { type RetiredKeyRefusal, refuseRetiredKey } from './current-key';
-import type { TenantState } from './tenant-state';
+import { type TenantDecision, type TenantState, tenantEvent } from './tenant-state';
 
 /** How long the previous key keeps working after a rotation. */
 export const ROTATION_GRACE_MS = 24 * HOUR_MS;
@@ -26,10 +25,10 @@ export class UnknownTenantError extends Error {
  * the caller's) may rotate: a key in its grace period is refused.
  */
 export function decideRotateKey(
-  state: Readonly<TenantState>,
+  state: TenantState,
   context: { now: Date; correlationId: string; keyId: string },
   key: IssuedKey = issueApiKey(state.mode),
-): Decision<({ kind: 'rotated' } & RotatedKey) | RetiredKeyRefusal> {
+): TenantDecision<({ kind: 'rotated' } & RotatedKey) | RetiredKeyRefusal> {
   if (!state.exists || !state.active_key_id) throw new UnknownTenantError(`no tenant ${state.tenant_id}`);
   const refusal = refuseRetiredKey(state, context.keyId);
   if (refusal) return { events: [], result: refusal };
@@ -43,15 +42,7 @@ export function decideRotateKey(
     rotated_at: context.now.toISOString(),
   };
   return {
-    events: [
-      {
-        type: 'ApiKeyRotated',
-        data,
-        tenant_id: state.tenant_id,
-        correlation_id: context.correlationId,
-        causation_id: null,
-      },
-    ],
+    events: [tenantEvent(state, context, 'ApiKeyRotated', data)],
     result: {
       kind: 'rotated',
       api_key: key.apiKey,
@@ -71,10 +62,10 @@ export interface TierChange {
 
 /** An operator's tier change; changing to the same tier and allowance appends nothing. */
 export function decideChangeTier(
-  state: Readonly<TenantState>,
+  state: TenantState,
   change: TierChange,
   context: { now: Date; correlationId: string },
-): Decision<{ changed: boolean; previous_tier: Tier }> {
+): TenantDecision<{ changed: boolean; previous_tier: Tier }> {
   if (!state.exists) throw new UnknownTenantError(`no tenant ${state.tenant_id || '(unknown)'}`);
   const previous = state.tier;
   if (previous === change.tier && state.daily_leaf_limit === change.dailyLeafLimit) {
@@ -90,15 +81,7 @@ export function decideChangeTier(
     ...(change.reason ? { reason: change.reason } : {}),
   };
   return {
-    events: [
-      {
-        type: 'TenantTierChanged',
-        data,
-        tenant_id: state.tenant_id,
-        correlation_id: context.correlationId,
-        causation_id: null,
-      },
-    ],
+    events: [tenantEvent(state, context, 'TenantTierChanged', data)],
     result: { changed: true, previous_tier: previous },
   };
 }

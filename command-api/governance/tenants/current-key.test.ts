@@ -2,7 +2,8 @@
  * Account management belongs to the tenant's current key: given/when/then over the deciders, on a
  * tenant state folded from its events as the aggregate writer folds them.
  */
-import type { NewEvent } from '../../../ports/event-store';
+
+import { foldTenant } from '../property-support';
 import {
   decideRedeliver,
   decideRegisterWebhook,
@@ -13,7 +14,7 @@ import { decideRotateKey } from './account-commands';
 import { issueApiKey } from './api-keys';
 import { RETIRED_KEY_MESSAGE } from './current-key';
 import { decideRegisterTenant } from './register-tenant';
-import { type TenantState, tenantAggregate } from './tenant-state';
+import type { TenantState } from './tenant-state';
 
 const now = new Date('2026-03-01T10:00:00Z');
 const webhookId = `wh_${'a'.repeat(24)}`;
@@ -24,20 +25,15 @@ const registration: WebhookRegistration = {
   secretGenerated: true,
 };
 
-function fold(state: TenantState, events: readonly Pick<NewEvent, 'type' | 'data'>[]): void {
-  for (const event of events) tenantAggregate.evolve(state, event);
-}
-
 /** A tenant registered with `first`, with one webhook, whose key was then rotated to `second`. */
 function rotatedTenant() {
   const first = issueApiKey('live');
   const second = issueApiKey('live');
-  const state = tenantAggregate.initial();
   const registered = decideRegisterTenant({ email: 'owner@example.com' }, now, undefined, first);
-  fold(state, [registered.event]);
+  let state = foldTenant([registered.event]);
   const context = { now, correlationId: 'c', keyId: first.keyId };
-  fold(state, decideRegisterWebhook(state, webhookId, registration, context).events);
-  fold(state, decideRotateKey(state, context, second).events);
+  state = foldTenant(decideRegisterWebhook(state, webhookId, registration, context).events, state);
+  state = foldTenant(decideRotateKey(state, context, second).events, state);
   return { state, first, second };
 }
 
@@ -78,11 +74,12 @@ describe('account management and the current key', () => {
   });
 
   it('given two rotations with the same key decided one after the other (a race the edge cannot see), then the second is refused and the first key stays replaced', () => {
-    const { state, second } = rotatedTenant();
+    const { state: rotated, second } = rotatedTenant();
+    let state = rotated;
     const third = issueApiKey('live');
     const context = { now, correlationId: 'c', keyId: second.keyId };
     const winner = decideRotateKey(state, context, third);
-    fold(state, winner.events);
+    state = foldTenant(winner.events, state);
     const loser = decideRotateKey(state, context);
     expect(loser).toEqual({
       events: [],

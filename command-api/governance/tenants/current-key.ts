@@ -20,7 +20,7 @@ export const RETIRED_KEY_MESSAGE =
   'this API key was replaced by a key rotation: until it expires it may still read and submit evidence, but only the current key manages the account (key rotation, webhooks, tenant policy); use the current key';
 
 /** A refusal when `keyId` is not the tenant's current key; null when it is. */
-export function refuseRetiredKey(state: Readonly<TenantState>, keyId: string): RetiredKeyRefusal | null {
+export function refuseRetiredKey(state: TenantState, keyId: string): RetiredKeyRefusal | null {
   if (keyId === state.active_key_id) return null;
   return { kind: 'refused', status: 403, error: 'FORBIDDEN', message: RETIRED_KEY_MESSAGE };
 }

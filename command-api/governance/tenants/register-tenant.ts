@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { RegisterTenantBody, TenantRegistered } from '../../../event-schemas';
 import { type IssuedKey, issueApiKey } from './api-keys';
-import { tenantStream } from './tenant-state';
+import { type TenantDecision, type TenantState, tenantEvent, tenantStream } from './tenant-state';
 
 export interface RegistrationDecision {
   stream: string;
@@ -10,7 +10,7 @@ export interface RegistrationDecision {
   apiKey: string;
 }
 
-/** Decides a registration: a new Trial tenant with one API key, of which only the hash is kept. */
+/** A registration's new tenant, drawn before deciding (a decision draws no randomness): a new Trial tenant with one API key, of which only the hash is kept. */
 export function decideRegisterTenant(
   body: RegisterTenantBody,
   now: Date,
@@ -35,5 +35,26 @@ export function decideRegisterTenant(
     stream: tenantStream(ids.tenantId),
     event: { type: 'TenantRegistered', data },
     apiKey: key.apiKey,
+  };
+}
+
+export class TenantExistsError extends Error {
+  override readonly name = 'TenantExistsError';
+}
+
+/**
+ * Registration as a command of the tenant's stream, which it starts (the writer's `create`, expected
+ * revision `no-stream`): a tenant is registered once.
+ */
+export function decideRegistration(
+  state: TenantState,
+  registration: RegistrationDecision,
+  correlationId: string,
+): TenantDecision<RegistrationDecision> {
+  const { data } = registration.event;
+  if (state.exists) throw new TenantExistsError(`tenant ${state.tenant_id} is already registered`);
+  return {
+    events: [tenantEvent(data, { correlationId }, 'TenantRegistered', data)],
+    result: registration,
   };
 }

@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { type Request, type Response, Router } from 'express';
 import type { RegisterTenantBody } from '../../../event-schemas';
 import { takesNoQuery } from '../../../runtime/http/query';
 import { limitRegistrationsPerClient } from '../../../runtime/http/registration-limit';
 import { validateBody } from '../../../runtime/http/validate-body';
 import type { Services } from '../../../runtime/wiring/services';
-import { decideRegisterTenant } from './register-tenant';
+import { decideRegisterTenant, decideRegistration } from './register-tenant';
 
 /**
  * The write side: each route validates its body, decides events, appends them, and answers.
@@ -18,21 +17,14 @@ export function commandRoutes(services: Services): Router {
 
   router.post('/auto-register', ...registration, async (req: Request, res: Response) => {
     const decision = decideRegisterTenant(req.body as RegisterTenantBody, services.clock());
-    const { position } = await services.eventStore.append(
+    const correlationId = res.locals.correlationId as string;
+    const { position } = await services.tenants.execute(
       decision.stream,
-      [
-        {
-          ...decision.event,
-          tenant_id: decision.event.data.tenant_id,
-          correlation_id: res.locals.correlationId as string,
-          causation_id: null,
-          id: randomUUID(),
-        },
-      ],
-      { expectedRevision: 'no-stream' },
+      (state) => decideRegistration(state, decision, correlationId),
+      { create: true },
     );
-    // Read-your-write: the key works as soon as the caller has it.
-    await services.awaitProjections(position, [decision.event.type]);
+    // Read-your-write: the key works as soon as the caller has it (a registration always appends).
+    await services.awaitProjections(position as number, [decision.event.type]);
     const { publicUrl } = services.config;
     const { data } = decision.event;
     res.status(201).json({

@@ -1,41 +1,70 @@
 /**
  * The tenant aggregate: everything a decision about a tenant's commands needs, folded from the
  * tenant's stream (`tenant-<id>`). Registration, key rotation, tier and policy changes, admissions,
- * gate failures and closed-loop records all live in that one stream, so one expected revision makes
- * trial caps, daily limits, subject chains and "one execution per authorization" exact.
+ * gate failures, closed-loop records and webhooks all live in that one stream, so one expected revision
+ * makes trial caps, daily limits, subject chains and "one execution per authorization" exact (which
+ * rules need the one stream, and why: ../STREAMS.md).
  */
 
 import { countLeaf } from '../../../domain/governance/daily-allowance';
-import { evolveSubject, initialSubject, type SubjectState } from '../../../domain/governance/lifecycle';
+import {
+  evolveSubject,
+  initialSubject,
+  type SubjectOutcome,
+  type SubjectState,
+} from '../../../domain/governance/lifecycle';
 import {
   DEFAULT_POLICY_IN_FORCE,
   type PolicyInForce,
   policyInForce,
 } from '../../../domain/governance/policy';
 import type { Tier } from '../../../domain/governance/tier-limits';
-import type { EventPayloads } from '../../../event-schemas';
-import type { Aggregate } from '../../engine/aggregate-writer';
+import type { GovernanceEvent } from '../../../event-schemas';
+import type { Aggregate, Decision, NewEventOf } from '../../engine/aggregate-writer';
+import { PersistentMap } from '../../engine/persistent-map';
+
+/** The events of a tenant's stream. */
+export type TenantEvent = Extract<
+  GovernanceEvent,
+  {
+    type:
+      | 'TenantRegistered'
+      | 'ApiKeyRotated'
+      | 'TenantTierChanged'
+      | 'TenantPolicyChanged'
+      | 'EvidenceAdmitted'
+      | 'GateFailed'
+      | 'ExecutionAdmitted'
+      | 'VarianceRecorded'
+      | 'WebhookRegistered'
+      | 'WebhookRemoved'
+      | 'WebhookRedeliveryRequested';
+  }
+>;
+
+/** What a tenant command decides: events of the tenant's stream, and the caller's answer. */
+export type TenantDecision<R> = Decision<R, TenantEvent>;
 
 export interface TenantState {
-  exists: boolean;
-  tenant_id: string;
-  tier: Tier;
-  mode: 'live' | 'test';
-  registered_at: string;
-  daily_leaf_limit: number | null;
-  active_key_id: string | null;
+  readonly exists: boolean;
+  readonly tenant_id: string;
+  readonly tier: Tier;
+  readonly mode: 'live' | 'test';
+  readonly registered_at: string;
+  readonly daily_leaf_limit: number | null;
+  readonly active_key_id: string | null;
   /** The gate policy submissions are decided under: the default until the tenant changes it. */
-  policy_in_force: PolicyInForce;
+  readonly policy_in_force: PolicyInForce;
   /** Authorization leaves admitted so far. */
-  evidence_leaves: number;
+  readonly evidence_leaves: number;
   /** The day leaves count towards and how many count towards it (domain/daily-allowance.ts). */
-  day: string;
-  leaves_on_day: number;
-  subjects: Map<string, SubjectState>;
+  readonly day: string;
+  readonly leaves_on_day: number;
+  readonly subjects: PersistentMap<SubjectState>;
   /** Authorization leaves that already have their execution (one per authorization). */
-  executed: Set<string>;
+  readonly executed: PersistentMap<true>;
   /** Registered, not removed webhooks: id → the event names each receives. */
-  webhooks: Map<string, readonly string[]>;
+  readonly webhooks: PersistentMap<readonly string[]>;
 }
 
 /** The stream holding a tenant's account and governance events. */
@@ -47,8 +76,8 @@ export function subjectOf(state: TenantState, subjectId: string): SubjectState {
   return state.subjects.get(subjectId) ?? initialSubject();
 }
 
-export const tenantAggregate: Aggregate<TenantState> = {
-  initial: () => ({
+export function initialTenantState(): TenantState {
+  return {
     exists: false,
     tenant_id: '',
     tier: 'L1',
@@ -60,85 +89,106 @@ export const tenantAggregate: Aggregate<TenantState> = {
     evidence_leaves: 0,
     day: '',
     leaves_on_day: 0,
-    subjects: new Map(),
-    executed: new Set(),
-    webhooks: new Map(),
-  }),
-  evolve(state, event) {
-    switch (event.type) {
-      case 'TenantRegistered': {
-        const data = event.data as EventPayloads['TenantRegistered'];
-        Object.assign(state, {
-          exists: true,
-          tenant_id: data.tenant_id,
-          tier: data.tier,
-          mode: data.mode,
-          registered_at: data.registered_at,
-          active_key_id: data.key_id,
-        });
-        return;
-      }
-      case 'ApiKeyRotated':
-        state.active_key_id = (event.data as EventPayloads['ApiKeyRotated']).key_id;
-        return;
-      case 'TenantPolicyChanged':
-        state.policy_in_force = policyInForce(event.data as EventPayloads['TenantPolicyChanged']);
-        return;
-      case 'TenantTierChanged': {
-        const data = event.data as EventPayloads['TenantTierChanged'];
-        state.tier = data.tier;
-        state.daily_leaf_limit = data.daily_leaf_limit;
-        return;
-      }
-      case 'EvidenceAdmitted': {
-        const data = event.data as EventPayloads['EvidenceAdmitted'];
-        state.evidence_leaves++;
-        Object.assign(state, countLeaf(state, data.admitted_at));
-        state.subjects.set(
-          data.subject_id,
-          evolveSubject(subjectOf(state, data.subject_id), {
-            kind: 'pass',
-            artifact_hash: data.artifact_hash,
-            at: data.admitted_at,
-          }),
-        );
-        return;
-      }
-      case 'GateFailed': {
-        const data = event.data as EventPayloads['GateFailed'];
-        state.subjects.set(
-          data.subject_id,
-          evolveSubject(subjectOf(state, data.subject_id), {
-            kind: 'fail',
-            policy_violation: data.policy_violation,
-            at: data.failed_at,
-          }),
-        );
-        return;
-      }
-      case 'ExecutionAdmitted':
-        state.executed.add((event.data as EventPayloads['ExecutionAdmitted']).trace.parent_auth_leaf_hash);
-        return;
-      case 'WebhookRegistered': {
-        const data = event.data as EventPayloads['WebhookRegistered'];
-        state.webhooks.set(data.webhook_id, data.events);
-        return;
-      }
-      case 'WebhookRemoved':
-        state.webhooks.delete((event.data as EventPayloads['WebhookRemoved']).webhook_id);
-        return;
-      case 'VarianceRecorded': {
-        const { record } = event.data as EventPayloads['VarianceRecorded'];
-        state.subjects.set(
-          record.subject_id,
-          evolveSubject(subjectOf(state, record.subject_id), {
-            kind: 'variance',
-            classification: record.classification,
-            at: record.recorded_at,
-          }),
-        );
-        return;
-      }
+    subjects: PersistentMap.empty(),
+    executed: PersistentMap.empty(),
+    webhooks: PersistentMap.empty(),
+  };
+}
+
+/** The tenant after `event` (a new state: the given one is left as it was). */
+export function evolveTenant(state: TenantState, event: TenantEvent): TenantState {
+  switch (event.type) {
+    case 'TenantRegistered': {
+      const { data } = event;
+      return {
+        ...state,
+        exists: true,
+        tenant_id: data.tenant_id,
+        tier: data.tier,
+        mode: data.mode,
+        registered_at: data.registered_at,
+        active_key_id: data.key_id,
+      };
     }
-  },
+    case 'ApiKeyRotated':
+      return { ...state, active_key_id: event.data.key_id };
+    case 'TenantPolicyChanged':
+      return { ...state, policy_in_force: policyInForce(event.data) };
+    case 'TenantTierChanged':
+      return { ...state, tier: event.data.tier, daily_leaf_limit: event.data.daily_leaf_limit };
+    case 'EvidenceAdmitted': {
+      const { data } = event;
+      const { day, leaves_on_day } = countLeaf(state, data.admitted_at);
+      return {
+        ...state,
+        evidence_leaves: state.evidence_leaves + 1,
+        day,
+        leaves_on_day,
+        subjects: withSubject(state, data.subject_id, {
+          kind: 'pass',
+          artifact_hash: data.artifact_hash,
+          at: data.admitted_at,
+        }),
+      };
+    }
+    case 'GateFailed': {
+      const { data } = event;
+      return {
+        ...state,
+        subjects: withSubject(state, data.subject_id, {
+          kind: 'fail',
+          policy_violation: data.policy_violation,
+          at: data.failed_at,
+        }),
+      };
+    }
+    case 'ExecutionAdmitted':
+      return { ...state, executed: state.executed.set(event.data.trace.parent_auth_leaf_hash, true) };
+    case 'VarianceRecorded': {
+      const { record } = event.data;
+      return {
+        ...state,
+        subjects: withSubject(state, record.subject_id, {
+          kind: 'variance',
+          classification: record.classification,
+          at: record.recorded_at,
+        }),
+      };
+    }
+    case 'WebhookRegistered':
+      return { ...state, webhooks: state.webhooks.set(event.data.webhook_id, event.data.events) };
+    case 'WebhookRemoved':
+      return { ...state, webhooks: state.webhooks.delete(event.data.webhook_id) };
+    default:
+      return state;
+  }
+}
+
+function withSubject(
+  state: TenantState,
+  subjectId: string,
+  outcome: SubjectOutcome,
+): PersistentMap<SubjectState> {
+  return state.subjects.set(subjectId, evolveSubject(subjectOf(state, subjectId), outcome));
+}
+
+export const tenantAggregate: Aggregate<TenantState, TenantEvent> = {
+  initial: initialTenantState,
+  evolve: evolveTenant,
 };
+
+/** An event of the tenant's stream, with the metadata every tenant command gives its events. */
+export function tenantEvent<T extends TenantEvent['type']>(
+  state: Pick<TenantState, 'tenant_id'>,
+  context: { correlationId: string },
+  type: T,
+  data: Extract<TenantEvent, { type: T }>['data'],
+): NewEventOf<Extract<TenantEvent, { type: T }>> {
+  return {
+    type,
+    data,
+    tenant_id: state.tenant_id,
+    correlation_id: context.correlationId,
+    causation_id: null,
+  } as NewEventOf<Extract<TenantEvent, { type: T }>>;
+}

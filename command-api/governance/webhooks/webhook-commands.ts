@@ -4,10 +4,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { WebhookRedeliveryRequested, WebhookRegistered, WebhookRemoved } from '../../../event-schemas';
-import type { Decision } from '../../engine/aggregate-writer';
-import { newEvent, type Refusal } from '../evidence/submit-evidence';
+import type { Refusal } from '../evidence/submit-evidence';
 import { refuseRetiredKey } from '../tenants/current-key';
-import type { TenantState } from '../tenants/tenant-state';
+import { type TenantDecision, type TenantState, tenantEvent } from '../tenants/tenant-state';
 
 /** Webhooks one tenant may have at a time: enough for fan-out, bounded so one tenant cannot flood. */
 export const MAX_WEBHOOKS_PER_TENANT = 100;
@@ -39,11 +38,11 @@ export function newWebhookId(): string {
 }
 
 export function decideRegisterWebhook(
-  state: Readonly<TenantState>,
+  state: TenantState,
   webhookId: string,
   registration: WebhookRegistration,
   context: CommandContext,
-): Decision<{ kind: 'registered'; event: WebhookRegistered } | WebhookRefusal> {
+): TenantDecision<{ kind: 'registered'; event: WebhookRegistered } | WebhookRefusal> {
   const refusal = refuseRetiredKey(state, context.keyId);
   if (refusal) return { events: [], result: refusal };
   if (state.webhooks.size >= MAX_WEBHOOKS_PER_TENANT) {
@@ -67,16 +66,16 @@ export function decideRegisterWebhook(
     created_at: context.now.toISOString(),
   };
   return {
-    events: [newEvent(state, context, 'WebhookRegistered', event)],
+    events: [tenantEvent(state, context, 'WebhookRegistered', event)],
     result: { kind: 'registered', event },
   };
 }
 
 export function decideRemoveWebhook(
-  state: Readonly<TenantState>,
+  state: TenantState,
   webhookId: string,
   context: CommandContext,
-): Decision<{ kind: 'removed'; event: WebhookRemoved } | WebhookRefusal> {
+): TenantDecision<{ kind: 'removed'; event: WebhookRemoved } | WebhookRefusal> {
   const refusal = refuseRetiredKey(state, context.keyId);
   if (refusal) return { events: [], result: refusal };
   if (!state.webhooks.has(webhookId)) return { events: [], result: unknownWebhook(webhookId) };
@@ -86,18 +85,18 @@ export function decideRemoveWebhook(
     removed_at: context.now.toISOString(),
   };
   return {
-    events: [newEvent(state, context, 'WebhookRemoved', event)],
+    events: [tenantEvent(state, context, 'WebhookRemoved', event)],
     result: { kind: 'removed', event },
   };
 }
 
 /** `deliveryId` must be a delivery of this webhook, which the caller checked against the delivery log. */
 export function decideRedeliver(
-  state: Readonly<TenantState>,
+  state: TenantState,
   webhookId: string,
   deliveryId: string,
   context: CommandContext,
-): Decision<{ kind: 'requested'; event: WebhookRedeliveryRequested } | WebhookRefusal> {
+): TenantDecision<{ kind: 'requested'; event: WebhookRedeliveryRequested } | WebhookRefusal> {
   const refusal = refuseRetiredKey(state, context.keyId);
   if (refusal) return { events: [], result: refusal };
   if (!state.webhooks.has(webhookId)) return { events: [], result: unknownWebhook(webhookId) };
@@ -108,7 +107,7 @@ export function decideRedeliver(
     requested_at: context.now.toISOString(),
   };
   return {
-    events: [newEvent(state, context, 'WebhookRedeliveryRequested', event)],
+    events: [tenantEvent(state, context, 'WebhookRedeliveryRequested', event)],
     result: { kind: 'requested', event },
   };
 }

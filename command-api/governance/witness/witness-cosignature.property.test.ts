@@ -18,7 +18,7 @@ import {
   COSIGNATURE_POINTER,
   checkCosignature,
   cosignatureEventId,
-  witnessCosignedEvent,
+  decideRecordCosignature,
 } from './witness-cosignature';
 
 const ORIGIN = 'gov.example/gov/v1/log';
@@ -71,7 +71,7 @@ describe('checkCosignature', () => {
           const line = cosignatureLine(note, witness.signer, at);
           const check = await checkCosignature(newline ? line : line.trimEnd(), size, note, trusted);
           if (!check.ok) throw new Error(check.problem.reason);
-          const event = witnessCosignedEvent(check, 'c');
+          const event = decideRecordCosignature(null, check, 'c').events[0]!;
           expect(schemaProblems([event])).toEqual([]);
           expect(event.data).toMatchObject({ tree_size: size, timestamp: at, cosignature: line });
           expect(event.id).toBe(cosignatureEventId(witness.verifier, size));
@@ -81,7 +81,7 @@ describe('checkCosignature', () => {
             note,
             trusted,
           );
-          expect(again.ok && witnessCosignedEvent(again, 'c').id).toBe(event.id);
+          expect(again.ok && decideRecordCosignature(null, again, 'c').events[0]!.id).toBe(event.id);
         },
       ),
       { ...PROPERTY_OPTIONS, numRuns: 60 },

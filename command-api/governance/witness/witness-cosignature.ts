@@ -6,7 +6,7 @@
  * as a retry, so a witness key keeps its first cosignature per size however often it is sent.
  */
 import { createHash } from 'node:crypto';
-import type { FieldProblem, WitnessCosigned } from '../../../event-schemas';
+import type { FieldProblem, GovernanceEvent } from '../../../event-schemas';
 import {
   bytesEqual,
   type Checkpoint,
@@ -17,8 +17,8 @@ import {
   type VerifierKey,
   verifyCosignature,
 } from '../../../merkle-core';
-import type { NewEvent } from '../../../ports/event-store';
 import { SYSTEM_TENANT } from '../../../projectors/log/log-sequencer';
+import type { Aggregate, Decision } from '../../engine/aggregate-writer';
 
 export const COSIGNATURE_POINTER = '/cosignature';
 
@@ -142,15 +142,27 @@ export function cosignatureEventId(witnessKey: VerifierKey, treeSize: number): s
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** The event recording an accepted cosignature. */
-export function witnessCosignedEvent(
+export type WitnessEvent = Extract<GovernanceEvent, { type: 'WitnessCosigned' }>;
+
+/**
+ * A witness key's stream decides nothing from its past (the writer runs it with `consistency: 'any'`):
+ * a repeated cosignature is the same event id, which the store keeps once.
+ */
+export const witnessAggregate: Aggregate<null, WitnessEvent> = {
+  initial: () => null,
+  evolve: (state) => state,
+};
+
+/** Records an accepted cosignature. */
+export function decideRecordCosignature(
+  _state: null,
   accepted: Extract<CosignatureCheck, { ok: true }>,
   correlationId: string,
-): NewEvent<WitnessCosigned> {
+): Decision<{ kind: 'recorded' }, WitnessEvent> {
   const { checkpoint, witnessKey } = accepted;
-  return {
+  const event = {
     id: cosignatureEventId(witnessKey, checkpoint.size),
-    type: 'WitnessCosigned',
+    type: 'WitnessCosigned' as const,
     data: {
       origin: checkpoint.origin,
       tree_size: checkpoint.size,
@@ -163,4 +175,5 @@ export function witnessCosignedEvent(
     correlation_id: correlationId,
     causation_id: null,
   };
+  return { events: [event], result: { kind: 'recorded' } };
 }

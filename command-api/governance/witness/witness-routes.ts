@@ -8,8 +8,8 @@ import type { Services } from '../../../runtime/wiring/services';
 import {
   checkCosignature,
   cosignatureIn,
+  decideRecordCosignature,
   identifyWitness,
-  witnessCosignedEvent,
   witnessStream,
 } from './witness-cosignature';
 
@@ -54,11 +54,12 @@ export function witnessCommandRoutes(services: Services): Router {
         sendInvalid(res, [check.problem]);
         return;
       }
-      const event = witnessCosignedEvent(check, res.locals.correlationId as string);
-      const { position } = await services.eventStore.append(witnessStream(check.witnessKey), [event], {
-        expectedRevision: 'any',
-      });
-      await services.awaitProjections(position, ['WitnessCosigned']);
+      const correlationId = res.locals.correlationId as string;
+      const { position } = await services.witnesses.execute(witnessStream(check.witnessKey), (state) =>
+        decideRecordCosignature(state, check, correlationId),
+      );
+      // A recorded cosignature always appends (a repeat of its id is the store's to keep once).
+      await services.awaitProjections(position as number, ['WitnessCosigned']);
       const served = await services.log.treeHeadAt(body.tree_size);
       const { witnessKey } = check;
       const recorded = served ? cosignatureIn(served.checkpoint, witnessKey) : undefined;
