@@ -16,7 +16,7 @@ import { requireNoBody } from '../../runtime/http/no-body';
 import { takesNoQuery } from '../../runtime/http/query';
 import { limitRequestRate } from '../../runtime/http/rate-limit';
 import { validateBody } from '../../runtime/http/validate-body';
-import type { Services } from '../../runtime/wiring/services';
+import type { GovernanceServices } from '../../runtime/wiring/governance-services';
 import { admitEvidence, awaitIntegration } from './evidence/admit-evidence';
 import {
   decideSubmitExecution,
@@ -28,7 +28,7 @@ import { decideRotateKey } from './tenants/account-commands';
 import { tenantStream } from './tenants/tenant-state';
 
 /** The authenticated write side: key rotation, the tenant policy, evidence, executions. */
-export function governanceCommandRoutes(services: Services): Router {
+export function governanceCommandRoutes(services: GovernanceServices): Router {
   const router = Router();
   // Every route here takes no query parameter.
   const auth = [authenticate(services), limitRequestRate(services), takesNoQuery];
@@ -123,7 +123,10 @@ function refuseExecution(res: Response, refusal: Extract<ExecutionOutcome, { kin
 }
 
 /** The authorization leaf an execution names, with the observables it was admitted under. */
-async function findParent(services: Services, leafHash: string): Promise<ParentAuthorization | null> {
+async function findParent(
+  services: GovernanceServices,
+  leafHash: string,
+): Promise<ParentAuthorization | null> {
   const leaf = await services.readModels.get<StoredLeaf>(governanceProjection, LEAVES, leafHash);
   if (leaf?.data.leaf_type !== 'GOV_GOVERNANCE_ENVELOPE_V1' || !leaf.data.artifact_hash) return null;
   const bundle = await services.readModels.get<BundleView>(

@@ -20,7 +20,7 @@ import { BACKOFF_MS, MAX_ATTEMPTS, RETRY_AFTER_CAP_MS } from '../../projectors/w
 import { SIGNATURE_HEADER } from '../../projectors/webhooks/signature';
 import type { ErrorCode } from '../../runtime/http/errors';
 import { takesNoQuery } from '../../runtime/http/query';
-import { SERVICE_VERSION, type Services } from '../../runtime/wiring/services';
+import { type CoreServices, SERVICE_VERSION } from '../../runtime/wiring/services';
 import { MAX_UNAPPLIED_POSITIONS } from '../engine/read-barrier';
 import { CHAIN_DEFAULT_LIMIT, CHAIN_MAX_LIMIT } from './chain/chain-query';
 import { DELIVERY_LOG_DEFAULT_LIMIT, DELIVERY_LOG_MAX_LIMIT } from './webhooks/webhook-routes';
@@ -1246,7 +1246,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): object {
 }
 
 /** `GET /openapi.json`: the document, built on first request (the public URL is known only once listening). */
-export function openApiRoutes(services: Services): Router {
+export function openApiRoutes(services: Pick<CoreServices, 'config'>): Router {
   const router = Router();
   let body: string | undefined;
   router.get('/openapi.json', takesNoQuery, (_req: Request, res: Response) => {

@@ -18,7 +18,7 @@ import { authenticate, type Caller, callerOf, requireClosedLoopTier } from '../.
 import { sendError, sendInvalid } from '../../runtime/http/errors';
 import { takesNoQuery, takesQuery, unknownQueryParameters } from '../../runtime/http/query';
 import { limitRequestRate } from '../../runtime/http/rate-limit';
-import type { Services } from '../../runtime/wiring/services';
+import type { GovernanceServices } from '../../runtime/wiring/governance-services';
 import { accountView } from './account/account-view';
 import { type ChainQuery, parseChainQuery } from './chain/chain-query';
 import { bundlePartsOf, parentBundleHashOf } from './reports/admission-records';
@@ -26,7 +26,7 @@ import { bundlePartsOf, parentBundleHashOf } from './reports/admission-records';
 const HASH = /^[0-9a-f]{64}$/;
 
 /** The authenticated read side of the governance API, plus the public replay bundle. */
-export function governanceReadRoutes(services: Services): Router {
+export function governanceReadRoutes(services: GovernanceServices): Router {
   const router = Router();
   const auth = [authenticate(services), limitRequestRate(services)];
   const { readModels } = services;
@@ -211,7 +211,7 @@ function notFound(res: Response, what: string, id: string): void {
 
 /** A bundle of the caller's tenant; another tenant's reads exactly like a missing one. */
 async function ownBundle(
-  services: Services,
+  services: GovernanceServices,
   caller: Caller,
   artifactHash: string,
 ): Promise<BundleView | null> {
@@ -220,7 +220,7 @@ async function ownBundle(
 }
 
 async function ownClosedLoop(
-  services: Services,
+  services: GovernanceServices,
   caller: Caller,
   authLeafHash: string,
 ): Promise<ClosedLoopView | null> {
@@ -229,7 +229,11 @@ async function ownClosedLoop(
 }
 
 /** The GOV_COMPLIANCE_REPORT_V1 of an admitted bundle, its inclusion proof leading to `head`. */
-export async function buildReport(services: Services, bundle: BundleView, head = services.log.latest()) {
+export async function buildReport(
+  services: GovernanceServices,
+  bundle: BundleView,
+  head = services.log.latest(),
+) {
   const { sth } = head;
   const parts = await bundlePartsOf(services.eventStore, bundle);
   return buildComplianceReport({
@@ -251,7 +255,7 @@ export async function buildReport(services: Services, bundle: BundleView, head =
   });
 }
 
-async function chainPage(services: Services, tenantId: string, query: ChainQuery) {
+async function chainPage(services: GovernanceServices, tenantId: string, query: ChainQuery) {
   const range: Record<string, { gte?: string; lt?: string }> = {};
   if (query.from || query.to) {
     range.admitted_at = {

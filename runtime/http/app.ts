@@ -13,7 +13,8 @@ import { governanceReadRoutes } from '../../read-api/governance/routes';
 import { readRoutes } from '../../read-api/governance/service/service-routes';
 import { webhookReadRoutes } from '../../read-api/governance/webhooks/webhook-routes';
 import { retiredKeysAnswer } from '../keys/key-history';
-import type { Services } from '../wiring/services';
+import type { GovernanceServices } from '../wiring/governance-services';
+import type { CoreServices } from '../wiring/services';
 import { sendAnswer } from './answer';
 import { requireUtf8 } from './body-encoding';
 import { correlation } from './correlation';
@@ -31,7 +32,10 @@ export type ServedSide = 'all' | 'commands' | 'reads';
  * What a process's HTTP server runs: the fast paths of the hottest write (commands side) and of the
  * public log's hottest read (reads side), then the Express application.
  */
-export function createRequestHandler(services: Services, side: ServedSide = 'all'): http.RequestListener {
+export function createRequestHandler(
+  services: GovernanceServices,
+  side: ServedSide = 'all',
+): http.RequestListener {
   const app = createApp(services, side);
   const fastPaths: ((req: http.IncomingMessage, res: http.ServerResponse) => boolean)[] = [];
   if (side !== 'reads') fastPaths.push(evidenceFastPath(services, app));
@@ -44,7 +48,7 @@ export function createRequestHandler(services: Services, side: ServedSide = 'all
 }
 
 /** The HTTP application: command and read routes behind shared middleware. */
-export function createApp(services: Services, side: ServedSide = 'all'): express.Express {
+export function createApp(services: GovernanceServices, side: ServedSide = 'all'): express.Express {
   const app = baseApp(services);
   const routers = apiRouters(services);
   const served = routers.filter((r) => side === 'all' || r.side === 'both' || r.side === side);
@@ -67,7 +71,7 @@ interface ApiRouter extends MountedRouter {
 }
 
 /** Every router of the API, in the order they are mounted. */
-function apiRouters(services: Services): ApiRouter[] {
+function apiRouters(services: GovernanceServices): ApiRouter[] {
   return [
     {
       side: 'reads',
@@ -85,7 +89,10 @@ function apiRouters(services: Services): ApiRouter[] {
   ];
 }
 
-type OpsServices = Pick<Services, 'logger' | 'metrics' | 'eventStore' | 'readStore' | 'bindings' | 'config'>;
+type OpsServices = Pick<
+  CoreServices,
+  'logger' | 'metrics' | 'eventStore' | 'readStore' | 'bindings' | 'config'
+>;
 
 /** A process that serves no API (projectors, dispatcher): /health, /v1/metrics and /v1/version only. */
 export function createOpsApp(services: OpsServices): express.Express {
@@ -158,7 +165,7 @@ function noRoute(req: Request, res: Response, side: ServedSide | 'ops'): void {
 }
 
 /** The keys a verifier needs beyond the log key: the envelope authority's and the validators'. */
-function publishedKeys(services: Services) {
+function publishedKeys(services: GovernanceServices) {
   const spki = (key: KeyObject) => key.export({ type: 'spki', format: 'der' }).toString('base64');
   const { authority, validators } = services.admission;
   return {
@@ -177,7 +184,7 @@ function publishedKeys(services: Services) {
   };
 }
 
-function recordDuration(services: Pick<Services, 'metrics'>) {
+function recordDuration(services: Pick<CoreServices, 'metrics'>) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const stop = services.metrics.httpRequests.startTimer();
     res.on('finish', () => {
@@ -196,7 +203,7 @@ interface BodyParserError extends HttpError {
 }
 
 /** Maps body-parser failures to the API's error shape; anything else is a logged 500. */
-function errorHandler(services: Pick<Services, 'logger'>) {
+function errorHandler(services: Pick<CoreServices, 'logger'>) {
   return (error: BodyParserError, req: Request, res: Response, _next: NextFunction): void => {
     switch (error.type) {
       case 'entity.too.large':

@@ -10,7 +10,7 @@ import {
   tenantsProjection,
 } from '../../projectors/governance/tenants';
 import type { Freshness } from '../../read-api/engine/read-models';
-import type { Services } from '../wiring/services';
+import type { GovernanceServices } from '../wiring/governance-services';
 import { sendError } from './errors';
 import type { KeyRecord, RecentKeys } from './recent-keys';
 
@@ -55,7 +55,7 @@ export function requireCurrentKey(_req: Request, res: Response, next: NextFuncti
  * Missing, malformed, unknown and expired keys all answer the same 401, so a caller learns nothing
  * about which keys exist.
  */
-export function authenticate(services: Services) {
+export function authenticate(services: GovernanceServices) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const caller = await findCaller(services, req.get('authorization'));
     if (!caller) {
@@ -72,7 +72,10 @@ export function authenticate(services: Services) {
  * The caller an `Authorization` header names, or null for a missing, malformed, unknown or expired key.
  * Reads what this process acknowledged (read-your-write): the tenant's counters are current.
  */
-export async function findCaller(services: Services, header: string | undefined): Promise<Caller | null> {
+export async function findCaller(
+  services: GovernanceServices,
+  header: string | undefined,
+): Promise<Caller | null> {
   const presented = presentedKey(header);
   if (!presented) return null;
   const key = await findKey(services, presented, 'acknowledged');
@@ -87,7 +90,7 @@ export async function findCaller(services: Services, header: string | undefined)
  * queue behind earlier admissions' leaf counts, which it does not read), and through `recent`.
  */
 export async function findKeyHolder(
-  services: Services,
+  services: GovernanceServices,
   header: string | undefined,
   recent: RecentKeys,
 ): Promise<KeyHolder | null> {
@@ -119,7 +122,7 @@ function presentedKey(header: string | undefined): PresentedKey | null {
 
 /** The stored key the presented one is, if it matches its hash and has not expired. */
 async function findKey(
-  services: Services,
+  services: GovernanceServices,
   presented: PresentedKey,
   freshness: Freshness,
 ): Promise<ApiKeyView | null> {
@@ -139,7 +142,7 @@ function usable(presented: PresentedKey, key: ApiKeyView, now: Date): boolean {
 }
 
 async function findTenant(
-  services: Services,
+  services: GovernanceServices,
   tenantId: string,
   freshness: Freshness,
 ): Promise<TenantView | null> {

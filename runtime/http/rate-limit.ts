@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { TIER_LIMITS } from '../../domain/governance/tier-limits';
 import type { TenantView } from '../../projectors/governance/tenants';
-import type { Services } from '../wiring/services';
+import type { GovernanceServices } from '../wiring/governance-services';
 import { callerOf } from './auth';
 import { sendError } from './errors';
 
@@ -38,7 +38,7 @@ export class RequestRateLimiter {
 }
 
 /** After `authenticate`: 429 RATE_LIMITED with Retry-After once the tenant's tier allowance is spent. */
-export function limitRequestRate(services: Services) {
+export function limitRequestRate(services: GovernanceServices) {
   return (_req: Request, res: Response, next: NextFunction): void => {
     const { tenant } = callerOf(res);
     const wait = spendRequest(services, tenant);
@@ -56,7 +56,7 @@ export function limitRequestRate(services: Services) {
 
 /** Counts one request of `tenant`; returns the seconds to wait when its tier's allowance is spent, else null. */
 export function spendRequest(
-  services: Pick<Services, 'requestLimiter'>,
+  services: Pick<GovernanceServices, 'requestLimiter'>,
   tenant: Pick<TenantView, 'tenant_id' | 'tier'>,
 ): number | null {
   return services.requestLimiter.take(tenant.tenant_id, TIER_LIMITS[tenant.tier].requestsPerMinute);

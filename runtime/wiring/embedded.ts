@@ -18,10 +18,10 @@ import {
   startDispatcher,
 } from '../threads/webhook-delivery';
 import { composeServices } from './compose-services';
+import type { GovernanceServices } from './governance-services';
 import { createMetrics, type Metrics } from './metrics';
 import { observeAppends } from './observed-appends';
 import { remoteWaitsOn } from './remote-waits';
-import type { Services } from './services';
 import { assertDispatchOrder, openBus, openEventStore, openReadStore, readStoreLocation } from './stores';
 
 /**
@@ -51,7 +51,7 @@ export interface EmbeddedOptions {
 
 export interface RunningServer {
   url: string;
-  services: Services;
+  services: GovernanceServices;
   /** The read-model projectors (on their own thread unless GOV_PROJECTION_THREAD=0). */
   supervisor: RunningProjections;
   sequencer: LogSequencer;

@@ -1,24 +1,20 @@
-import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { AggregateWriter } from '../../command-api/engine/aggregate-writer';
-import type { TenantState } from '../../command-api/governance/tenants/tenant-state';
-import type { AdmissionCertifier } from '../../domain/governance/admission-round';
-import type { Validator } from '../../domain/governance/validators';
 import type { EventStore } from '../../ports/event-store';
 import type { ReadStore } from '../../ports/read-store';
 import type { ProjectionCatalog } from '../../projectors/engine/catalog';
 import type { IntegratedLeaf } from '../../projectors/log/log-sequencer';
-import type { SecretBoxKey } from '../../projectors/webhooks/secret-box';
-import type { TargetGuard } from '../../projectors/webhooks/target-guard';
 import type { ReadModels } from '../../read-api/engine/read-models';
 import type { PublishedLog } from '../../read-api/governance/log/published-log';
 import type { Config } from '../config';
-import type { RequestRateLimiter } from '../http/rate-limit';
 import type { PublishedKeys } from '../keys/key-history';
 import type { Metrics } from './metrics';
 
-/** What the HTTP routes need, whichever deployment composed it. */
-export interface Services {
+/**
+ * The engine every context runs on, whichever deployment composed it: the stores, the read models,
+ * the public log, and what the process is configured and measured with. Each context's own services
+ * (`GovernanceServices`, ./governance-services.ts) extend it with what only that context uses.
+ */
+export interface CoreServices {
   config: Config;
   logger: Logger;
   metrics: Metrics;
@@ -41,35 +37,12 @@ export interface Services {
   readModels: ReadModels;
   /** The clock every decision and expiry uses (tests move it). */
   clock(): Date;
-  /** Runs commands on tenant aggregates (stream `tenant-<id>`), group-committed per tenant. */
-  tenants: AggregateWriter<TenantState>;
   /** The public Merkle log (signed sizes only). */
   log: PublishedLog;
   /** The node's public keys, current and retired, as loaded at start (GET /gov/v1/log/keys). */
   publishedKeys: PublishedKeys;
   /** Resolves when the admission event `eventId` is a leaf covered by a signed tree head. */
   awaitLeaf(eventId: string): Promise<IntegratedLeaf>;
-  /** What admissions are signed with and bound to. */
-  admission: {
-    validators: readonly Validator[];
-    validatorKeys: readonly KeyObject[];
-    authority: { privateKey: KeyObject; publicKey: KeyObject; nodeId: string };
-    /** The round and the envelope's seal on the validator thread, when it runs. */
-    certify?: AdmissionCertifier;
-    logBinding: { log_id: string; log_url: string };
-  };
-  requestLimiter: RequestRateLimiter;
-  webhooks: {
-    guard: TargetGuard;
-    secretKey: SecretBoxKey;
-    /** Physical names of the dispatcher projection's collections. */
-    collections: { webhooks: string; deliveries: string };
-    /**
-     * Resolves once the dispatcher has applied every event of tenant `tenantId` up to `position`
-     * (read-your-write for webhook commands).
-     */
-    awaitDispatcher(position: number, tenantId: string): Promise<void>;
-  };
   /** Names of the ports' adapters, for /health. */
   bindings: Record<string, string>;
 }

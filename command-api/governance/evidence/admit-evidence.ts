@@ -9,13 +9,13 @@ import type { TenantView } from '../../../projectors/governance/tenants';
 import { ADMISSION_EVENT_TYPES, type IntegratedLeaf } from '../../../projectors/log/log-sequencer';
 import type { HttpAnswer } from '../../../runtime/http/answer';
 import { errorAnswer } from '../../../runtime/http/errors';
-import type { Services } from '../../../runtime/wiring/services';
+import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
 import type { Committed } from '../../engine/aggregate-writer';
 import { tenantStream } from '../tenants/tenant-state';
 import { decideSubmitEvidence, type EvidenceOutcome, type Refusal } from './submit-evidence';
 
 export async function admitEvidence(
-  services: Services,
+  services: GovernanceServices,
   tenant: Pick<TenantView, 'tenant_id'>,
   body: SubmitEvidenceBody,
   correlationId: string,
@@ -70,10 +70,10 @@ export async function admitEvidence(
 
 /**
  * Waits until the decision's leaves are under a signed tree head, with read-your-write for the read
- * models (`Services.readYourWrite`). Answers 503 instead if that takes unreasonably long.
+ * models (`GovernanceServices.readYourWrite`). Answers 503 instead if that takes unreasonably long.
  */
 export async function awaitIntegration(
-  services: Services,
+  services: GovernanceServices,
   committed: Committed<unknown>,
   leafHash: string,
   correlationId: string,

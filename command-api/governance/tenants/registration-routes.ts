@@ -4,14 +4,14 @@ import type { RegisterTenantBody } from '../../../event-schemas';
 import { takesNoQuery } from '../../../runtime/http/query';
 import { limitRegistrationsPerClient } from '../../../runtime/http/registration-limit';
 import { validateBody } from '../../../runtime/http/validate-body';
-import type { Services } from '../../../runtime/wiring/services';
+import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
 import { decideRegisterTenant } from './register-tenant';
 
 /**
  * The write side: each route validates its body, decides events, appends them, and answers.
  * (Express 5 sends a rejected handler promise to the error handler.)
  */
-export function commandRoutes(services: Services): Router {
+export function commandRoutes(services: GovernanceServices): Router {
   const router = Router();
 
   const registration = [takesNoQuery, validateBody('register-tenant'), limitRegistrationsPerClient(services)];

@@ -13,7 +13,7 @@ import { requireNoBody } from '../../../runtime/http/no-body';
 import { takesNoQuery } from '../../../runtime/http/query';
 import { limitRequestRate } from '../../../runtime/http/rate-limit';
 import { validateBody } from '../../../runtime/http/validate-body';
-import type { Services } from '../../../runtime/wiring/services';
+import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
 import type { Committed } from '../../engine/aggregate-writer';
 import { tenantStream } from '../tenants/tenant-state';
 import {
@@ -26,7 +26,7 @@ import {
 
 const DELIVERY_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
 
-export function webhookCommandRoutes(services: Services): Router {
+export function webhookCommandRoutes(services: GovernanceServices): Router {
   const router = Router();
   // Every route here takes no query parameter, and manages the account: for the tenant's current key,
   // not one in its grace period.
@@ -126,7 +126,11 @@ export function webhookCommandRoutes(services: Services): Router {
 }
 
 /** Read-your-write: the dispatcher has applied the command's event before the answer goes out. */
-async function settled(services: Services, tenantId: string, committed: Committed<unknown>): Promise<void> {
+async function settled(
+  services: GovernanceServices,
+  tenantId: string,
+  committed: Committed<unknown>,
+): Promise<void> {
   if (committed.position !== null) await services.webhooks.awaitDispatcher(committed.position, tenantId);
 }
 

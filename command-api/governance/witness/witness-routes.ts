@@ -4,7 +4,7 @@ import { toHex } from '../../../merkle-core';
 import { sendError, sendInvalid } from '../../../runtime/http/errors';
 import { takesNoQuery } from '../../../runtime/http/query';
 import { validateBody } from '../../../runtime/http/validate-body';
-import type { Services } from '../../../runtime/wiring/services';
+import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
 import {
   checkCosignature,
   cosignatureIn,
@@ -22,7 +22,7 @@ export const WITNESS_SIGNATURES_PATH = '/gov/v1/log/witness-signatures';
  * the log signed at that size; 404 when no head was signed at that size; 200 once it is recorded and
  * served (a repeat answers 200 with the cosignature recorded first).
  */
-export function witnessCommandRoutes(services: Services): Router {
+export function witnessCommandRoutes(services: GovernanceServices): Router {
   const router = Router();
 
   router.post(

@@ -1,11 +1,11 @@
 import { type Request, type Response, Router } from 'express';
 import { takesNoQuery } from '../../../runtime/http/query';
-import { SERVICE_NAME, SERVICE_VERSION, type Services } from '../../../runtime/wiring/services';
+import { type CoreServices, SERVICE_NAME, SERVICE_VERSION } from '../../../runtime/wiring/services';
 import { checkHealth } from './health';
 
 /** The read side: health, metrics, and views served from the read models. */
 export function readRoutes(
-  services: Pick<Services, 'metrics' | 'eventStore' | 'readStore' | 'bindings'>,
+  services: Pick<CoreServices, 'metrics' | 'eventStore' | 'readStore' | 'bindings'>,
 ): Router {
   const router = Router();
 

@@ -14,7 +14,7 @@ import { authenticate, callerOf } from '../../../runtime/http/auth';
 import { sendError, sendInvalid } from '../../../runtime/http/errors';
 import { takesNoQuery, unknownQueryParameters } from '../../../runtime/http/query';
 import { limitRequestRate } from '../../../runtime/http/rate-limit';
-import type { Services } from '../../../runtime/wiring/services';
+import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
 
 export const WEBHOOK_ID = /^wh_[0-9a-f]{24}$/;
 export const DELIVERY_LOG_DEFAULT_LIMIT = 50;
@@ -22,7 +22,7 @@ export const DELIVERY_LOG_MAX_LIMIT = 200;
 
 type StoredWebhook = WebhookView;
 
-export function webhookReadRoutes(services: Services): Router {
+export function webhookReadRoutes(services: GovernanceServices): Router {
   const router = Router();
   const auth = [authenticate(services), limitRequestRate(services)];
   const { webhooks } = services;
@@ -68,7 +68,7 @@ export function webhookReadRoutes(services: Services): Router {
 
 /** The caller's own, not removed webhook; otherwise answers 404 and returns null. */
 export async function ownWebhook(
-  services: Services,
+  services: GovernanceServices,
   res: Response,
   webhookId: string,
 ): Promise<StoredWebhook | null> {
