@@ -1,0 +1,59 @@
+/**
+ * Who may call a governance route (route-table.ts `Access`): the middleware that admits the caller
+ * and what the document says every such route may answer.
+ */
+import { ROTATION_GRACE_MS } from '../../command-api/governance/tenants/account-commands';
+import { HOUR_MS } from '../../domain/governance/tier-limits';
+import type { GovernanceServices } from '../wiring/governance-services';
+import { authenticate, requireClosedLoopTier, requireCurrentKey } from './auth';
+import { type DocumentSettings, duration, errorResponse, headerRef, responseRef } from './openapi-parts';
+import { limitRequestRate } from './rate-limit';
+import type { Access } from './route-table';
+
+/** How long a key rotated out keeps working, in hours. */
+export const GRACE_HOURS = ROTATION_GRACE_MS / HOUR_MS;
+
+/** A read that waited its limit at the read barrier (read-api/engine/read-barrier.ts). */
+export const readModelsBehind = (settings: DocumentSettings) =>
+  errorResponse(
+    `SERVICE_UNAVAILABLE (beyond the spec): a read model had not applied, within ${duration(settings.integrationTimeoutMs)}, a write this service already acknowledged (an admission is answered 201 once signed, and the read models apply it moments later; reads wait for that). Nothing is lost; retry after Retry-After.`,
+    ['SERVICE_UNAVAILABLE'],
+    { 'Retry-After': headerRef('RetryAfter') },
+  );
+
+/** A valid API key of a tenant (one in its grace period after a rotation too), within its tier's rate. */
+export const TENANT_KEY: Access<GovernanceServices> = {
+  admit: (services) => [authenticate(services), limitRequestRate(services)],
+  security: [{ bearer: [] }],
+  responses: {
+    '401': responseRef('Unauthorized'),
+    '429': responseRef('RateLimited'),
+    // The key's tenant is read at the read barrier too (its leaf counts are a read model).
+    '503': readModelsBehind,
+  },
+};
+
+/** Account management (keys, webhooks, policy): the tenant's current key only. */
+export const CURRENT_KEY: Access<GovernanceServices> = {
+  ...TENANT_KEY,
+  require: requireCurrentKey,
+  responses: {
+    ...TENANT_KEY.responses,
+    '403': errorResponse(
+      `FORBIDDEN (beyond the spec): the key was replaced by a key rotation. In its ${GRACE_HOURS} hours of grace it still reads and submits evidence, but only the current key manages the account (key rotation, webhooks, the tenant policy). Nothing was changed.`,
+      ['FORBIDDEN'],
+    ),
+  },
+};
+
+/** The closed-loop records: a tenant key of tier L2 or above. */
+export const CLOSED_LOOP_TIER: Access<GovernanceServices> = {
+  ...TENANT_KEY,
+  require: requireClosedLoopTier,
+  responses: {
+    ...TENANT_KEY.responses,
+    '403': errorResponse('TIER_INSUFFICIENT: closed-loop records need tier L2 or above.', [
+      'TIER_INSUFFICIENT',
+    ]),
+  },
+};
