@@ -50,6 +50,9 @@ export function requireCurrentKey(_req: Request, res: Response, next: NextFuncti
   sendError(res, 403, 'FORBIDDEN', RETIRED_KEY_MESSAGE);
 }
 
+/** The challenge of every 401. */
+export const WWW_AUTHENTICATE = 'Bearer realm="gov"';
+
 /**
  * Bearer authentication: the key id finds the stored hash, which is compared in constant time.
  * Missing, malformed, unknown and expired keys all answer the same 401, so a caller learns nothing
@@ -59,7 +62,7 @@ export function authenticate(services: GovernanceServices) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const caller = await findCaller(services, req.get('authorization'));
     if (!caller) {
-      res.setHeader('WWW-Authenticate', 'Bearer realm="gov"');
+      res.setHeader('WWW-Authenticate', WWW_AUTHENTICATE);
       sendError(res, 401, 'UNAUTHORIZED', 'send a valid API key as "Authorization: Bearer gov_live_…"');
       return;
     }

@@ -25,7 +25,7 @@ import {
 import { FrameFanout } from '../../projectors/webhooks/frame-fanout';
 import { webhookLinks } from '../../projectors/webhooks/webhook-events';
 import { renderComplianceReportReady } from '../../projectors/webhooks/webhook-payloads';
-import { buildReport } from '../../read-api/governance/routes';
+import { buildReport } from '../../read-api/governance/reports/routes';
 import type { GovernanceServices } from '../wiring/governance-services';
 import type { ReadStoreLocation } from '../wiring/stores';
 import type { ThreadReport, ThreadRequest, ThreadSettings } from './delivery-thread-protocol';

@@ -2,32 +2,122 @@
  * The webhook reads: the tenant's webhooks and, beyond the spec, each one's delivery log. Another
  * tenant's webhook reads as missing.
  */
-import { type Request, type Response, Router } from 'express';
+import type { Request, Response } from 'express';
 import {
   bodyBytesOf,
   DELIVERY_LOG,
   type DeliveryLogEntry,
+  type DeliveryStatus,
   scheduleOf,
 } from '../../../projectors/webhooks/delivery-log';
 import type { WebhookView } from '../../../projectors/webhooks/dispatcher-projection';
-import { authenticate, callerOf } from '../../../runtime/http/auth';
+import { TENANT_KEY } from '../../../runtime/http/access';
+import { callerOf } from '../../../runtime/http/auth';
 import { sendError, sendInvalid } from '../../../runtime/http/errors';
-import { takesNoQuery, unknownQueryParameters } from '../../../runtime/http/query';
-import { limitRequestRate } from '../../../runtime/http/rate-limit';
+import { invalid, json, notFound, schema } from '../../../runtime/http/openapi-parts';
+import { unknownQueryParameters } from '../../../runtime/http/query';
+import type { PathParameter, Route } from '../../../runtime/http/route-table';
 import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
+import { webhookRetries } from './delivery-description';
 
 export const WEBHOOK_ID = /^wh_[0-9a-f]{24}$/;
 export const DELIVERY_LOG_DEFAULT_LIMIT = 50;
 export const DELIVERY_LOG_MAX_LIMIT = 200;
+const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed', 'cancelled'];
 
 type StoredWebhook = WebhookView;
 
-export function webhookReadRoutes(services: GovernanceServices): Router {
-  const router = Router();
-  const auth = [authenticate(services), limitRequestRate(services)];
-  const { webhooks } = services;
+export const webhookIdParameter: PathParameter = {
+  name: 'id',
+  description:
+    "The webhook_id from POST /webhooks. Any other value, a removed webhook and another tenant's webhook all answer 404 NOT_FOUND.",
+  schema: { type: 'string', pattern: WEBHOOK_ID.source },
+};
 
-  router.get('/webhooks', ...auth, takesNoQuery, async (_req: Request, res: Response) => {
+/** The delivery log's delivery id (`dlv_<position>_<k>`, `…:r<n>` for a redelivery). */
+export const deliveryIdSchema = schema('urn:gov:response:delivery-log', '/$defs/delivery_id');
+
+export const UNKNOWN_WEBHOOK = notFound(
+  "No such webhook for this tenant: unknown, removed, or another tenant's (all answer the same).",
+);
+
+export const webhookReadRoutes: readonly Route<GovernanceServices>[] = [
+  {
+    method: 'get',
+    path: '/webhooks',
+    access: TENANT_KEY,
+    tags: ['webhooks'],
+    operationId: 'listWebhooks',
+    summary: "The tenant's webhooks, oldest first",
+    description: 'Removed webhooks are not listed; secrets are never shown.',
+    responses: {
+      '200': { description: 'The webhooks.', content: json(schema('urn:gov:response:webhook-list')) },
+    },
+    handler: listWebhooks,
+  },
+  {
+    method: 'get',
+    path: '/webhooks/:id',
+    access: TENANT_KEY,
+    params: [webhookIdParameter],
+    tags: ['webhooks'],
+    operationId: 'getWebhook',
+    summary: 'One webhook',
+    responses: {
+      '200': { description: 'The webhook.', content: json(schema('urn:gov:response:webhook')) },
+      '404': UNKNOWN_WEBHOOK,
+    },
+    handler: getWebhook,
+  },
+  {
+    method: 'get',
+    path: '/webhooks/:id/deliveries',
+    access: TENANT_KEY,
+    params: [webhookIdParameter],
+    query: [
+      {
+        name: 'status',
+        description: 'Only deliveries with this status.',
+        schema: { type: 'string', enum: [...DELIVERY_STATUSES] },
+      },
+      {
+        name: 'limit',
+        description: 'Deliveries per page (decimal, no leading zeros).',
+        schema: {
+          type: 'integer',
+          minimum: 1,
+          maximum: DELIVERY_LOG_MAX_LIMIT,
+          default: DELIVERY_LOG_DEFAULT_LIMIT,
+        },
+      },
+      {
+        name: 'cursor',
+        description:
+          'next_cursor of the previous page (with the same status filter): the page after it. Anything else answers 400 (pointer `query/cursor`).',
+        schema: { type: 'string' },
+      },
+    ],
+    // The webhook is looked up first: an unknown one answers 404 whatever the query.
+    queryReadBy: 'handler',
+    tags: ['webhooks'],
+    operationId: 'listWebhookDeliveries',
+    summary: 'The delivery log of a webhook, newest first (beyond the spec)',
+    description: (settings) =>
+      `Each delivery queued for the webhook, with its status and every attempt (when, the receiver's status or the error, the latency). Only status, limit and cursor are accepted; an unknown or repeated parameter answers 400. The webhook is looked up first: an unknown one answers 404 whatever the query. ${webhookRetries(settings)}`,
+    responses: {
+      '200': { description: 'One page of the log.', content: json(schema('urn:gov:response:delivery-log')) },
+      '400': invalid(
+        `A query parameter is unknown or repeated, status is not pending, delivered, failed or cancelled, limit is not an integer from 1 to ${DELIVERY_LOG_MAX_LIMIT}, or cursor is not one from this listing.`,
+      ),
+      '404': UNKNOWN_WEBHOOK,
+    },
+    handler: listDeliveries,
+  },
+];
+
+function listWebhooks(services: GovernanceServices) {
+  const { webhooks } = services;
+  return async (_req: Request, res: Response) => {
     const { tenant } = callerOf(res);
     const page = await services.readStore.find<StoredWebhook>(webhooks.collections.webhooks, {
       where: { tenant_id: tenant.tenant_id, removed_at: null },
@@ -35,14 +125,18 @@ export function webhookReadRoutes(services: GovernanceServices): Router {
       limit: 1000,
     });
     res.json({ webhooks: page.items.map((item) => webhookView(item.data)) });
-  });
+  };
+}
 
-  router.get('/webhooks/:id', ...auth, takesNoQuery, async (req: Request, res: Response) => {
+function getWebhook(services: GovernanceServices) {
+  return async (req: Request, res: Response) => {
     const webhook = await ownWebhook(services, res, req.params.id as string);
     if (webhook) res.json(webhookView(webhook));
-  });
+  };
+}
 
-  router.get('/webhooks/:id/deliveries', ...auth, async (req: Request, res: Response) => {
+function listDeliveries(services: GovernanceServices) {
+  return async (req: Request, res: Response) => {
     const webhook = await ownWebhook(services, res, req.params.id as string);
     if (!webhook) return;
     const query = parseDeliveryQuery(req.query);
@@ -61,9 +155,7 @@ export function webhookReadRoutes(services: GovernanceServices): Router {
     } catch {
       sendInvalid(res, [{ pointer: 'query/cursor', reason: 'is not a cursor from this listing' }]);
     }
-  });
-
-  return router;
+  };
 }
 
 /** The caller's own, not removed webhook; otherwise answers 404 and returns null. */
@@ -125,7 +217,7 @@ function parseDeliveryQuery(query: Record<string, unknown>): DeliveryQuery {
       return { ok: false, problem: { pointer: `query/${name}`, reason: 'must be given once' } };
   }
   const status = (query.status as string | undefined) ?? null;
-  if (status !== null && !['pending', 'delivered', 'failed', 'cancelled'].includes(status))
+  if (status !== null && !(DELIVERY_STATUSES as readonly string[]).includes(status))
     return {
       ok: false,
       problem: { pointer: 'query/status', reason: 'must be pending, delivered, failed or cancelled' },

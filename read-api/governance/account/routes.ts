@@ -1,0 +1,28 @@
+import type { Request, Response } from 'express';
+import { TENANT_KEY } from '../../../runtime/http/access';
+import { callerOf } from '../../../runtime/http/auth';
+import { json, schema } from '../../../runtime/http/openapi-parts';
+import type { Route } from '../../../runtime/http/route-table';
+import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
+import { accountView } from './account-view';
+
+export const accountReadRoutes: readonly Route<GovernanceServices>[] = [
+  {
+    method: 'get',
+    path: '/account',
+    access: TENANT_KEY,
+    tags: ['account'],
+    operationId: 'getAccount',
+    summary: 'The tenant, tier, trial status, leaf counts and allowances',
+    responses: {
+      '200': { description: 'The account.', content: json(schema('urn:gov:response:account')) },
+    },
+    handler: getAccount,
+  },
+];
+
+function getAccount(services: GovernanceServices) {
+  return (_req: Request, res: Response) => {
+    res.json(accountView(callerOf(res).tenant, services.clock()));
+  };
+}
