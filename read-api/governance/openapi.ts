@@ -40,13 +40,7 @@ import {
 } from '../../runtime/http/openapi-parts';
 import { openApiPaths, PUBLIC, type Route, type RouteTable } from '../../runtime/http/route-table';
 import { type CoreServices, SERVICE_VERSION } from '../../runtime/wiring/services';
-import {
-  ANSWER_READ_LIMIT,
-  PAYLOAD_LIMIT,
-  WEBHOOK_PAYLOAD_LIMIT,
-  WEBHOOK_SIGNATURE,
-  webhookRetries,
-} from './webhooks/delivery-description';
+import { ANSWER_READ_LIMIT, PAYLOAD_LIMIT, webhookDelivery } from './webhooks/delivery-description';
 import { deliveryIdSchema, WEBHOOK_ID } from './webhooks/routes';
 
 export interface OpenApiOptions {
@@ -123,15 +117,7 @@ function webhooks(settings: DocumentSettings): Json {
         tags: ['webhooks'],
         operationId: `${camelCase(name)}Webhook`,
         summary: `The ${name} event, POSTed to each of the tenant's webhooks registered for it`,
-        description: [
-          schema.description,
-          '',
-          WEBHOOK_SIGNATURE,
-          '',
-          webhookRetries(settings),
-          '',
-          WEBHOOK_PAYLOAD_LIMIT,
-        ].join('\n'),
+        description: `${schema.description}\n\n${webhookDelivery(settings)}`,
         parameters: [
           parameterRef('WebhookSignature'),
           parameterRef('WebhookEventId'),

@@ -6,11 +6,7 @@ import type { Request, Response } from 'express';
 import type { RegisterWebhookBody } from '../../../event-schemas';
 import { DELIVERY_LOG, type DeliveryLogEntry } from '../../../projectors/webhooks/delivery-log';
 import { generateWebhookSecret, sealSecret } from '../../../projectors/webhooks/secret-box';
-import {
-  WEBHOOK_PAYLOAD_LIMIT,
-  WEBHOOK_SIGNATURE,
-  webhookRetries,
-} from '../../../read-api/governance/webhooks/delivery-description';
+import { webhookDelivery } from '../../../read-api/governance/webhooks/delivery-description';
 import {
   deliveryIdSchema,
   ownWebhook,
@@ -59,11 +55,7 @@ export const webhookCommandRoutes: readonly Route<GovernanceServices>[] = [
         '',
         WEBHOOK_SECRET,
         '',
-        WEBHOOK_SIGNATURE,
-        '',
-        webhookRetries(settings),
-        '',
-        WEBHOOK_PAYLOAD_LIMIT,
+        webhookDelivery(settings),
         '',
         'The bodies of each event are described in the `webhooks` section of this document.',
       ].join('\n'),

@@ -26,8 +26,7 @@ export const statusReadRoutes: readonly Route<GovernanceServices>[] = [
     query: [
       {
         name: 'subject_id',
-        description:
-          'The subject to report on; without it, the most recently updated subject of the tenant.',
+        description: 'The subject to report on; without it, the most recently updated subject of the tenant.',
         schema: { type: 'string', minLength: 1, maxLength: SUBJECT_ID_MAX },
       },
     ],
@@ -55,7 +54,10 @@ function getStatus(services: GovernanceServices) {
       (typeof subjectId !== 'string' || subjectId.length === 0 || subjectId.length > SUBJECT_ID_MAX)
     ) {
       return sendInvalid(res, [
-        { pointer: 'query/subject_id', reason: `must be one subject id of 1 to ${SUBJECT_ID_MAX} characters` },
+        {
+          pointer: 'query/subject_id',
+          reason: `must be one subject id of 1 to ${SUBJECT_ID_MAX} characters`,
+        },
       ]);
     }
     const subject =
