@@ -20,7 +20,7 @@ import {
 import { takesNoQuery, takesQuery } from './query';
 import { validateBody } from './validate-body';
 
-export type HttpMethod = 'get' | 'put' | 'post' | 'delete';
+export type HttpMethod = 'get' | 'put' | 'post' | 'patch' | 'delete';
 
 /** Who may call a route: the middleware that admits the caller, and what the document says of it. */
 export interface Access<S> {
@@ -166,11 +166,11 @@ function bodyCheck(body: RouteBody | undefined): RequestHandler[] {
 // ---- OpenAPI -----------------------------------------------------------------------------------------
 
 /** The path of an Express route as an OpenAPI template: `:id` and `*path` become `{id}` and `{path}`. */
-export function openApiTemplate(mount: string, path: string): string {
+function openApiTemplate(mount: string, path: string): string {
   return `${mount === '/' ? '' : mount}${path}`.replace(/\/[:*]([A-Za-z_][A-Za-z0-9_]*)/g, '/{$1}');
 }
 
-/** Answers every route may give: the shared body parser's (413, 415) where a body is read, and 500. */
+/** The shared body parser's answers, on every route that reads a body. */
 const BODY_PARSER: Readonly<Record<string, Json>> = {
   '413': responseRef('PayloadTooLarge'),
   '415': responseRef('UnsupportedMediaType'),
