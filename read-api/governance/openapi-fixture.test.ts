@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { loadConfig } from '../../runtime/config';
-import { governanceRoutes } from '../../runtime/http/governance-routes';
+import { governanceRoutes } from '../../runtime/wiring/governance-routes';
 import { SERVICE_VERSION } from '../../runtime/wiring/services';
 import { buildOpenApiDocument } from './openapi';
 

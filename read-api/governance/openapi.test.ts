@@ -15,9 +15,9 @@ import {
 import { WEBHOOK_EVENT_NAMES } from '../../projectors/webhooks/webhook-events';
 import { loadConfig } from '../../runtime/config';
 import { createApp } from '../../runtime/http/app';
-import { governanceRoutes } from '../../runtime/http/governance-routes';
 import { createLogger } from '../../runtime/logger';
 import { type RunningServer, startEmbedded } from '../../runtime/wiring/embedded';
+import { governanceRoutes } from '../../runtime/wiring/governance-routes';
 import { SERVICE_VERSION } from '../../runtime/wiring/services';
 import { tempDir } from '../../tests/support/temp-dir';
 import { type ReceivedDelivery, WebhookReceiver } from '../../tests/support/webhook-receiver';

@@ -7,6 +7,12 @@
  * reference, the route table's included, rewritten to `#/components/schemas/<Title>`.
  */
 import type { Request, Response } from 'express';
+import {
+  ANSWER_READ_LIMIT,
+  PAYLOAD_LIMIT,
+  webhookDelivery,
+} from '../../command-api/governance/webhooks/delivery-description';
+import { deliveryIdSchema, WEBHOOK_ID } from '../../command-api/governance/webhooks/tenant-webhook';
 import { TIER_LIMITS } from '../../domain/governance/tier-limits';
 import {
   commandSchemas,
@@ -40,8 +46,6 @@ import {
 } from '../../runtime/http/openapi-parts';
 import { openApiPaths, PUBLIC, type Route, type RouteTable } from '../../runtime/http/route-table';
 import { type CoreServices, SERVICE_VERSION } from '../../runtime/wiring/services';
-import { ANSWER_READ_LIMIT, PAYLOAD_LIMIT, webhookDelivery } from './webhooks/delivery-description';
-import { deliveryIdSchema, WEBHOOK_ID } from './webhooks/routes';
 
 export interface OpenApiOptions {
   /** Base URL of the service (`servers[0].url`). */

@@ -6,20 +6,12 @@ import { ROTATION_GRACE_MS } from '../../command-api/governance/tenants/account-
 import { HOUR_MS } from '../../domain/governance/tier-limits';
 import type { GovernanceServices } from '../wiring/governance-services';
 import { authenticate, requireClosedLoopTier, requireCurrentKey } from './auth';
-import { type DocumentSettings, duration, errorResponse, headerRef, responseRef } from './openapi-parts';
+import { errorResponse, readModelsBehind, responseRef } from './openapi-parts';
 import { limitRequestRate } from './rate-limit';
 import type { Access } from './route-table';
 
 /** How long a key rotated out keeps working, in hours. */
 export const GRACE_HOURS = ROTATION_GRACE_MS / HOUR_MS;
-
-/** A read that waited its limit at the read barrier (read-api/engine/read-barrier.ts). */
-export const readModelsBehind = (settings: DocumentSettings) =>
-  errorResponse(
-    `SERVICE_UNAVAILABLE (beyond the spec): a read model had not applied, within ${duration(settings.integrationTimeoutMs)}, a write this service already acknowledged (an admission is answered 201 once signed, and the read models apply it moments later; reads wait for that). Nothing is lost; retry after Retry-After.`,
-    ['SERVICE_UNAVAILABLE'],
-    { 'Retry-After': headerRef('RetryAfter') },
-  );
 
 /** A valid API key of a tenant (one in its grace period after a rotation too), within its tier's rate. */
 export const TENANT_KEY: Access<GovernanceServices> = {

@@ -3,13 +3,13 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { evidenceFastPath } from '../../command-api/governance/evidence/evidence-fast-path';
 import { proofFastPath } from '../../read-api/governance/log/proof-fast-path';
 import { operationsRoutes } from '../../read-api/governance/service/routes';
+import { governanceRoutes } from '../wiring/governance-routes';
 import type { GovernanceServices } from '../wiring/governance-services';
 import type { CoreServices } from '../wiring/services';
 import { sendAnswer } from './answer';
 import { requireUtf8 } from './body-encoding';
 import { correlation } from './correlation';
 import { type HttpError, sendError, sendInvalid, serverErrorAnswer } from './errors';
-import { governanceRoutes } from './governance-routes';
 import { type MountedRouter, matchingRouters, methodsAt } from './route-methods';
 import { groupRouter, type Route, type RouteTable, sideOf } from './route-table';
 

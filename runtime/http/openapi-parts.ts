@@ -1,7 +1,7 @@
 /**
  * Building blocks of the OpenAPI document, shared by the route tables and the document itself:
  * references to JSON Schemas by `$id` and to the document's components, and the error answers in the
- * API's one error shape (./errors.ts).
+ * API's one error shape (./errors.ts), those of the engine's bounded waits among them.
  */
 import type { CommandName, RecordName, ResponseName } from '../../event-schemas';
 import type { Config } from '../config';
@@ -55,6 +55,25 @@ export function errorResponse(description: string, codes: readonly ErrorCode[], 
 
 export const invalid = (description: string): Json => errorResponse(description, ['INVALID_REQUEST']);
 export const notFound = (description: string): Json => errorResponse(description, ['NOT_FOUND']);
+
+/** A read that waited its limit at the read barrier (read-api/engine/read-barrier.ts). */
+export const readModelsBehind = (settings: DocumentSettings) =>
+  errorResponse(
+    `SERVICE_UNAVAILABLE (beyond the spec): a read model had not applied, within ${duration(settings.integrationTimeoutMs)}, a write this service already acknowledged (an admission is answered 201 once signed, and the read models apply it moments later; reads wait for that). Nothing is lost; retry after Retry-After.`,
+    ['SERVICE_UNAVAILABLE'],
+    { 'Retry-After': headerRef('RetryAfter') },
+  );
+
+/**
+ * A log read that waited its limit for a tree head the service signed: the read model of heads had
+ * not applied it, or (production topology) this process had not read it from the event store.
+ */
+export const logHeadsBehind = (settings: DocumentSettings) =>
+  errorResponse(
+    `SERVICE_UNAVAILABLE (beyond the spec): the tree head asked for (or one past this process's latest) was signed, but within ${duration(settings.integrationTimeoutMs)} the read model of tree heads had not applied it, or this read API had not read it from the event store. Every head the service has handed out is served; nothing is lost; retry after Retry-After.`,
+    ['SERVICE_UNAVAILABLE'],
+    { 'Retry-After': headerRef('RetryAfter') },
+  );
 
 /** 5000 → `5 s`, 120000 → `2 min`. */
 export function duration(ms: number): string {

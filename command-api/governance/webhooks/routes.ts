@@ -6,15 +6,6 @@ import type { Request, Response } from 'express';
 import type { RegisterWebhookBody } from '../../../event-schemas';
 import { DELIVERY_LOG, type DeliveryLogEntry } from '../../../projectors/webhooks/delivery-log';
 import { generateWebhookSecret, sealSecret } from '../../../projectors/webhooks/secret-box';
-import { webhookDelivery } from '../../../read-api/governance/webhooks/delivery-description';
-import {
-  deliveryIdSchema,
-  ownWebhook,
-  UNKNOWN_WEBHOOK,
-  unknownWebhook,
-  WEBHOOK_ID,
-  webhookIdParameter,
-} from '../../../read-api/governance/webhooks/routes';
 import { CURRENT_KEY } from '../../../runtime/http/access';
 import { callerOf } from '../../../runtime/http/auth';
 import { sendError, sendInvalid } from '../../../runtime/http/errors';
@@ -23,6 +14,15 @@ import type { Route } from '../../../runtime/http/route-table';
 import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
 import type { Committed } from '../../engine/aggregate-writer';
 import { tenantStream } from '../tenants/tenant-state';
+import { webhookDelivery } from './delivery-description';
+import {
+  deliveryIdSchema,
+  ownWebhook,
+  UNKNOWN_WEBHOOK,
+  unknownWebhook,
+  WEBHOOK_ID,
+  webhookIdParameter,
+} from './tenant-webhook';
 import {
   decideRedeliver,
   decideRegisterWebhook,

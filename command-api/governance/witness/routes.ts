@@ -1,9 +1,8 @@
 import type { Request, Response } from 'express';
 import type { SubmitWitnessSignatureBody } from '../../../event-schemas';
 import { toHex } from '../../../merkle-core';
-import { logHeadsBehind } from '../../../read-api/governance/log/routes';
 import { sendError, sendInvalid } from '../../../runtime/http/errors';
-import { invalid, json, notFound, schema } from '../../../runtime/http/openapi-parts';
+import { invalid, json, logHeadsBehind, notFound, schema } from '../../../runtime/http/openapi-parts';
 import { PUBLIC, type Route } from '../../../runtime/http/route-table';
 import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
 import {

@@ -24,17 +24,16 @@ import {
   parseTilePath,
   TILE_WIDTH,
 } from '../../../merkle-core';
-import { readModelsBehind } from '../../../runtime/http/access';
 import { sendError } from '../../../runtime/http/errors';
 import {
-  type DocumentSettings,
-  duration,
   errorResponse,
   headerRef,
   invalid,
   type Json,
   json,
+  logHeadsBehind,
   notFound,
+  readModelsBehind,
   schema,
 } from '../../../runtime/http/openapi-parts';
 import { unknownParameterReason } from '../../../runtime/http/query';
@@ -80,17 +79,6 @@ const logIntegerSchema = (minimum: number): Json => ({
   minimum,
   maximum: Number.MAX_SAFE_INTEGER,
 });
-
-/**
- * A log read that waited its limit for a tree head the service signed: the read model of heads had
- * not applied it, or (production topology) this process had not read it from the event store.
- */
-export const logHeadsBehind = (settings: DocumentSettings) =>
-  errorResponse(
-    `SERVICE_UNAVAILABLE (beyond the spec): the tree head asked for (or one past this process's latest) was signed, but within ${duration(settings.integrationTimeoutMs)} the read model of tree heads had not applied it, or this read API had not read it from the event store. Every head the service has handed out is served; nothing is lost; retry after Retry-After.`,
-    ['SERVICE_UNAVAILABLE'],
-    { 'Retry-After': headerRef('RetryAfter') },
-  );
 
 /**
  * The public log endpoints, relative to their mount point (`/gov/v1/log`). `extraKeys`: more public

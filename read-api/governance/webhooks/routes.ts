@@ -3,6 +3,12 @@
  * tenant's webhook reads as missing.
  */
 import type { Request, Response } from 'express';
+import { webhookRetries } from '../../../command-api/governance/webhooks/delivery-description';
+import {
+  ownWebhook,
+  UNKNOWN_WEBHOOK,
+  webhookIdParameter,
+} from '../../../command-api/governance/webhooks/tenant-webhook';
 import {
   bodyBytesOf,
   DELIVERY_LOG,
@@ -13,33 +19,17 @@ import {
 import type { WebhookView } from '../../../projectors/webhooks/dispatcher-projection';
 import { TENANT_KEY } from '../../../runtime/http/access';
 import { callerOf } from '../../../runtime/http/auth';
-import { sendError, sendInvalid } from '../../../runtime/http/errors';
-import { invalid, json, notFound, schema } from '../../../runtime/http/openapi-parts';
+import { sendInvalid } from '../../../runtime/http/errors';
+import { invalid, json, schema } from '../../../runtime/http/openapi-parts';
 import { unknownQueryParameters } from '../../../runtime/http/query';
-import type { PathParameter, Route } from '../../../runtime/http/route-table';
+import type { Route } from '../../../runtime/http/route-table';
 import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
-import { webhookRetries } from './delivery-description';
 
-export const WEBHOOK_ID = /^wh_[0-9a-f]{24}$/;
-export const DELIVERY_LOG_DEFAULT_LIMIT = 50;
-export const DELIVERY_LOG_MAX_LIMIT = 200;
+const DELIVERY_LOG_DEFAULT_LIMIT = 50;
+const DELIVERY_LOG_MAX_LIMIT = 200;
 const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed', 'cancelled'];
 
 type StoredWebhook = WebhookView;
-
-export const webhookIdParameter: PathParameter = {
-  name: 'id',
-  description:
-    "The webhook_id from POST /webhooks. Any other value, a removed webhook and another tenant's webhook all answer 404 NOT_FOUND.",
-  schema: { type: 'string', pattern: WEBHOOK_ID.source },
-};
-
-/** The delivery log's delivery id (`dlv_<position>_<k>`, `…:r<n>` for a redelivery). */
-export const deliveryIdSchema = schema('urn:gov:response:delivery-log', '/$defs/delivery_id');
-
-export const UNKNOWN_WEBHOOK = notFound(
-  "No such webhook for this tenant: unknown, removed, or another tenant's (all answer the same).",
-);
 
 export const webhookReadRoutes: readonly Route<GovernanceServices>[] = [
   {
@@ -156,28 +146,6 @@ function listDeliveries(services: GovernanceServices) {
       sendInvalid(res, [{ pointer: 'query/cursor', reason: 'is not a cursor from this listing' }]);
     }
   };
-}
-
-/** The caller's own, not removed webhook; otherwise answers 404 and returns null. */
-export async function ownWebhook(
-  services: GovernanceServices,
-  res: Response,
-  webhookId: string,
-): Promise<StoredWebhook | null> {
-  const { tenant } = callerOf(res);
-  const stored = WEBHOOK_ID.test(webhookId)
-    ? await services.readStore.get<StoredWebhook>(services.webhooks.collections.webhooks, webhookId)
-    : null;
-  // Another tenant's webhook is as unknown as a missing one.
-  if (!stored || stored.data.tenant_id !== tenant.tenant_id || stored.data.removed_at !== null) {
-    unknownWebhook(res, webhookId);
-    return null;
-  }
-  return stored.data;
-}
-
-export function unknownWebhook(res: Response, webhookId: string): void {
-  sendError(res, 404, 'NOT_FOUND', `no webhook ${webhookId} for this tenant; GET /webhooks lists yours`);
 }
 
 function webhookView(webhook: StoredWebhook) {

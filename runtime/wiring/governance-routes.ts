@@ -19,8 +19,8 @@ import { reportReadRoutes } from '../../read-api/governance/reports/routes';
 import { operationsRoutes } from '../../read-api/governance/service/routes';
 import { statusReadRoutes } from '../../read-api/governance/status/routes';
 import { webhookReadRoutes } from '../../read-api/governance/webhooks/routes';
-import type { GovernanceServices } from '../wiring/governance-services';
-import type { RouteTable } from './route-table';
+import type { RouteTable } from '../http/route-table';
+import type { GovernanceServices } from './governance-services';
 
 export const governanceRoutes: RouteTable<GovernanceServices> = [
   // Path-mounted first: the log's proof and tile routes are the hottest reads, and a path-mounted
