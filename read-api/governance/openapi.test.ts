@@ -14,10 +14,10 @@ import {
 } from '../../event-schemas/governance';
 import { WEBHOOK_EVENT_NAMES } from '../../projectors/webhooks/webhook-events';
 import { loadConfig } from '../../runtime/config';
-import { createApp } from '../../runtime/http/app';
 import { createLogger } from '../../runtime/logger';
 import { type RunningServer, startEmbedded } from '../../runtime/wiring/embedded';
 import { governanceRoutes } from '../../runtime/wiring/governance-routes';
+import { createApp } from '../../runtime/wiring/http-app';
 import { SERVICE_VERSION } from '../../runtime/wiring/services';
 import { tempDir } from '../../tests/support/temp-dir';
 import { type ReceivedDelivery, WebhookReceiver } from '../../tests/support/webhook-receiver';

@@ -1,11 +1,12 @@
-import type http from 'node:http';
+/**
+ * The HTTP application of a route table: correlation ids, request durations and the JSON body parser
+ * in front of the table's routers, then the 405 and 404 answers of unmatched requests and the error
+ * handler. Which table and services: runtime/wiring/http-app.ts.
+ */
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { evidenceFastPath } from '../../command-api/governance/evidence/evidence-fast-path';
-import { proofFastPath } from '../../read-api/governance/log/proof-fast-path';
-import { operationsRoutes } from '../../read-api/governance/service/routes';
-import { governanceRoutes } from '../wiring/governance-routes';
-import type { GovernanceServices } from '../wiring/governance-services';
-import type { CoreServices } from '../wiring/services';
+import type { Logger } from 'pino';
+import type { Histogram } from 'prom-client';
+import type { Config } from '../config';
 import { sendAnswer } from './answer';
 import { requireUtf8 } from './body-encoding';
 import { correlation } from './correlation';
@@ -20,41 +21,18 @@ import { groupRouter, type Route, type RouteTable, sideOf } from './route-table'
  */
 export type ServedSide = 'all' | 'commands' | 'reads';
 
+/** What the application itself uses, whichever routes it serves. */
+export interface AppServices {
+  config: Pick<Config, 'trustProxyHops' | 'maxBodyBytes'>;
+  logger: Logger;
+  metrics: { httpRequests: Pick<Histogram<'method' | 'route' | 'status'>, 'startTimer'> };
+}
+
 /**
- * What a process's HTTP server runs: the fast paths of the hottest write (commands side) and of the
- * public log's hottest read (reads side), then the Express application.
+ * The application serving the routes of `table` that `side` serves (`ops`: every route of the table,
+ * in a process that serves no API: projectors, dispatcher).
  */
-export function createRequestHandler(
-  services: GovernanceServices,
-  side: ServedSide = 'all',
-): http.RequestListener {
-  const app = createApp(services, side);
-  const fastPaths: ((req: http.IncomingMessage, res: http.ServerResponse) => boolean)[] = [];
-  if (side !== 'reads') fastPaths.push(evidenceFastPath(services, app));
-  if (side !== 'commands')
-    fastPaths.push(proofFastPath({ log: services.log, metrics: services.metrics, logger: services.logger }));
-  return (req, res) => {
-    for (const fast of fastPaths) if (fast(req, res)) return;
-    app(req, res);
-  };
-}
-
-/** The HTTP application: the governance routes behind shared middleware. */
-export function createApp(services: GovernanceServices, side: ServedSide = 'all'): express.Express {
-  return tableApp(governanceRoutes, services, side);
-}
-
-/** A process that serves no API (projectors, dispatcher): /health, /v1/metrics and /v1/version only. */
-export function createOpsApp(services: OpsServices): express.Express {
-  return tableApp([{ mount: '/', routes: operationsRoutes }], services, 'ops');
-}
-
-type OpsServices = Pick<
-  CoreServices,
-  'logger' | 'metrics' | 'eventStore' | 'readStore' | 'bindings' | 'config'
->;
-
-function tableApp<S extends OpsServices>(
+export function tableApp<S extends AppServices>(
   table: RouteTable<S>,
   services: S,
   side: ServedSide | 'ops',
@@ -83,7 +61,7 @@ function tableApp<S extends OpsServices>(
   return finish(app, services, side, matchingRouters(table));
 }
 
-function baseApp(services: OpsServices): express.Express {
+function baseApp(services: AppServices): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -111,7 +89,7 @@ const NOT_SERVED_HERE: Record<ServedSide | 'ops', string> = {
 
 function finish(
   app: express.Express,
-  services: OpsServices,
+  services: AppServices,
   side: ServedSide | 'ops',
   routers: readonly MountedRouter[],
 ): express.Express {
@@ -145,7 +123,7 @@ function noRoute(req: Request, res: Response, side: ServedSide | 'ops'): void {
   sendError(res, 404, 'NOT_FOUND', `no route for ${req.method} ${req.path}${NOT_SERVED_HERE[side]}`);
 }
 
-function recordDuration(services: Pick<CoreServices, 'metrics'>) {
+function recordDuration(services: AppServices) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const stop = services.metrics.httpRequests.startTimer();
     res.on('finish', () => {
@@ -164,7 +142,7 @@ interface BodyParserError extends HttpError {
 }
 
 /** Maps body-parser failures to the API's error shape; anything else is a logged 500. */
-function errorHandler(services: Pick<CoreServices, 'logger'>) {
+function errorHandler(services: AppServices) {
   return (error: BodyParserError, req: Request, res: Response, _next: NextFunction): void => {
     switch (error.type) {
       case 'entity.too.large':

@@ -7,7 +7,6 @@ import { ProjectionSupervisor, type RunningProjections } from '../../projectors/
 import { ADMISSION_EVENT_TYPES, LogSequencer } from '../../projectors/log/log-sequencer';
 import { type Follower, ReadBarrier } from '../../read-api/engine/read-barrier';
 import type { Config } from '../config';
-import { createRequestHandler } from '../http/app';
 import { listen } from '../http/listen';
 import { openServerKeyring } from '../keys/keyring';
 import { createLogger } from '../logger';
@@ -19,6 +18,7 @@ import {
 } from '../threads/webhook-delivery';
 import { composeServices } from './compose-services';
 import type { GovernanceServices } from './governance-services';
+import { createRequestHandler } from './http-app';
 import { createMetrics, type Metrics } from './metrics';
 import { observeAppends } from './observed-appends';
 import { remoteWaitsOn } from './remote-waits';
