@@ -7,6 +7,8 @@
  * reference, the route table's included, rewritten to `#/components/schemas/<Title>`.
  */
 import type { Request, Response } from 'express';
+import { GRACE_HOURS } from '../../command-api/governance/tenants/access';
+import { WWW_AUTHENTICATE } from '../../command-api/governance/tenants/auth';
 import {
   ANSWER_READ_LIMIT,
   PAYLOAD_LIMIT,
@@ -31,8 +33,6 @@ import {
 import { MAX_ATTEMPTS, RETRY_AFTER_CAP_MS } from '../../projectors/webhooks/retry-policy';
 import { SIGNATURE_HEADER } from '../../projectors/webhooks/signature';
 import { WEBHOOK_EVENT_ID } from '../../projectors/webhooks/webhook-events';
-import { GRACE_HOURS } from '../../runtime/http/access';
-import { WWW_AUTHENTICATE } from '../../runtime/http/auth';
 import { MAX_HEADER_BYTES } from '../../runtime/http/client-errors';
 import { CLIENT_CORRELATION_ID } from '../../runtime/http/correlation';
 import {

@@ -16,13 +16,13 @@ import { isUtf8 } from 'node:buffer';
 import http from 'node:http';
 import type { SubmitEvidenceBody } from '../../../event-schemas';
 import { type HttpAnswer, writeAnswer } from '../../../runtime/http/answer';
-import { findKeyHolder } from '../../../runtime/http/auth';
 import { correlationIdOf } from '../../../runtime/http/correlation';
 import { serverErrorAnswer } from '../../../runtime/http/errors';
-import { spendRequest } from '../../../runtime/http/rate-limit';
 import { RecentKeys } from '../../../runtime/http/recent-keys';
 import { bodyProblems } from '../../../runtime/http/validate-body';
 import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
+import { findKeyHolder } from '../tenants/auth';
+import { spendRequest } from '../tenants/request-rate';
 import { admitEvidence } from './admit-evidence';
 
 const PATH = '/governance/evidence';

@@ -3,9 +3,7 @@ import { LOCKBOX_AFTER_FAILS } from '../../../domain/governance/lifecycle';
 import { TIER_LIMITS } from '../../../domain/governance/tier-limits';
 import type { SubmitEvidenceBody } from '../../../event-schemas';
 import { MAX_UNAPPLIED_POSITIONS } from '../../../read-api/engine/read-barrier';
-import { TENANT_KEY } from '../../../runtime/http/access';
 import { sendAnswer } from '../../../runtime/http/answer';
-import { callerOf } from '../../../runtime/http/auth';
 import {
   type DocumentSettings,
   duration,
@@ -18,6 +16,8 @@ import {
 } from '../../../runtime/http/openapi-parts';
 import type { Route } from '../../../runtime/http/route-table';
 import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
+import { TENANT_KEY } from '../tenants/access';
+import { callerOf } from '../tenants/auth';
 import { admitEvidence } from './admit-evidence';
 
 const TRIAL = TIER_LIMITS.L1.trial!;

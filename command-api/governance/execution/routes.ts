@@ -8,15 +8,15 @@ import {
   type StoredLeaf,
 } from '../../../projectors/governance/governance-projection';
 import type { IntegratedLeaf } from '../../../projectors/log/log-sequencer';
-import { CLOSED_LOOP_TIER } from '../../../runtime/http/access';
 import { sendAnswer } from '../../../runtime/http/answer';
-import { callerOf } from '../../../runtime/http/auth';
 import { sendError } from '../../../runtime/http/errors';
 import { errorResponse, invalid, json, schema } from '../../../runtime/http/openapi-parts';
 import type { Route } from '../../../runtime/http/route-table';
 import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
 import { awaitIntegration } from '../evidence/admit-evidence';
 import { notYetSigned } from '../evidence/routes';
+import { CLOSED_LOOP_TIER } from '../tenants/access';
+import { callerOf } from '../tenants/auth';
 import { tenantStream } from '../tenants/tenant-state';
 import { decideSubmitExecution, type ExecutionOutcome, type ParentAuthorization } from './submit-execution';
 

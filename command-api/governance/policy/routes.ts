@@ -1,12 +1,12 @@
 import type { Request, Response } from 'express';
 import { policyView } from '../../../domain/governance/policy';
 import type { ChangePolicyBody } from '../../../event-schemas';
-import { CURRENT_KEY } from '../../../runtime/http/access';
-import { callerOf } from '../../../runtime/http/auth';
 import { sendError } from '../../../runtime/http/errors';
 import { invalid, json, schema } from '../../../runtime/http/openapi-parts';
 import type { Route } from '../../../runtime/http/route-table';
 import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
+import { CURRENT_KEY } from '../tenants/access';
+import { callerOf } from '../tenants/auth';
 import { tenantStream } from '../tenants/tenant-state';
 import { decideChangePolicy } from './policy-commands';
 

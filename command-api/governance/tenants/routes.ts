@@ -2,14 +2,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { RegisterTenantBody } from '../../../event-schemas';
-import { CURRENT_KEY, GRACE_HOURS } from '../../../runtime/http/access';
-import { callerOf } from '../../../runtime/http/auth';
 import { sendError } from '../../../runtime/http/errors';
 import { errorSchema, headerRef, invalid, json, schema } from '../../../runtime/http/openapi-parts';
 import { limitRegistrationsPerClient } from '../../../runtime/http/registration-limit';
 import { PUBLIC, type Route } from '../../../runtime/http/route-table';
 import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
+import { CURRENT_KEY, GRACE_HOURS } from './access';
 import { decideRotateKey } from './account-commands';
+import { callerOf } from './auth';
 import { decideRegisterTenant } from './register-tenant';
 import { tenantStream } from './tenant-state';
 

@@ -6,13 +6,13 @@ import type { Request, Response } from 'express';
 import type { RegisterWebhookBody } from '../../../event-schemas';
 import { DELIVERY_LOG, type DeliveryLogEntry } from '../../../projectors/webhooks/delivery-log';
 import { generateWebhookSecret, sealSecret } from '../../../projectors/webhooks/secret-box';
-import { CURRENT_KEY } from '../../../runtime/http/access';
-import { callerOf } from '../../../runtime/http/auth';
 import { sendError, sendInvalid } from '../../../runtime/http/errors';
 import { errorResponse, invalid, json, notFound, schema } from '../../../runtime/http/openapi-parts';
 import type { Route } from '../../../runtime/http/route-table';
 import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
 import type { Committed } from '../../engine/aggregate-writer';
+import { CURRENT_KEY } from '../tenants/access';
+import { callerOf } from '../tenants/auth';
 import { tenantStream } from '../tenants/tenant-state';
 import { webhookDelivery } from './delivery-description';
 import {

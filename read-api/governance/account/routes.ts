@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
-import { TENANT_KEY } from '../../../runtime/http/access';
-import { callerOf } from '../../../runtime/http/auth';
+import { TENANT_KEY } from '../../../command-api/governance/tenants/access';
+import { callerOf } from '../../../command-api/governance/tenants/auth';
 import { json, schema } from '../../../runtime/http/openapi-parts';
 import type { Route } from '../../../runtime/http/route-table';
 import type { GovernanceServices } from '../../../runtime/wiring/governance-services';

@@ -1,11 +1,11 @@
 import type { Request, Response } from 'express';
+import { TENANT_KEY } from '../../../command-api/governance/tenants/access';
+import { callerOf } from '../../../command-api/governance/tenants/auth';
 import {
   BUNDLES,
   type BundleView,
   governanceProjection,
 } from '../../../projectors/governance/governance-projection';
-import { TENANT_KEY } from '../../../runtime/http/access';
-import { callerOf } from '../../../runtime/http/auth';
 import { sendInvalid } from '../../../runtime/http/errors';
 import { invalid, json, schema } from '../../../runtime/http/openapi-parts';
 import type { Route } from '../../../runtime/http/route-table';

@@ -1,13 +1,13 @@
 /** The closed-loop reads of an executed authorization: its variance record and its three leaves. */
 import type { Request, Response } from 'express';
+import { CLOSED_LOOP_TIER } from '../../../command-api/governance/tenants/access';
+import { type Caller, callerOf } from '../../../command-api/governance/tenants/auth';
 import { toHex } from '../../../merkle-core';
 import {
   CLOSED_LOOP,
   type ClosedLoopView,
   governanceProjection,
 } from '../../../projectors/governance/governance-projection';
-import { CLOSED_LOOP_TIER } from '../../../runtime/http/access';
-import { type Caller, callerOf } from '../../../runtime/http/auth';
 import { invalid, json, notFound, schema } from '../../../runtime/http/openapi-parts';
 import { sha256Param } from '../../../runtime/http/path-params';
 import type { Route } from '../../../runtime/http/route-table';

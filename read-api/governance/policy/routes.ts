@@ -1,8 +1,8 @@
 import type { Request, Response } from 'express';
+import { TENANT_KEY } from '../../../command-api/governance/tenants/access';
+import { callerOf } from '../../../command-api/governance/tenants/auth';
 import { policyView } from '../../../domain/governance/policy';
 import { tenantPolicy } from '../../../projectors/governance/tenants';
-import { TENANT_KEY } from '../../../runtime/http/access';
-import { callerOf } from '../../../runtime/http/auth';
 import { invalid, json, schema } from '../../../runtime/http/openapi-parts';
 import type { Route } from '../../../runtime/http/route-table';
 import type { GovernanceServices } from '../../../runtime/wiring/governance-services';

@@ -1,5 +1,7 @@
 /** Compliance reports of the tenant's proof bundles, and the public replay of a bundle by its hash. */
 import type { Request, Response } from 'express';
+import { TENANT_KEY } from '../../../command-api/governance/tenants/access';
+import { type Caller, callerOf } from '../../../command-api/governance/tenants/auth';
 import { buildComplianceReport, renderReportMarkdown } from '../../../domain/governance/report';
 import { TIER_LIMITS } from '../../../domain/governance/tier-limits';
 import { canonicalJson, toHex } from '../../../merkle-core';
@@ -8,8 +10,6 @@ import {
   type BundleView,
   governanceProjection,
 } from '../../../projectors/governance/governance-projection';
-import { TENANT_KEY } from '../../../runtime/http/access';
-import { type Caller, callerOf } from '../../../runtime/http/auth';
 import { sendError, sendInvalid } from '../../../runtime/http/errors';
 import {
   errorResponse,

@@ -1,4 +1,6 @@
 import type { Request, Response } from 'express';
+import { TENANT_KEY } from '../../../command-api/governance/tenants/access';
+import { callerOf } from '../../../command-api/governance/tenants/auth';
 import {
   governanceProjection,
   SUBJECTS,
@@ -6,8 +8,6 @@ import {
   subjectKey,
 } from '../../../projectors/governance/governance-projection';
 import type { TenantView } from '../../../projectors/governance/tenants';
-import { TENANT_KEY } from '../../../runtime/http/access';
-import { callerOf } from '../../../runtime/http/auth';
 import { sendInvalid } from '../../../runtime/http/errors';
 import { invalid, json, notFound, schema } from '../../../runtime/http/openapi-parts';
 import type { Route } from '../../../runtime/http/route-table';

@@ -3,6 +3,8 @@
  * tenant's webhook reads as missing.
  */
 import type { Request, Response } from 'express';
+import { TENANT_KEY } from '../../../command-api/governance/tenants/access';
+import { callerOf } from '../../../command-api/governance/tenants/auth';
 import { webhookRetries } from '../../../command-api/governance/webhooks/delivery-description';
 import {
   ownWebhook,
@@ -17,8 +19,6 @@ import {
   scheduleOf,
 } from '../../../projectors/webhooks/delivery-log';
 import type { WebhookView } from '../../../projectors/webhooks/dispatcher-projection';
-import { TENANT_KEY } from '../../../runtime/http/access';
-import { callerOf } from '../../../runtime/http/auth';
 import { sendInvalid } from '../../../runtime/http/errors';
 import { invalid, json, schema } from '../../../runtime/http/openapi-parts';
 import { unknownQueryParameters } from '../../../runtime/http/query';

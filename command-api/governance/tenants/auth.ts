@@ -1,18 +1,18 @@
 import type { NextFunction, Request, Response } from 'express';
-import { apiKeyMatches, parseApiKey } from '../../command-api/governance/tenants/api-keys';
-import { RETIRED_KEY_MESSAGE } from '../../command-api/governance/tenants/current-key';
-import { TIER_LIMITS } from '../../domain/governance/tier-limits';
+import { TIER_LIMITS } from '../../../domain/governance/tier-limits';
 import {
   API_KEYS,
   type ApiKeyView,
   TENANTS,
   type TenantView,
   tenantsProjection,
-} from '../../projectors/governance/tenants';
-import type { Freshness } from '../../read-api/engine/read-models';
-import type { GovernanceServices } from '../wiring/governance-services';
-import { sendError } from './errors';
-import type { KeyRecord, RecentKeys } from './recent-keys';
+} from '../../../projectors/governance/tenants';
+import type { Freshness } from '../../../read-api/engine/read-models';
+import { sendError } from '../../../runtime/http/errors';
+import type { KeyRecord, RecentKeys } from '../../../runtime/http/recent-keys';
+import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
+import { apiKeyMatches, parseApiKey } from './api-keys';
+import { RETIRED_KEY_MESSAGE } from './current-key';
 
 export interface Caller extends KeyHolder {
   tenant: TenantView;

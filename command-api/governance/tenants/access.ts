@@ -1,14 +1,15 @@
 /**
- * Who may call a governance route (route-table.ts `Access`): the middleware that admits the caller
+ * Who may call a governance route (runtime/http/route-table.ts `Access`): the middleware that admits the caller
  * and what the document says every such route may answer.
  */
-import { ROTATION_GRACE_MS } from '../../command-api/governance/tenants/account-commands';
-import { HOUR_MS } from '../../domain/governance/tier-limits';
-import type { GovernanceServices } from '../wiring/governance-services';
+
+import { HOUR_MS } from '../../../domain/governance/tier-limits';
+import { errorResponse, readModelsBehind, responseRef } from '../../../runtime/http/openapi-parts';
+import type { Access } from '../../../runtime/http/route-table';
+import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
+import { ROTATION_GRACE_MS } from './account-commands';
 import { authenticate, requireClosedLoopTier, requireCurrentKey } from './auth';
-import { errorResponse, readModelsBehind, responseRef } from './openapi-parts';
-import { limitRequestRate } from './rate-limit';
-import type { Access } from './route-table';
+import { limitRequestRate } from './request-rate';
 
 /** How long a key rotated out keeps working, in hours. */
 export const GRACE_HOURS = ROTATION_GRACE_MS / HOUR_MS;
