@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { loadConfig } from '../../runtime/config';
+import { SERVICE_VERSION } from '../../runtime/core/services';
 import { governanceRoutes } from '../../runtime/wiring/governance-routes';
-import { SERVICE_VERSION } from '../../runtime/wiring/services';
 import { buildOpenApiDocument } from './openapi';
 
 type Json = Record<string, unknown>;

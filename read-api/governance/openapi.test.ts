@@ -14,11 +14,11 @@ import {
 } from '../../event-schemas/governance';
 import { WEBHOOK_EVENT_NAMES } from '../../projectors/webhooks/webhook-events';
 import { loadConfig } from '../../runtime/config';
+import { SERVICE_VERSION } from '../../runtime/core/services';
 import { createLogger } from '../../runtime/logger';
 import { type RunningServer, startEmbedded } from '../../runtime/wiring/embedded';
 import { governanceRoutes } from '../../runtime/wiring/governance-routes';
 import { createApp } from '../../runtime/wiring/http-app';
-import { SERVICE_VERSION } from '../../runtime/wiring/services';
 import { tempDir } from '../../tests/support/temp-dir';
 import { type ReceivedDelivery, WebhookReceiver } from '../../tests/support/webhook-receiver';
 import { buildOpenApiDocument } from './openapi';

@@ -33,6 +33,7 @@ import {
 import { MAX_ATTEMPTS, RETRY_AFTER_CAP_MS } from '../../projectors/webhooks/retry-policy';
 import { SIGNATURE_HEADER } from '../../projectors/webhooks/signature';
 import { WEBHOOK_EVENT_ID } from '../../projectors/webhooks/webhook-events';
+import { type CoreServices, SERVICE_VERSION } from '../../runtime/core/services';
 import { MAX_HEADER_BYTES } from '../../runtime/http/client-errors';
 import { CLIENT_CORRELATION_ID } from '../../runtime/http/correlation';
 import {
@@ -45,7 +46,6 @@ import {
   parameterRef,
 } from '../../runtime/http/openapi-parts';
 import { openApiPaths, PUBLIC, type Route, type RouteTable } from '../../runtime/http/route-table';
-import { type CoreServices, SERVICE_VERSION } from '../../runtime/wiring/services';
 
 export interface OpenApiOptions {
   /** Base URL of the service (`servers[0].url`). */

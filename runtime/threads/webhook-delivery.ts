@@ -3,6 +3,8 @@
  * that sends them. The consumer follows the bus after commits, so it never holds up an admission; the
  * worker runs on a thread of its own (runtime/delivery-thread.ts) so attempts use another core.
  */
+
+import type { GovernanceServices } from '../../command-api/governance/services';
 import type { Bus } from '../../ports/bus';
 import type { RecordedEvent } from '../../ports/event-store';
 import { FollowedPosition } from '../../projectors/engine/position-waiters';
@@ -26,7 +28,6 @@ import { FrameFanout } from '../../projectors/webhooks/frame-fanout';
 import { webhookLinks } from '../../projectors/webhooks/webhook-events';
 import { renderComplianceReportReady } from '../../projectors/webhooks/webhook-payloads';
 import { buildReport } from '../../read-api/governance/reports/routes';
-import type { GovernanceServices } from '../wiring/governance-services';
 import type { ReadStoreLocation } from '../wiring/stores';
 import type { ThreadReport, ThreadRequest, ThreadSettings } from './delivery-thread-protocol';
 import { startWorker } from './worker-entry';

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { AggregateWriter } from '../../command-api/engine/aggregate-writer';
+import type { GovernanceServices } from '../../command-api/governance/services';
 import { tenantAggregate } from '../../command-api/governance/tenants/tenant-state';
 import { authorityNodeIdOf } from '../../domain/governance/envelope';
 import { createLocalValidators } from '../../domain/governance/validators';
@@ -11,14 +12,13 @@ import { TargetGuard } from '../../projectors/webhooks/target-guard';
 import type { ReadBarrier } from '../../read-api/engine/read-barrier';
 import { ReadModels } from '../../read-api/engine/read-models';
 import type { Config } from '../config';
+import type { CoreServices } from '../core/services';
 import { RequestRateLimiter } from '../http/rate-limit';
 import type { Keyring } from '../keys/keyring';
 import { ValidatorThread } from '../threads/thread-validators';
 import { DISPATCHER_COLLECTIONS } from '../threads/webhook-delivery';
-import type { GovernanceServices } from './governance-services';
 import type { Metrics } from './metrics';
 import { SequencedLog } from './sequenced-log';
-import type { CoreServices } from './services';
 
 export interface ServiceParts {
   config: Config;

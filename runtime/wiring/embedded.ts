@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { GovernanceServices } from '../../command-api/governance/services';
 import type { EventStore } from '../../ports/event-store';
 import type { ReadStore } from '../../ports/read-store';
 import { projections } from '../../projectors';
@@ -17,7 +18,6 @@ import {
   startDispatcher,
 } from '../threads/webhook-delivery';
 import { composeServices } from './compose-services';
-import type { GovernanceServices } from './governance-services';
 import { createRequestHandler } from './http-app';
 import { createMetrics, type Metrics } from './metrics';
 import { observeAppends } from './observed-appends';

@@ -6,6 +6,7 @@
 import { evidenceCommandRoutes } from '../../command-api/governance/evidence/routes';
 import { executionCommandRoutes } from '../../command-api/governance/execution/routes';
 import { policyCommandRoutes } from '../../command-api/governance/policy/routes';
+import type { GovernanceServices } from '../../command-api/governance/services';
 import { tenantCommandRoutes } from '../../command-api/governance/tenants/routes';
 import { webhookCommandRoutes } from '../../command-api/governance/webhooks/routes';
 import { witnessCommandRoutes } from '../../command-api/governance/witness/routes';
@@ -20,7 +21,6 @@ import { operationsRoutes } from '../../read-api/governance/service/routes';
 import { statusReadRoutes } from '../../read-api/governance/status/routes';
 import { webhookReadRoutes } from '../../read-api/governance/webhooks/routes';
 import type { RouteTable } from '../http/route-table';
-import type { GovernanceServices } from './governance-services';
 
 export const governanceRoutes: RouteTable<GovernanceServices> = [
   // Path-mounted first: the log's proof and tile routes are the hottest reads, and a path-mounted

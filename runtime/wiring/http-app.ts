@@ -2,12 +2,12 @@
 import type http from 'node:http';
 import type express from 'express';
 import { evidenceFastPath } from '../../command-api/governance/evidence/evidence-fast-path';
+import type { GovernanceServices } from '../../command-api/governance/services';
 import { proofFastPath } from '../../read-api/governance/log/proof-fast-path';
 import { operationsRoutes } from '../../read-api/governance/service/routes';
+import type { CoreServices } from '../core/services';
 import { type ServedSide, tableApp } from '../http/app';
 import { governanceRoutes } from './governance-routes';
-import type { GovernanceServices } from './governance-services';
-import type { CoreServices } from './services';
 
 export type { ServedSide } from '../http/app';
 

@@ -9,8 +9,8 @@ import type { TenantView } from '../../../projectors/governance/tenants';
 import { ADMISSION_EVENT_TYPES, type IntegratedLeaf } from '../../../projectors/log/log-sequencer';
 import type { HttpAnswer } from '../../../runtime/http/answer';
 import { errorAnswer } from '../../../runtime/http/errors';
-import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
 import type { Committed } from '../../engine/aggregate-writer';
+import type { GovernanceServices } from '../services';
 import { tenantStream } from '../tenants/tenant-state';
 import { decideSubmitEvidence, type EvidenceOutcome, type Refusal } from './submit-evidence';
 

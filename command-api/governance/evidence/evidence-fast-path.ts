@@ -20,7 +20,7 @@ import { correlationIdOf } from '../../../runtime/http/correlation';
 import { serverErrorAnswer } from '../../../runtime/http/errors';
 import { RecentKeys } from '../../../runtime/http/recent-keys';
 import { bodyProblems } from '../../../runtime/http/validate-body';
-import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
+import type { GovernanceServices } from '../services';
 import { findKeyHolder } from '../tenants/auth';
 import { spendRequest } from '../tenants/request-rate';
 import { admitEvidence } from './admit-evidence';

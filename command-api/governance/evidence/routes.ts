@@ -15,7 +15,7 @@ import {
   schema,
 } from '../../../runtime/http/openapi-parts';
 import type { Route } from '../../../runtime/http/route-table';
-import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
+import type { GovernanceServices } from '../services';
 import { TENANT_KEY } from '../tenants/access';
 import { callerOf } from '../tenants/auth';
 import { admitEvidence } from './admit-evidence';

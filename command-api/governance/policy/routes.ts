@@ -4,7 +4,7 @@ import type { ChangePolicyBody } from '../../../event-schemas';
 import { sendError } from '../../../runtime/http/errors';
 import { invalid, json, schema } from '../../../runtime/http/openapi-parts';
 import type { Route } from '../../../runtime/http/route-table';
-import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
+import type { GovernanceServices } from '../services';
 import { CURRENT_KEY } from '../tenants/access';
 import { callerOf } from '../tenants/auth';
 import { tenantStream } from '../tenants/tenant-state';

@@ -6,7 +6,7 @@
 import { HOUR_MS } from '../../../domain/governance/tier-limits';
 import { errorResponse, readModelsBehind, responseRef } from '../../../runtime/http/openapi-parts';
 import type { Access } from '../../../runtime/http/route-table';
-import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
+import type { GovernanceServices } from '../services';
 import { ROTATION_GRACE_MS } from './account-commands';
 import { authenticate, requireClosedLoopTier, requireCurrentKey } from './auth';
 import { limitRequestRate } from './request-rate';

@@ -10,7 +10,7 @@ import {
 import type { Freshness } from '../../../read-api/engine/read-models';
 import { sendError } from '../../../runtime/http/errors';
 import type { KeyRecord, RecentKeys } from '../../../runtime/http/recent-keys';
-import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
+import type { GovernanceServices } from '../services';
 import { apiKeyMatches, parseApiKey } from './api-keys';
 import { RETIRED_KEY_MESSAGE } from './current-key';
 

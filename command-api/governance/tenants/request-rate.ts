@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { TIER_LIMITS } from '../../../domain/governance/tier-limits';
 import type { TenantView } from '../../../projectors/governance/tenants';
 import { sendRateLimited } from '../../../runtime/http/rate-limit';
-import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
+import type { GovernanceServices } from '../services';
 import { callerOf } from './auth';
 
 /** After `authenticate`: 429 RATE_LIMITED with Retry-After once the tenant's tier allowance is spent. */

@@ -6,7 +6,7 @@ import { sendError } from '../../../runtime/http/errors';
 import { errorSchema, headerRef, invalid, json, schema } from '../../../runtime/http/openapi-parts';
 import { limitRegistrationsPerClient } from '../../../runtime/http/registration-limit';
 import { PUBLIC, type Route } from '../../../runtime/http/route-table';
-import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
+import type { GovernanceServices } from '../services';
 import { CURRENT_KEY, GRACE_HOURS } from './access';
 import { decideRotateKey } from './account-commands';
 import { callerOf } from './auth';

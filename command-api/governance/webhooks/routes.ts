@@ -9,8 +9,8 @@ import { generateWebhookSecret, sealSecret } from '../../../projectors/webhooks/
 import { sendError, sendInvalid } from '../../../runtime/http/errors';
 import { errorResponse, invalid, json, notFound, schema } from '../../../runtime/http/openapi-parts';
 import type { Route } from '../../../runtime/http/route-table';
-import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
 import type { Committed } from '../../engine/aggregate-writer';
+import type { GovernanceServices } from '../services';
 import { CURRENT_KEY } from '../tenants/access';
 import { callerOf } from '../tenants/auth';
 import { tenantStream } from '../tenants/tenant-state';

@@ -7,7 +7,7 @@ import type { WebhookView } from '../../../projectors/webhooks/dispatcher-projec
 import { sendError } from '../../../runtime/http/errors';
 import { notFound, schema } from '../../../runtime/http/openapi-parts';
 import type { PathParameter } from '../../../runtime/http/route-table';
-import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
+import type { GovernanceServices } from '../services';
 import { callerOf } from '../tenants/auth';
 
 export const WEBHOOK_ID = /^wh_[0-9a-f]{24}$/;

@@ -4,7 +4,7 @@ import { toHex } from '../../../merkle-core';
 import { sendError, sendInvalid } from '../../../runtime/http/errors';
 import { invalid, json, logHeadsBehind, notFound, schema } from '../../../runtime/http/openapi-parts';
 import { PUBLIC, type Route } from '../../../runtime/http/route-table';
-import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
+import type { GovernanceServices } from '../services';
 import {
   checkCosignature,
   cosignatureIn,

@@ -1,9 +1,9 @@
 import type { Request, Response } from 'express';
+import type { GovernanceServices } from '../../../command-api/governance/services';
 import { TENANT_KEY } from '../../../command-api/governance/tenants/access';
 import { callerOf } from '../../../command-api/governance/tenants/auth';
 import { json, schema } from '../../../runtime/http/openapi-parts';
 import type { Route } from '../../../runtime/http/route-table';
-import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
 import { accountView } from './account-view';
 
 export const accountReadRoutes: readonly Route<GovernanceServices>[] = [

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import type { GovernanceServices } from '../../../command-api/governance/services';
 import { TENANT_KEY } from '../../../command-api/governance/tenants/access';
 import { callerOf } from '../../../command-api/governance/tenants/auth';
 import {
@@ -9,7 +10,6 @@ import {
 import { sendInvalid } from '../../../runtime/http/errors';
 import { invalid, json, schema } from '../../../runtime/http/openapi-parts';
 import type { Route } from '../../../runtime/http/route-table';
-import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
 import { parentBundleHashOf } from '../reports/admission-records';
 import {
   CHAIN_DEFAULT_LIMIT,

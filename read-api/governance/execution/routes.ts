@@ -1,5 +1,6 @@
 /** The closed-loop reads of an executed authorization: its variance record and its three leaves. */
 import type { Request, Response } from 'express';
+import type { GovernanceServices } from '../../../command-api/governance/services';
 import { CLOSED_LOOP_TIER } from '../../../command-api/governance/tenants/access';
 import { type Caller, callerOf } from '../../../command-api/governance/tenants/auth';
 import { toHex } from '../../../merkle-core';
@@ -11,7 +12,6 @@ import {
 import { invalid, json, notFound, schema } from '../../../runtime/http/openapi-parts';
 import { sha256Param } from '../../../runtime/http/path-params';
 import type { Route } from '../../../runtime/http/route-table';
-import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
 import { sendNotFound } from '../not-found';
 
 const authLeafHash = sha256Param('auth_leaf_hash', 'The authorization leaf.');

@@ -15,6 +15,7 @@ import type { KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { NextFunction, Request, Response, Router } from 'express';
+import type { GovernanceServices } from '../../../command-api/governance/services';
 import type { FieldProblem } from '../../../event-schemas';
 import {
   bytesEqual,
@@ -39,7 +40,6 @@ import {
 import { unknownParameterReason } from '../../../runtime/http/query';
 import { groupRouter, PUBLIC, type RouteGroup } from '../../../runtime/http/route-table';
 import { retiredKeysAnswer } from '../../../runtime/keys/key-history';
-import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
 import type { LeafView, PublishedLog, PublishedTreeHead } from './published-log';
 
 const gzip = promisify(gzipCallback);

@@ -1,11 +1,11 @@
 import type { Request, Response } from 'express';
+import type { GovernanceServices } from '../../../command-api/governance/services';
 import { TENANT_KEY } from '../../../command-api/governance/tenants/access';
 import { callerOf } from '../../../command-api/governance/tenants/auth';
 import { policyView } from '../../../domain/governance/policy';
 import { tenantPolicy } from '../../../projectors/governance/tenants';
 import { invalid, json, schema } from '../../../runtime/http/openapi-parts';
 import type { Route } from '../../../runtime/http/route-table';
-import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
 
 export const policyReadRoutes: readonly Route<GovernanceServices>[] = [
   {

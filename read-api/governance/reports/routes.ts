@@ -1,5 +1,6 @@
 /** Compliance reports of the tenant's proof bundles, and the public replay of a bundle by its hash. */
 import type { Request, Response } from 'express';
+import type { GovernanceServices } from '../../../command-api/governance/services';
 import { TENANT_KEY } from '../../../command-api/governance/tenants/access';
 import { type Caller, callerOf } from '../../../command-api/governance/tenants/auth';
 import { buildComplianceReport, renderReportMarkdown } from '../../../domain/governance/report';
@@ -22,7 +23,6 @@ import {
 import { sha256Param } from '../../../runtime/http/path-params';
 import { unknownQueryParameters } from '../../../runtime/http/query';
 import { PUBLIC, type Route } from '../../../runtime/http/route-table';
-import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
 import { sendNotFound } from '../not-found';
 import { bundlePartsOf } from './admission-records';
 

@@ -1,4 +1,4 @@
-import { type CoreServices, SERVICE_NAME, SERVICE_VERSION } from '../../../runtime/wiring/services';
+import { type CoreServices, SERVICE_NAME, SERVICE_VERSION } from '../../../runtime/core/services';
 
 export type UpstreamStatus = 'healthy' | 'unhealthy';
 

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
+import { type CoreServices, SERVICE_NAME, SERVICE_VERSION } from '../../../runtime/core/services';
 import { json, schema } from '../../../runtime/http/openapi-parts';
 import { PUBLIC, type Route } from '../../../runtime/http/route-table';
-import { type CoreServices, SERVICE_NAME, SERVICE_VERSION } from '../../../runtime/wiring/services';
 import { checkHealth } from './health';
 
 /** What the operations routes read: every process has it, those that serve no API too. */

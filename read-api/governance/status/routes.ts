@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import type { GovernanceServices } from '../../../command-api/governance/services';
 import { TENANT_KEY } from '../../../command-api/governance/tenants/access';
 import { callerOf } from '../../../command-api/governance/tenants/auth';
 import {
@@ -11,7 +12,6 @@ import type { TenantView } from '../../../projectors/governance/tenants';
 import { sendInvalid } from '../../../runtime/http/errors';
 import { invalid, json, notFound, schema } from '../../../runtime/http/openapi-parts';
 import type { Route } from '../../../runtime/http/route-table';
-import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
 import { accountView } from '../account/account-view';
 import { sendNotFound } from '../not-found';
 

@@ -3,6 +3,7 @@
  * tenant's webhook reads as missing.
  */
 import type { Request, Response } from 'express';
+import type { GovernanceServices } from '../../../command-api/governance/services';
 import { TENANT_KEY } from '../../../command-api/governance/tenants/access';
 import { callerOf } from '../../../command-api/governance/tenants/auth';
 import { webhookRetries } from '../../../command-api/governance/webhooks/delivery-description';
@@ -23,7 +24,6 @@ import { sendInvalid } from '../../../runtime/http/errors';
 import { invalid, json, schema } from '../../../runtime/http/openapi-parts';
 import { unknownQueryParameters } from '../../../runtime/http/query';
 import type { Route } from '../../../runtime/http/route-table';
-import type { GovernanceServices } from '../../../runtime/wiring/governance-services';
 
 const DELIVERY_LOG_DEFAULT_LIMIT = 50;
 const DELIVERY_LOG_MAX_LIMIT = 200;

@@ -7,12 +7,14 @@ import type { ReadModels } from '../../read-api/engine/read-models';
 import type { PublishedLog } from '../../read-api/governance/log/published-log';
 import type { Config } from '../config';
 import type { PublishedKeys } from '../keys/key-history';
-import type { Metrics } from './metrics';
+import type { Metrics } from '../wiring/metrics';
 
 /**
  * The engine every context runs on, whichever deployment composed it: the stores, the read models,
  * the public log, and what the process is configured and measured with. Each context's own services
- * (`GovernanceServices`, ./governance-services.ts) extend it with what only that context uses.
+ * extend it with what only that context uses (`GovernanceServices`, command-api/governance/services.ts);
+ * runtime/wiring/compose-services.ts builds them. A type here, below the composition, so that the
+ * contexts' routes can name it without importing what composes them.
  */
 export interface CoreServices {
   config: Config;

@@ -1,12 +1,12 @@
 import type { KeyObject } from 'node:crypto';
-import type { AggregateWriter } from '../../command-api/engine/aggregate-writer';
-import type { TenantState } from '../../command-api/governance/tenants/tenant-state';
 import type { AdmissionCertifier } from '../../domain/governance/admission-round';
 import type { Validator } from '../../domain/governance/validators';
 import type { SecretBoxKey } from '../../projectors/webhooks/secret-box';
 import type { TargetGuard } from '../../projectors/webhooks/target-guard';
-import type { RequestRateLimiter } from '../http/rate-limit';
-import type { CoreServices } from './services';
+import type { CoreServices } from '../../runtime/core/services';
+import type { RequestRateLimiter } from '../../runtime/http/rate-limit';
+import type { AggregateWriter } from '../engine/aggregate-writer';
+import type { TenantState } from './tenants/tenant-state';
 
 /** What the governance context's routes and handlers use: the shared core and its own parts. */
 export interface GovernanceServices extends CoreServices {
