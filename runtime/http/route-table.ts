@@ -20,7 +20,7 @@ import {
 import { takesNoQuery, takesQuery } from './query';
 import { validateBody } from './validate-body';
 
-export type HttpMethod = 'get' | 'put' | 'post' | 'patch' | 'delete';
+type HttpMethod = 'get' | 'put' | 'post' | 'patch' | 'delete';
 
 /** Who may call a route: the middleware that admits the caller, and what the document says of it. */
 export interface Access<S> {
@@ -49,7 +49,7 @@ export interface PathParameter {
   check?: RequestHandler;
 }
 
-export interface QueryParameter {
+interface QueryParameter {
   name: string;
   description: string;
   schema: Json;
@@ -57,7 +57,7 @@ export interface QueryParameter {
 }
 
 /** A route's body: a command (validated against its JSON Schema), or `none` (only none or `{}` passes). */
-export type RouteBody = { command: CommandName; description: string } | 'none';
+type RouteBody = { command: CommandName; description: string } | 'none';
 
 export interface Route<S> {
   method: HttpMethod;
@@ -107,7 +107,7 @@ export interface RouteGroup<S> {
 /** A service's routes, group by group, in the order they are matched. */
 export type RouteTable<S> = readonly RouteGroup<S>[];
 
-export type ServingSide = 'commands' | 'reads' | 'both';
+type ServingSide = 'commands' | 'reads' | 'both';
 
 export function sideOf(route: Route<never>): ServingSide {
   return route.side ?? (route.method === 'get' ? 'reads' : 'commands');
