@@ -17,8 +17,8 @@ import {
   TileLog,
   toHex,
 } from '../merkle-core';
-import { logRoutes } from '../read-api/governance/log/log-routes';
 import type { LeafView, PublishedLog, PublishedTreeHead } from '../read-api/governance/log/published-log';
+import { logRoutes } from '../read-api/governance/log/routes';
 import { sendError } from '../runtime/http/errors';
 import { type LiveCheckReport, LiveLogCheck, type LiveLogCheckOptions, logUrlOf } from './live-check';
 

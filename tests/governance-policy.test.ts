@@ -10,8 +10,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { runAudit, sqliteAuditSource, trustFromPublishedKeys } from '../audit';
 import { DEFAULT_POLICY, policyHash } from '../domain/governance/policy';
-import { createRequestHandler, type ServedSide } from '../runtime/http/app';
 import { readPublishedKeys } from '../runtime/keys/key-history';
+import { createRequestHandler, type ServedSide } from '../runtime/wiring/http-app';
 import {
   type AdmittedEvidence,
   type ErrorAnswer,

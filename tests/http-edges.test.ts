@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { collect } from '../ports/contract/event-store.contract';
-import { createRequestHandler, type ServedSide } from '../runtime/http/app';
+import { createRequestHandler, type ServedSide } from '../runtime/wiring/http-app';
 import { realPathValues, startEdgeFixture } from './support/edge-fixture';
 import {
   type AdmittedEvidence,

@@ -19,12 +19,12 @@ import {
 } from '../merkle-core';
 import { LOG_STREAM } from '../projectors/log/log-sequencer';
 import type { Config } from '../runtime/config';
-import { createRequestHandler } from '../runtime/http/app';
 import { type Listening, listen } from '../runtime/http/listen';
 import { createLogger } from '../runtime/logger';
 import { type FollowerServices, startFollowerServices } from '../runtime/roles/follower-services';
 import { startProjectorsRole } from '../runtime/roles/projectors';
 import type { RunningRole } from '../runtime/roles/role-process';
+import { createRequestHandler } from '../runtime/wiring/http-app';
 import {
   type AdmittedEvidence,
   GovClient,

@@ -43,6 +43,9 @@ export const WEBHOOK_EVENTS_BY_SOURCE = {
 
 export type WebhookSourceType = keyof typeof WEBHOOK_EVENTS_BY_SOURCE;
 
+/** What `webhookEventId` makes. */
+export const WEBHOOK_EVENT_ID = /^evt_[0-9a-f]{32}$/;
+
 /**
  * The id of the webhook event `name` caused by the domain event `sourceEventId`: `evt_` + the first 32
  * hex digits of SHA-256 of `<source event id>:<name>`. The same for every webhook, retry and redelivery.

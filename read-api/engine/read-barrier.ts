@@ -11,7 +11,7 @@
  * with (its deliveries would then fall further behind for as long as the load lasts).
  *
  * Only where this process serves the reads itself: a process whose reads are served elsewhere waits
- * for the read models before acknowledging (see `Services.readYourWrite`).
+ * for the read models before acknowledging (see `CoreServices.readYourWrite`).
  */
 
 import { AcknowledgementTimeline } from '../governance/reports/acknowledgement-timeline';

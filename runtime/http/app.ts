@@ -1,24 +1,18 @@
-import type { KeyObject } from 'node:crypto';
-import type http from 'node:http';
+/**
+ * The HTTP application of a route table: correlation ids, request durations and the JSON body parser
+ * in front of the table's routers, then the 405 and 404 answers of unmatched requests and the error
+ * handler. Which table and services: runtime/wiring/http-app.ts.
+ */
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { evidenceFastPath } from '../../command-api/governance/evidence/evidence-fast-path';
-import { governanceCommandRoutes } from '../../command-api/governance/routes';
-import { commandRoutes } from '../../command-api/governance/tenants/registration-routes';
-import { webhookCommandRoutes } from '../../command-api/governance/webhooks/webhook-routes';
-import { witnessCommandRoutes } from '../../command-api/governance/witness/witness-routes';
-import { logRoutes } from '../../read-api/governance/log/log-routes';
-import { proofFastPath } from '../../read-api/governance/log/proof-fast-path';
-import { openApiRoutes } from '../../read-api/governance/openapi';
-import { governanceReadRoutes } from '../../read-api/governance/routes';
-import { readRoutes } from '../../read-api/governance/service/service-routes';
-import { webhookReadRoutes } from '../../read-api/governance/webhooks/webhook-routes';
-import { retiredKeysAnswer } from '../keys/key-history';
-import type { Services } from '../wiring/services';
+import type { Logger } from 'pino';
+import type { Histogram } from 'prom-client';
+import type { Config } from '../config';
 import { sendAnswer } from './answer';
 import { requireUtf8 } from './body-encoding';
 import { correlation } from './correlation';
 import { type HttpError, sendError, sendInvalid, serverErrorAnswer } from './errors';
-import { type MountedRouter, methodsAt } from './route-methods';
+import { type MountedRouter, matchingRouters, methodsAt } from './route-methods';
+import { groupRouter, type Route, type RouteTable, sideOf } from './route-table';
 
 /**
  * Which routes a process serves: `all` in the embedded server; in the production topology the
@@ -27,75 +21,47 @@ import { type MountedRouter, methodsAt } from './route-methods';
  */
 export type ServedSide = 'all' | 'commands' | 'reads';
 
-/**
- * What a process's HTTP server runs: the fast paths of the hottest write (commands side) and of the
- * public log's hottest read (reads side), then the Express application.
- */
-export function createRequestHandler(services: Services, side: ServedSide = 'all'): http.RequestListener {
-  const app = createApp(services, side);
-  const fastPaths: ((req: http.IncomingMessage, res: http.ServerResponse) => boolean)[] = [];
-  if (side !== 'reads') fastPaths.push(evidenceFastPath(services, app));
-  if (side !== 'commands')
-    fastPaths.push(proofFastPath({ log: services.log, metrics: services.metrics, logger: services.logger }));
-  return (req, res) => {
-    for (const fast of fastPaths) if (fast(req, res)) return;
-    app(req, res);
-  };
+/** What the application itself uses, whichever routes it serves. */
+export interface AppServices {
+  config: Pick<Config, 'trustProxyHops' | 'maxBodyBytes'>;
+  logger: Logger;
+  metrics: { httpRequests: Pick<Histogram<'method' | 'route' | 'status'>, 'startTimer'> };
 }
 
-/** The HTTP application: command and read routes behind shared middleware. */
-export function createApp(services: Services, side: ServedSide = 'all'): express.Express {
+/**
+ * The application serving the routes of `table` that `side` serves (`ops`: every route of the table,
+ * in a process that serves no API: projectors, dispatcher).
+ */
+export function tableApp<S extends AppServices>(
+  table: RouteTable<S>,
+  services: S,
+  side: ServedSide | 'ops',
+): express.Express {
   const app = baseApp(services);
-  const routers = apiRouters(services);
-  const served = routers.filter((r) => side === 'all' || r.side === 'both' || r.side === side);
+  const serves = (route: Route<S>) => {
+    const served = sideOf(route);
+    return side === 'all' || side === 'ops' || served === 'both' || served === side;
+  };
+  // A group with no route served here is not mounted: its own middleware (the log's CORS) stays off too.
+  const mounted = table
+    .filter((group) => group.routes.some(serves))
+    .map((group) => ({ mount: group.mount, router: groupRouter(group, services, serves) }));
   // Path-mounted routers (the public log) first: its proof and tile routes are the hottest, and a
   // path-mounted router is skipped at once by every other request.
-  for (const { mount, router } of served) if (mount !== '/') app.use(mount, router);
+  for (const { mount, router } of mounted) if (mount !== '/') app.use(mount, router);
   // Express answers OPTIONS on any routed path itself (200 and an Allow header); only the public log
-  // serves CORS preflight (above), so elsewhere OPTIONS is an unmatched method like any other.
-  app.use((req: Request, res: Response, next: NextFunction) =>
-    req.method === 'OPTIONS' ? noRoute(req, res, side) : next(),
-  );
-  for (const { mount, router } of served) if (mount === '/') app.use(router);
-  // Every router, served here or not: a path's methods are those of the whole API (see `unmatched`).
-  return finish(app, services, side, routers);
+  // serves CORS preflight (above), so elsewhere in the API OPTIONS is an unmatched method like any other.
+  if (side !== 'ops') {
+    app.use((req: Request, res: Response, next: NextFunction) =>
+      req.method === 'OPTIONS' ? noRoute(req, res, side) : next(),
+    );
+  }
+  for (const { mount, router } of mounted) if (mount === '/') app.use(router);
+  // Every route, served here or not: a path's methods are those of the whole API (see `unmatched`).
+  return finish(app, services, side, matchingRouters(table));
 }
 
-/** A router of the API, and which side of a split deployment serves it. */
-interface ApiRouter extends MountedRouter {
-  side: 'commands' | 'reads' | 'both';
-}
-
-/** Every router of the API, in the order they are mounted. */
-function apiRouters(services: Services): ApiRouter[] {
-  return [
-    {
-      side: 'reads',
-      mount: '/gov/v1/log',
-      router: logRoutes(services.log, { extraKeys: () => publishedKeys(services) }),
-    },
-    { side: 'both', mount: '/', router: readRoutes(services) },
-    { side: 'commands', mount: '/', router: commandRoutes(services) },
-    { side: 'commands', mount: '/', router: governanceCommandRoutes(services) },
-    { side: 'commands', mount: '/', router: webhookCommandRoutes(services) },
-    { side: 'commands', mount: '/', router: witnessCommandRoutes(services) },
-    { side: 'reads', mount: '/', router: governanceReadRoutes(services) },
-    { side: 'reads', mount: '/', router: webhookReadRoutes(services) },
-    { side: 'reads', mount: '/', router: openApiRoutes(services) },
-  ];
-}
-
-type OpsServices = Pick<Services, 'logger' | 'metrics' | 'eventStore' | 'readStore' | 'bindings' | 'config'>;
-
-/** A process that serves no API (projectors, dispatcher): /health, /v1/metrics and /v1/version only. */
-export function createOpsApp(services: OpsServices): express.Express {
-  const app = baseApp(services);
-  const router = readRoutes(services);
-  app.use(router);
-  return finish(app, services, 'ops', [{ mount: '/', router }]);
-}
-
-function baseApp(services: OpsServices): express.Express {
+function baseApp(services: AppServices): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -123,7 +89,7 @@ const NOT_SERVED_HERE: Record<ServedSide | 'ops', string> = {
 
 function finish(
   app: express.Express,
-  services: OpsServices,
+  services: AppServices,
   side: ServedSide | 'ops',
   routers: readonly MountedRouter[],
 ): express.Express {
@@ -157,27 +123,7 @@ function noRoute(req: Request, res: Response, side: ServedSide | 'ops'): void {
   sendError(res, 404, 'NOT_FOUND', `no route for ${req.method} ${req.path}${NOT_SERVED_HERE[side]}`);
 }
 
-/** The keys a verifier needs beyond the log key: the envelope authority's and the validators'. */
-function publishedKeys(services: Services) {
-  const spki = (key: KeyObject) => key.export({ type: 'spki', format: 'der' }).toString('base64');
-  const { authority, validators } = services.admission;
-  return {
-    authority: {
-      node_id: authority.nodeId,
-      algorithm: 'Ed25519',
-      public_key_spki: spki(authority.publicKey),
-    },
-    validators: validators.map((validator) => ({
-      validator_id: validator.id,
-      algorithm: 'Ed25519',
-      public_key_spki: validator.publicKey ? spki(validator.publicKey) : null,
-    })),
-    // Keys retired by `gov keys rotate`: what was signed before a rotation verifies under them.
-    retired: retiredKeysAnswer(services.publishedKeys),
-  };
-}
-
-function recordDuration(services: Pick<Services, 'metrics'>) {
+function recordDuration(services: AppServices) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const stop = services.metrics.httpRequests.startTimer();
     res.on('finish', () => {
@@ -196,7 +142,7 @@ interface BodyParserError extends HttpError {
 }
 
 /** Maps body-parser failures to the API's error shape; anything else is a logged 500. */
-function errorHandler(services: Pick<Services, 'logger'>) {
+function errorHandler(services: AppServices) {
   return (error: BodyParserError, req: Request, res: Response, _next: NextFunction): void => {
     switch (error.type) {
       case 'entity.too.large':

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { Services } from '../wiring/services';
+import type { Config } from '../config';
 import { clientAddressKey } from './client-address';
 import { RequestRateLimiter, sendRateLimited } from './rate-limit';
 
@@ -10,7 +10,10 @@ const HOUR_MS = 3_600_000;
  * GOV_REGISTRATIONS_PER_IP_HOUR registrations per clock hour, then 429 RATE_LIMITED with Retry-After.
  * Mounted after body validation: a refused invalid body does not use up the allowance.
  */
-export function limitRegistrationsPerClient(services: Pick<Services, 'clock' | 'config'>) {
+export function limitRegistrationsPerClient(services: {
+  clock(): Date;
+  config: Pick<Config, 'registrationsPerIpHour'>;
+}) {
   const limiter = new RequestRateLimiter(services.clock, HOUR_MS);
   return (req: Request, res: Response, next: NextFunction): void => {
     const perHour = services.config.registrationsPerIpHour;

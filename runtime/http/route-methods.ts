@@ -1,9 +1,23 @@
-import type { Router } from 'express';
+import { type RequestHandler, Router } from 'express';
+import type { RouteTable } from './route-table';
 
 /** A router and the path it is mounted at (`/` for none). */
 export interface MountedRouter {
   mount: string;
   router: Router;
+}
+
+/**
+ * Routers that only match, for telling which methods a path takes: every route of the table,
+ * whichever side of a split deployment serves it, matched as the served routers match.
+ */
+export function matchingRouters(table: RouteTable<never>): MountedRouter[] {
+  const matched: RequestHandler = (_req, _res, next) => next();
+  return table.map((group) => {
+    const router = Router(group.router);
+    for (const route of group.routes) router[route.method](route.path, matched);
+    return { mount: group.mount, router };
+  });
 }
 
 /** What this reads of Express 5's router (2.x) layers: route layers, and routers mounted with `use`. */

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import { createRequestHandler, type ServedSide } from '../http/app';
 import { listen } from '../http/listen';
+import { createRequestHandler, type ServedSide } from '../wiring/http-app';
 import { startFollowerServices } from './follower-services';
 import { httpBanner, type RunningRole } from './role-process';
 

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import { createOpsApp } from '../http/app';
 import { listen } from '../http/listen';
 import { startDispatcher } from '../threads/webhook-delivery';
+import { createOpsApp } from '../wiring/http-app';
 import { readStoreLocation } from '../wiring/stores';
 import { startFollowerServices } from './follower-services';
 import { httpBanner, type RunningRole, runRole } from './role-process';

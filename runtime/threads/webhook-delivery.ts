@@ -3,6 +3,8 @@
  * that sends them. The consumer follows the bus after commits, so it never holds up an admission; the
  * worker runs on a thread of its own (runtime/delivery-thread.ts) so attempts use another core.
  */
+
+import type { GovernanceServices } from '../../command-api/governance/services';
 import type { Bus } from '../../ports/bus';
 import type { RecordedEvent } from '../../ports/event-store';
 import { FollowedPosition } from '../../projectors/engine/position-waiters';
@@ -25,8 +27,7 @@ import {
 import { FrameFanout } from '../../projectors/webhooks/frame-fanout';
 import { webhookLinks } from '../../projectors/webhooks/webhook-events';
 import { renderComplianceReportReady } from '../../projectors/webhooks/webhook-payloads';
-import { buildReport } from '../../read-api/governance/routes';
-import type { Services } from '../wiring/services';
+import { buildReport } from '../../read-api/governance/reports/routes';
 import type { ReadStoreLocation } from '../wiring/stores';
 import type { ThreadReport, ThreadRequest, ThreadSettings } from './delivery-thread-protocol';
 import { startWorker } from './worker-entry';
@@ -91,7 +92,7 @@ export interface RunningDispatcher {
 }
 
 export interface DispatcherOptions {
-  services: Services;
+  services: GovernanceServices;
   /** The bus the consumer reads when it runs on this thread; the delivery thread opens its own. */
   bus?: Bus;
   /** Where the delivery thread opens its own connection to the read store. */
@@ -159,7 +160,7 @@ export async function startDispatcher({
 type Render = (delivery: DeliveryView) => Promise<string>;
 
 function recordAttempt(
-  services: Services,
+  services: GovernanceServices,
   status: DeliveryStatus,
   queuedAt: string,
   attempt: AttemptRecord,
@@ -174,7 +175,7 @@ function recordAttempt(
 }
 
 async function startInProcess(
-  services: Services,
+  services: GovernanceServices,
   render: Render,
   options: Pick<DeliveryWorkerOptions, 'webhookChangesFollowed'> = {},
 ): Promise<DeliveryWorker> {
@@ -195,7 +196,7 @@ async function startInProcess(
 }
 
 async function startDeliveryThread(
-  services: Services,
+  services: GovernanceServices,
   readStore: ReadStoreLocation,
   render: Render,
   fanout: FrameFanout,
@@ -281,7 +282,7 @@ async function startDeliveryThread(
 }
 
 /** A stored delivery's body, rendered again from its recipe and the event store (a retry, a restart). */
-async function renderRecipe(services: Services, delivery: DeliveryView): Promise<string> {
+async function renderRecipe(services: GovernanceServices, delivery: DeliveryView): Promise<string> {
   const position = delivery.recipe!.position;
   let source: RecordedEvent | null = null;
   for await (const event of services.eventStore.readAll({ from: position, maxCount: 1 })) source = event;
@@ -292,7 +293,7 @@ async function renderRecipe(services: Services, delivery: DeliveryView): Promise
  * compliance_report_ready carries the whole GOV_COMPLIANCE_REPORT_V1, whose inclusion proof only the
  * log can give: rendered once, when the delivery is taken in, against the tree head that covered it.
  */
-async function renderComplianceReport(services: Services, delivery: DeliveryView): Promise<string> {
+async function renderComplianceReport(services: GovernanceServices, delivery: DeliveryView): Promise<string> {
   const render = delivery.render;
   if (!render) throw new Error(`delivery ${delivery.delivery_id} has neither a body nor a renderer`);
   let bundle = await services.readModels.get<BundleView>(governanceProjection, BUNDLES, render.artifact_hash);

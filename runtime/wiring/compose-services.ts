@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { AggregateWriter } from '../../command-api/engine/aggregate-writer';
+import type { GovernanceServices } from '../../command-api/governance/services';
 import { tenantAggregate } from '../../command-api/governance/tenants/tenant-state';
 import { witnessAggregate } from '../../command-api/governance/witness/witness-cosignature';
 import { authorityNodeIdOf } from '../../domain/governance/envelope';
@@ -12,13 +13,13 @@ import { TargetGuard } from '../../projectors/webhooks/target-guard';
 import type { ReadBarrier } from '../../read-api/engine/read-barrier';
 import { ReadModels } from '../../read-api/engine/read-models';
 import type { Config } from '../config';
+import type { CoreServices } from '../core/services';
 import { RequestRateLimiter } from '../http/rate-limit';
 import type { Keyring } from '../keys/keyring';
 import { ValidatorThread } from '../threads/thread-validators';
 import { DISPATCHER_COLLECTIONS } from '../threads/webhook-delivery';
 import type { Metrics } from './metrics';
 import { SequencedLog } from './sequenced-log';
-import type { Services } from './services';
 
 export interface ServiceParts {
   config: Config;
@@ -31,26 +32,30 @@ export interface ServiceParts {
   readStore: ReadStore;
   /** The sequencer itself, or a follower of its events. */
   logSource: LogSource;
-  awaitProjections: Services['awaitProjections'];
+  awaitProjections: CoreServices['awaitProjections'];
   /**
    * Where this process serves the reads of its own projections: acknowledged writes are noted here
    * and reads wait for them, instead of each write waiting for the read models. Without one, writes
    * wait (`awaitProjections`).
    */
   readBarrier?: ReadBarrier;
-  awaitDispatcher: Services['webhooks']['awaitDispatcher'];
-  bindings: Services['bindings'];
+  awaitDispatcher: GovernanceServices['webhooks']['awaitDispatcher'];
+  bindings: CoreServices['bindings'];
 }
 
 export interface ComposedServices {
-  services: Services;
+  /** The governance context's services: the shared core and its own parts. */
+  services: GovernanceServices;
   /** The served log; `start` it before serving (loads the latest head's cosignatures). */
   log: SequencedLog;
   /** Stops what the services run beside the process's main thread (the validator thread). */
   stop(): Promise<void>;
 }
 
-/** What the HTTP routes need, from the parts a deployment chose (embedded or one topology role). */
+/**
+ * The shared core, and the governance context's services on it, from the parts a deployment chose
+ * (embedded or one topology role). A second context takes the same core with its own parts.
+ */
 export function composeServices(parts: ServiceParts): ComposedServices {
   const { config, keyring, readStore, eventStore, logSource } = parts;
   const catalog = new ProjectionCatalog(readStore, 1000);
@@ -63,7 +68,7 @@ export function composeServices(parts: ServiceParts): ComposedServices {
   const validatorThread = config.validatorThread
     ? ValidatorThread.start(keyring.validators, keyring.authority.privateKey)
     : null;
-  const services: Services = {
+  const core: CoreServices = {
     config,
     logger: parts.logger,
     metrics: parts.metrics,
@@ -76,11 +81,15 @@ export function composeServices(parts: ServiceParts): ComposedServices {
     readYourWrite: barrier
       ? (position, eventTypes) => barrier.acknowledge(position, eventTypes)
       : parts.awaitProjections,
-    tenants: new AggregateWriter(eventStore, tenantAggregate),
-    witnesses: new AggregateWriter(eventStore, witnessAggregate, { consistency: 'any' }),
     log,
     publishedKeys: keyring.published,
     awaitLeaf: (eventId) => logSource.waitForEvent(eventId),
+    bindings: parts.bindings,
+  };
+  const services: GovernanceServices = {
+    ...core,
+    tenants: new AggregateWriter(eventStore, tenantAggregate),
+    witnesses: new AggregateWriter(eventStore, witnessAggregate, { consistency: 'any' }),
     admission: {
       validators: createLocalValidators(keyring.validators),
       validatorKeys: keyring.validators,
@@ -96,7 +105,6 @@ export function composeServices(parts: ServiceParts): ComposedServices {
       collections: DISPATCHER_COLLECTIONS,
       awaitDispatcher: parts.awaitDispatcher,
     },
-    bindings: parts.bindings,
   };
   return { services, log, stop: async () => validatorThread?.close() };
 }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { GovernanceServices } from '../../command-api/governance/services';
 import type { EventStore } from '../../ports/event-store';
 import type { ReadStore } from '../../ports/read-store';
 import { projections } from '../../projectors';
@@ -7,7 +8,6 @@ import { ProjectionSupervisor, type RunningProjections } from '../../projectors/
 import { ADMISSION_EVENT_TYPES, LogSequencer } from '../../projectors/log/log-sequencer';
 import { type Follower, ReadBarrier } from '../../read-api/engine/read-barrier';
 import type { Config } from '../config';
-import { createRequestHandler } from '../http/app';
 import { listen } from '../http/listen';
 import { openServerKeyring } from '../keys/keyring';
 import { createLogger } from '../logger';
@@ -18,10 +18,10 @@ import {
   startDispatcher,
 } from '../threads/webhook-delivery';
 import { composeServices } from './compose-services';
+import { createRequestHandler } from './http-app';
 import { createMetrics, type Metrics } from './metrics';
 import { observeAppends } from './observed-appends';
 import { remoteWaitsOn } from './remote-waits';
-import type { Services } from './services';
 import { assertDispatchOrder, openBus, openEventStore, openReadStore, readStoreLocation } from './stores';
 
 /**
@@ -51,7 +51,7 @@ export interface EmbeddedOptions {
 
 export interface RunningServer {
   url: string;
-  services: Services;
+  services: GovernanceServices;
   /** The read-model projectors (on their own thread unless GOV_PROJECTION_THREAD=0). */
   supervisor: RunningProjections;
   sequencer: LogSequencer;

@@ -9,8 +9,8 @@ import type { TenantView } from '../../../projectors/governance/tenants';
 import { ADMISSION_EVENT_TYPES, type IntegratedLeaf } from '../../../projectors/log/log-sequencer';
 import type { HttpAnswer } from '../../../runtime/http/answer';
 import { errorAnswer } from '../../../runtime/http/errors';
-import type { Services } from '../../../runtime/wiring/services';
 import type { AggregateWriter, Committed } from '../../engine/aggregate-writer';
+import type { GovernanceServices } from '../services';
 import { type TenantEvent, type TenantState, tenantStream } from '../tenants/tenant-state';
 import {
   type AdmissionContext,
@@ -23,7 +23,7 @@ import {
 } from './submit-evidence';
 
 export async function admitEvidence(
-  services: Services,
+  services: GovernanceServices,
   tenant: Pick<TenantView, 'tenant_id'>,
   body: SubmitEvidenceBody,
   correlationId: string,
@@ -101,10 +101,10 @@ export async function submitEvidence(
 
 /**
  * Waits until the decision's leaves are under a signed tree head, with read-your-write for the read
- * models (`Services.readYourWrite`). Answers 503 instead if that takes unreasonably long.
+ * models (`GovernanceServices.readYourWrite`). Answers 503 instead if that takes unreasonably long.
  */
 export async function awaitIntegration(
-  services: Services,
+  services: GovernanceServices,
   committed: Committed<unknown>,
   leafHash: string,
   correlationId: string,

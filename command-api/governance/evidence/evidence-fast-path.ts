@@ -16,13 +16,13 @@ import { isUtf8 } from 'node:buffer';
 import http from 'node:http';
 import type { SubmitEvidenceBody } from '../../../event-schemas';
 import { type HttpAnswer, writeAnswer } from '../../../runtime/http/answer';
-import { findKeyHolder } from '../../../runtime/http/auth';
 import { correlationIdOf } from '../../../runtime/http/correlation';
 import { serverErrorAnswer } from '../../../runtime/http/errors';
-import { spendRequest } from '../../../runtime/http/rate-limit';
 import { RecentKeys } from '../../../runtime/http/recent-keys';
 import { bodyProblems } from '../../../runtime/http/validate-body';
-import type { Services } from '../../../runtime/wiring/services';
+import type { GovernanceServices } from '../services';
+import { findKeyHolder } from '../tenants/auth';
+import { spendRequest } from '../tenants/request-rate';
 import { admitEvidence } from './admit-evidence';
 
 const PATH = '/governance/evidence';
@@ -39,7 +39,7 @@ type ReadRequest = http.IncomingMessage & { body?: unknown };
  * leaves the request to the next handler untouched.
  */
 export function evidenceFastPath(
-  services: Services,
+  services: GovernanceServices,
   express: (req: http.IncomingMessage, res: http.ServerResponse) => void,
 ) {
   const recentKeys = new RecentKeys();
@@ -125,7 +125,7 @@ function replay(req: http.IncomingMessage, body: Buffer): http.IncomingMessage {
 
 /** Answers the admission; false (having answered nothing) when Express should answer instead. */
 async function admit(
-  services: Services,
+  services: GovernanceServices,
   recentKeys: RecentKeys,
   req: http.IncomingMessage,
   res: http.ServerResponse,

@@ -11,9 +11,10 @@ export interface ChainQuery {
 
 export const CHAIN_DEFAULT_LIMIT = 50;
 export const CHAIN_MAX_LIMIT = 200;
-const MAX_PAGE = 1_000_000;
+export const CHAIN_MAX_PAGE = 1_000_000;
 const INTEGER = /^[1-9][0-9]{0,8}$/;
-const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
+/** What `from` and `to` accept: an ISO 8601 instant in UTC, to the millisecond at most. */
+export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
 
 export function parseChainQuery(
   query: Record<string, unknown>,
@@ -51,7 +52,7 @@ export function parseChainQuery(
   };
   problems.push(...unknownQueryParameters(Object.keys(query), ['page', 'limit', 'from', 'to']));
   const value: ChainQuery = {
-    page: integer('page', 1, MAX_PAGE),
+    page: integer('page', 1, CHAIN_MAX_PAGE),
     limit: integer('limit', CHAIN_DEFAULT_LIMIT, CHAIN_MAX_LIMIT),
     from: instant('from'),
     to: instant('to'),

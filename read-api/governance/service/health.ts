@@ -1,4 +1,4 @@
-import { SERVICE_NAME, SERVICE_VERSION, type Services } from '../../../runtime/wiring/services';
+import { type CoreServices, SERVICE_NAME, SERVICE_VERSION } from '../../../runtime/core/services';
 
 export type UpstreamStatus = 'healthy' | 'unhealthy';
 
@@ -16,7 +16,7 @@ export interface HealthReport {
 
 /** GET /health: the shape of the platform spec, with each store actually asked for something. */
 export async function checkHealth(
-  services: Pick<Services, 'eventStore' | 'readStore' | 'bindings'>,
+  services: Pick<CoreServices, 'eventStore' | 'readStore' | 'bindings'>,
 ): Promise<HealthReport> {
   const upstream: Record<string, UpstreamStatus> = {
     event_store: await probe(() => services.eventStore.headPosition()),

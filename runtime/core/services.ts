@@ -1,25 +1,22 @@
-import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { AggregateWriter } from '../../command-api/engine/aggregate-writer';
-import type { TenantEvent, TenantState } from '../../command-api/governance/tenants/tenant-state';
-import type { WitnessEvent } from '../../command-api/governance/witness/witness-cosignature';
-import type { AdmissionCertifier } from '../../domain/governance/admission-round';
-import type { Validator } from '../../domain/governance/validators';
 import type { EventStore } from '../../ports/event-store';
 import type { ReadStore } from '../../ports/read-store';
 import type { ProjectionCatalog } from '../../projectors/engine/catalog';
 import type { IntegratedLeaf } from '../../projectors/log/log-sequencer';
-import type { SecretBoxKey } from '../../projectors/webhooks/secret-box';
-import type { TargetGuard } from '../../projectors/webhooks/target-guard';
 import type { ReadModels } from '../../read-api/engine/read-models';
 import type { PublishedLog } from '../../read-api/governance/log/published-log';
 import type { Config } from '../config';
-import type { RequestRateLimiter } from '../http/rate-limit';
 import type { PublishedKeys } from '../keys/key-history';
-import type { Metrics } from './metrics';
+import type { Metrics } from '../wiring/metrics';
 
-/** What the HTTP routes need, whichever deployment composed it. */
-export interface Services {
+/**
+ * The engine every context runs on, whichever deployment composed it: the stores, the read models,
+ * the public log, and what the process is configured and measured with. Each context's own services
+ * extend it with what only that context uses (`GovernanceServices`, command-api/governance/services.ts);
+ * runtime/wiring/compose-services.ts builds them. A type here, below the composition, so that the
+ * contexts' routes can name it without importing what composes them.
+ */
+export interface CoreServices {
   config: Config;
   logger: Logger;
   metrics: Metrics;
@@ -42,45 +39,20 @@ export interface Services {
   readModels: ReadModels;
   /** The clock every decision and expiry uses (tests move it). */
   clock(): Date;
-  /** Runs commands on tenant aggregates (stream `tenant-<id>`), group-committed per tenant. */
-  tenants: AggregateWriter<TenantState, TenantEvent>;
-  /** Runs commands on witness keys' streams (`witness-<key>`): cosignatures, idempotent by event id. */
-  witnesses: AggregateWriter<null, WitnessEvent>;
   /** The public Merkle log (signed sizes only). */
   log: PublishedLog;
   /** The node's public keys, current and retired, as loaded at start (GET /gov/v1/log/keys). */
   publishedKeys: PublishedKeys;
   /** Resolves when the admission event `eventId` is a leaf covered by a signed tree head. */
   awaitLeaf(eventId: string): Promise<IntegratedLeaf>;
-  /** What admissions are signed with and bound to. */
-  admission: {
-    validators: readonly Validator[];
-    validatorKeys: readonly KeyObject[];
-    authority: { privateKey: KeyObject; publicKey: KeyObject; nodeId: string };
-    /** The round and the envelope's seal on the validator thread, when it runs. */
-    certify?: AdmissionCertifier;
-    logBinding: { log_id: string; log_url: string };
-  };
-  requestLimiter: RequestRateLimiter;
-  webhooks: {
-    guard: TargetGuard;
-    secretKey: SecretBoxKey;
-    /** Physical names of the dispatcher projection's collections. */
-    collections: { webhooks: string; deliveries: string };
-    /**
-     * Resolves once the dispatcher has applied every event of tenant `tenantId` up to `position`
-     * (read-your-write for webhook commands).
-     */
-    awaitDispatcher(position: number, tenantId: string): Promise<void>;
-  };
   /** Names of the ports' adapters, for /health. */
   bindings: Record<string, string>;
 }
 
 export const SERVICE_NAME = 'gov-clearinghouse';
-// Read at run time from the package root, which sits two levels above both runtime/ and dist/runtime/.
+// Read at run time from the package root: two levels above runtime/wiring/, three above dist/runtime/wiring/.
 export const SERVICE_VERSION: string = (() => {
-  for (const candidate of ['../package.json', '../../package.json']) {
+  for (const candidate of ['../../package.json', '../../../package.json']) {
     try {
       const pkg = require(candidate) as { name?: string; version?: string };
       if (pkg.name === SERVICE_NAME && pkg.version) return pkg.version;

@@ -1,18 +1,18 @@
 import type { NextFunction, Request, Response } from 'express';
-import { apiKeyMatches, parseApiKey } from '../../command-api/governance/tenants/api-keys';
-import { RETIRED_KEY_MESSAGE } from '../../command-api/governance/tenants/current-key';
-import { TIER_LIMITS } from '../../domain/governance/tier-limits';
+import { TIER_LIMITS } from '../../../domain/governance/tier-limits';
 import {
   API_KEYS,
   type ApiKeyView,
   TENANTS,
   type TenantView,
   tenantsProjection,
-} from '../../projectors/governance/tenants';
-import type { Freshness } from '../../read-api/engine/read-models';
-import type { Services } from '../wiring/services';
-import { sendError } from './errors';
-import type { KeyRecord, RecentKeys } from './recent-keys';
+} from '../../../projectors/governance/tenants';
+import type { Freshness } from '../../../read-api/engine/read-models';
+import { sendError } from '../../../runtime/http/errors';
+import type { KeyRecord, RecentKeys } from '../../../runtime/http/recent-keys';
+import type { GovernanceServices } from '../services';
+import { apiKeyMatches, parseApiKey } from './api-keys';
+import { RETIRED_KEY_MESSAGE } from './current-key';
 
 export interface Caller extends KeyHolder {
   tenant: TenantView;
@@ -50,16 +50,19 @@ export function requireCurrentKey(_req: Request, res: Response, next: NextFuncti
   sendError(res, 403, 'FORBIDDEN', RETIRED_KEY_MESSAGE);
 }
 
+/** The challenge of every 401. */
+export const WWW_AUTHENTICATE = 'Bearer realm="gov"';
+
 /**
  * Bearer authentication: the key id finds the stored hash, which is compared in constant time.
  * Missing, malformed, unknown and expired keys all answer the same 401, so a caller learns nothing
  * about which keys exist.
  */
-export function authenticate(services: Services) {
+export function authenticate(services: GovernanceServices) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const caller = await findCaller(services, req.get('authorization'));
     if (!caller) {
-      res.setHeader('WWW-Authenticate', 'Bearer realm="gov"');
+      res.setHeader('WWW-Authenticate', WWW_AUTHENTICATE);
       sendError(res, 401, 'UNAUTHORIZED', 'send a valid API key as "Authorization: Bearer gov_live_…"');
       return;
     }
@@ -72,7 +75,10 @@ export function authenticate(services: Services) {
  * The caller an `Authorization` header names, or null for a missing, malformed, unknown or expired key.
  * Reads what this process acknowledged (read-your-write): the tenant's counters are current.
  */
-export async function findCaller(services: Services, header: string | undefined): Promise<Caller | null> {
+export async function findCaller(
+  services: GovernanceServices,
+  header: string | undefined,
+): Promise<Caller | null> {
   const presented = presentedKey(header);
   if (!presented) return null;
   const key = await findKey(services, presented, 'acknowledged');
@@ -87,7 +93,7 @@ export async function findCaller(services: Services, header: string | undefined)
  * queue behind earlier admissions' leaf counts, which it does not read), and through `recent`.
  */
 export async function findKeyHolder(
-  services: Services,
+  services: GovernanceServices,
   header: string | undefined,
   recent: RecentKeys,
 ): Promise<KeyHolder | null> {
@@ -119,7 +125,7 @@ function presentedKey(header: string | undefined): PresentedKey | null {
 
 /** The stored key the presented one is, if it matches its hash and has not expired. */
 async function findKey(
-  services: Services,
+  services: GovernanceServices,
   presented: PresentedKey,
   freshness: Freshness,
 ): Promise<ApiKeyView | null> {
@@ -139,7 +145,7 @@ function usable(presented: PresentedKey, key: ApiKeyView, now: Date): boolean {
 }
 
 async function findTenant(
-  services: Services,
+  services: GovernanceServices,
   tenantId: string,
   freshness: Freshness,
 ): Promise<TenantView | null> {

@@ -11,14 +11,29 @@
  * answer must not depend on the app's parser setting, repeated parameters must be detectable, and
  * the proof route is hot enough that building objects nobody reads matters.
  */
+import type { KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
-import { type NextFunction, type Request, type Response, Router } from 'express';
+import type { NextFunction, Request, Response, Router } from 'express';
+import type { GovernanceServices } from '../../../command-api/governance/services';
 import { leafDataOfRecord } from '../../../domain/log';
 import type { FieldProblem } from '../../../event-schemas';
 import { bytesEqual, encodeEntryBundle, leafHash, parseTilePath, TILE_WIDTH } from '../../../merkle-core';
 import { sendError } from '../../../runtime/http/errors';
+import {
+  errorResponse,
+  headerRef,
+  invalid,
+  type Json,
+  json,
+  logHeadsBehind,
+  notFound,
+  readModelsBehind,
+  schema,
+} from '../../../runtime/http/openapi-parts';
 import { unknownParameterReason } from '../../../runtime/http/query';
+import { groupRouter, PUBLIC, type RouteGroup } from '../../../runtime/http/route-table';
+import { retiredKeysAnswer } from '../../../runtime/keys/key-history';
 import type { LeafView, PublishedLog, PublishedTreeHead } from './published-log';
 
 const gzip = promisify(gzipCallback);
@@ -34,33 +49,287 @@ export const JSON_TYPE = 'application/json; charset=utf-8';
 /** Entry bundles at or above this size are gzipped when the client accepts it (tlog-tiles SHOULD). */
 const GZIP_MIN_BYTES = 1024;
 
+/** What the log routes read: the published log. */
+export interface LogServices {
+  log: PublishedLog;
+}
+
+const LOG_QUERY_RULES =
+  'Query parameters are read strictly: an unknown, repeated or malformed parameter answers 400 INVALID_REQUEST listing every problem (integers are decimal, without sign, exponent or leading zeros).';
+
+const invalidQuery = (what: string) => invalid(`${what} ${LOG_QUERY_RULES}`);
+
+/** 200 of a log endpoint: CORS-enabled like every log answer. */
+function logOk(description: string, content: Json, headers: Json = {}): Json {
+  return {
+    description,
+    headers: { 'Access-Control-Allow-Origin': headerRef('AccessControlAllowOrigin'), ...headers },
+    content,
+  };
+}
+
+const logIntegerSchema = (minimum: number): Json => ({
+  type: 'integer',
+  minimum,
+  maximum: Number.MAX_SAFE_INTEGER,
+});
+
+/**
+ * The public log endpoints, relative to their mount point (`/gov/v1/log`). `extraKeys`: more public
+ * keys for `GET /keys` (e.g. `{ validators: [...], authority: '...' }`), read on each request and
+ * merged after `log`, which they cannot replace.
+ */
+export function logRouteGroup<S extends LogServices>(
+  extraKeys?: (services: S) => object | Promise<object>,
+): RouteGroup<S> {
+  return {
+    mount: '/gov/v1/log',
+    router: { caseSensitive: true, strict: true },
+    use: () => [cors],
+    routes: [
+      // The hot path, so matched first: one lookup in memory, one proof, and the JSON written by hand
+      // (every value is a number or hex).
+      {
+        method: 'get',
+        path: '/proof',
+        access: PUBLIC,
+        query: [
+          {
+            name: 'leaf_hash',
+            description: 'The leaf hash H (64 lowercase hex characters).',
+            schema: { type: 'string', pattern: HASH.source },
+            required: true,
+          },
+          {
+            name: 'tree_size',
+            description:
+              "The tree to prove against, from the leaf's index + 1 to the latest signed size; omit for the latest.",
+            schema: logIntegerSchema(1),
+          },
+        ],
+        queryReadBy: 'handler',
+        tags: ['log'],
+        operationId: 'getInclusionProof',
+        summary: 'The Merkle inclusion proof of leaf H',
+        description: LOG_QUERY_RULES,
+        responses: {
+          '200': logOk('The inclusion proof.', json(schema('urn:gov:response:log-proof'))),
+          '400': invalidQuery(
+            'leaf_hash is missing or malformed, tree_size is malformed or outside [leaf index + 1, latest signed size], or the query has other parameters.',
+          ),
+          '404': notFound(
+            'No leaf with this hash is in the latest signed tree (a leaf just admitted appears once a tree head covering it is signed).',
+          ),
+          '503': logHeadsBehind,
+        },
+        handler: proof,
+      },
+      {
+        method: 'get',
+        path: '/sth',
+        access: PUBLIC,
+        query: [
+          {
+            name: 'tree_size',
+            description:
+              'The tree head signed at exactly this size (404 when none was); omit for the latest. Every head the service has handed out (in a 201, as the latest STH or checkpoint) is served from then on.',
+            schema: logIntegerSchema(0),
+          },
+        ],
+        queryReadBy: 'handler',
+        tags: ['log'],
+        operationId: 'getSignedTreeHead',
+        summary: 'The latest signed tree head, or the one signed at tree_size',
+        description: LOG_QUERY_RULES,
+        responses: {
+          '200': logOk(
+            'The signed tree head (the latest one with Cache-Control: no-cache).',
+            json(schema('urn:gov:response:sth')),
+          ),
+          '400': invalidQuery('tree_size is malformed or the query has other parameters.'),
+          '404': notFound('No tree head was signed at tree_size.'),
+          '503': logHeadsBehind,
+        },
+        handler: sth,
+      },
+      {
+        method: 'get',
+        path: '/checkpoint',
+        access: PUBLIC,
+        queryReadBy: 'handler',
+        tags: ['log'],
+        operationId: 'getCheckpoint',
+        summary: 'The latest signed tree head as a C2SP tlog-tiles checkpoint (signed note)',
+        description:
+          'The same statement as GET /gov/v1/log/sth. It takes no query parameter (any answers 400).',
+        responses: {
+          '200': logOk(
+            'The signed checkpoint note: origin, tree size, base64 root hash, `timestamp <ISO 8601>`, a blank line, and the signature lines (the log first, then witnesses).',
+            { 'text/plain': { schema: { type: 'string' } } },
+            { 'Cache-Control': headerRef('CacheControl') },
+          ),
+        },
+        handler: checkpoint,
+      },
+      {
+        method: 'get',
+        path: '/leaf',
+        access: PUBLIC,
+        query: [
+          {
+            name: 'index',
+            description: 'The leaf index N, from 0.',
+            schema: logIntegerSchema(0),
+            required: true,
+          },
+        ],
+        queryReadBy: 'handler',
+        tags: ['log'],
+        operationId: 'getLeaf',
+        summary: 'The leaf at index N: its hash, type, envelope reference and record',
+        description: LOG_QUERY_RULES,
+        responses: {
+          '200': logOk('The leaf.', json(schema('urn:gov:response:log-leaf'))),
+          '400': invalidQuery('index is missing or malformed, or the query has other parameters.'),
+          '404': notFound('index is not in the latest signed tree.'),
+          '503': readModelsBehind, // also when this process had not read the newest heads in time
+        },
+        handler: leaf,
+      },
+      {
+        method: 'get',
+        path: '/consistency',
+        access: PUBLIC,
+        query: [
+          {
+            name: 'from',
+            description: 'The older tree size M, at least 1.',
+            schema: logIntegerSchema(1),
+            required: true,
+          },
+          {
+            name: 'to',
+            description: 'The newer tree size N, from M to the latest signed size; omit for the latest.',
+            schema: logIntegerSchema(1),
+          },
+        ],
+        queryReadBy: 'handler',
+        tags: ['log'],
+        operationId: 'getConsistencyProof',
+        summary: 'The consistency proof between tree sizes M and N',
+        description: LOG_QUERY_RULES,
+        responses: {
+          '200': logOk('The consistency proof.', json(schema('urn:gov:response:log-consistency'))),
+          '400': invalidQuery(
+            'from or to is missing, malformed or outside 1 ≤ from ≤ to ≤ latest signed size.',
+          ),
+          '503': logHeadsBehind,
+        },
+        handler: consistency,
+      },
+      {
+        method: 'get',
+        path: '/keys',
+        access: PUBLIC,
+        queryReadBy: 'handler',
+        tags: ['log'],
+        operationId: 'getLogKeys',
+        summary: 'The public keys that verify the log, the envelopes and the certificates',
+        description:
+          'Takes no query parameters. The current keys, and under `retired` the keys retired by rotations (`gov keys rotate`): a signed tree head, envelope or vote made before a rotation verifies under a retired key. Keys are read when the server starts.',
+        responses: {
+          '200': logOk('The keys.', json(schema('urn:gov:response:log-keys'))),
+          '400': invalidQuery('The query has parameters.'),
+        },
+        handler: keys(extraKeys),
+      },
+      // C2SP tlog-tiles: tile/<L>/<N>[.p/<W>] and tile/entries/<N>[.p/<W>]. Any path that is not
+      // canonical is simply not found; a query is refused, as everywhere.
+      {
+        method: 'get',
+        path: '/tile/*path',
+        access: PUBLIC,
+        params: [
+          {
+            name: 'path',
+            description:
+              'The tile path after `tile/`, slashes included, e.g. `0/x001/234`, `1/000.p/3`, `entries/000`.',
+            schema: { type: 'string' },
+          },
+        ],
+        queryReadBy: 'handler',
+        tags: ['log'],
+        operationId: 'getTile',
+        summary: 'C2SP tlog-tiles static resources: hash tiles and entry bundles',
+        description: `The path continues over several segments (it cannot be expressed as one OpenAPI path parameter): \`tile/<L>/<N>[.p/<W>]\` for a hash tile of level L, \`tile/entries/<N>[.p/<W>]\` for an entry bundle (each record’s RFC 8785 canonical JSON, the bytes its leaf hash covers). N is written in zero-padded 3-digit groups, all but the last prefixed with x (\`tile/0/x001/234\`); \`.p/<W>\` is a partial tile of width W < ${TILE_WIDTH}. Every tile and bundle is immutable, partial ones too (their width is in the path), and is served with \`Cache-Control: ${CACHE_IMMUTABLE}\`. Entry bundles of ${GZIP_MIN_BYTES / 1024} KiB or more are gzipped when the request sends Accept-Encoding with gzip. It takes no query parameter (any answers 400).`,
+        responses: {
+          '200': logOk(
+            'The tile (width × 32-byte hashes) or the entry bundle.',
+            {
+              'application/octet-stream': {
+                schema: { type: 'string', contentMediaType: 'application/octet-stream' },
+              },
+            },
+            { 'Cache-Control': headerRef('CacheControl') },
+          ),
+          '404': notFound('Not a canonical tile path, or not covered by the latest signed tree.'),
+          '500': errorResponse(
+            'INTERNAL_ERROR: a stored record does not hash to its leaf (a broken store is never served), or another internal error.',
+            ['INTERNAL_ERROR'],
+          ),
+          '503': logHeadsBehind,
+        },
+        handler: tile,
+      },
+    ],
+  };
+}
+
+/** The keys a verifier needs beyond the log key: the envelope authority's and the validators'. */
+export function verifierKeys(services: Pick<GovernanceServices, 'admission' | 'publishedKeys'>) {
+  const spki = (key: KeyObject) => key.export({ type: 'spki', format: 'der' }).toString('base64');
+  const { authority, validators } = services.admission;
+  return {
+    authority: {
+      node_id: authority.nodeId,
+      algorithm: 'Ed25519',
+      public_key_spki: spki(authority.publicKey),
+    },
+    validators: validators.map((validator) => ({
+      validator_id: validator.id,
+      algorithm: 'Ed25519',
+      public_key_spki: validator.publicKey ? spki(validator.publicKey) : null,
+    })),
+    // Keys retired by `gov keys rotate`: what was signed before a rotation verifies under them.
+    retired: retiredKeysAnswer(services.publishedKeys),
+  };
+}
+
 export interface LogRoutesOptions {
-  /**
-   * More public keys for `GET /keys` (e.g. `{ validators: [...], authority: '...' }`), read on each
-   * request. They are merged after `log`, which they cannot replace.
-   */
+  /** More public keys for `GET /keys`, as `logRouteGroup` takes them. */
   extraKeys?: () => object | Promise<object>;
 }
 
-/** The public log endpoints, relative to their mount point (`/gov/v1/log`). */
+/** The public log's router on its own, for `app.use('/gov/v1/log', …)` (tests, the audit's stand-in log). */
 export function logRoutes(log: PublishedLog, options: LogRoutesOptions = {}): Router {
-  const router = Router({ caseSensitive: true, strict: true });
-  let sthCache: { head: PublishedTreeHead; json: string } | undefined;
+  const { extraKeys } = options;
+  return groupRouter(logRouteGroup(extraKeys && (() => extraKeys())), { log });
+}
 
-  router.use((req: Request, res: Response, next: NextFunction) => {
-    res.setHeader('Access-Control-Allow-Origin', '*');
-    if (req.method !== 'OPTIONS') return next();
-    // CORS preflight (a browser sends one when the request carries e.g. Cache-Control).
-    res.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS');
-    const asked = req.headers['access-control-request-headers'];
-    if (asked) res.setHeader('Access-Control-Allow-Headers', asked);
-    res.setHeader('Access-Control-Max-Age', '86400');
-    res.status(204).end();
-  });
+/** Every answer is CORS-enabled, and a browser's preflight is answered here. */
+function cors(req: Request, res: Response, next: NextFunction) {
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  if (req.method !== 'OPTIONS') return next();
+  // CORS preflight (a browser sends one when the request carries e.g. Cache-Control).
+  res.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS');
+  const asked = req.headers['access-control-request-headers'];
+  if (asked) res.setHeader('Access-Control-Allow-Headers', asked);
+  res.setHeader('Access-Control-Max-Age', '86400');
+  res.status(204).end();
+}
 
-  // The hot path, so matched first: one lookup in memory, one proof, and the JSON written by hand
-  // (every value is a number or hex).
-  router.get('/proof', async (req: Request, res: Response) => {
+function proof({ log }: LogServices) {
+  return async (req: Request, res: Response) => {
     const query = parseQuery(req, res, PROOF_QUERY);
     if (!query) return;
     const hash = query.leaf_hash;
@@ -92,9 +361,12 @@ export function logRoutes(log: PublishedLog, options: LogRoutesOptions = {}): Ro
       return;
     }
     sendJson(res, inclusionProofJson(log, hash, index, size));
-  });
+  };
+}
 
-  router.get('/sth', async (req: Request, res: Response) => {
+function sth({ log }: LogServices) {
+  let sthCache: { head: PublishedTreeHead; json: string } | undefined;
+  return async (req: Request, res: Response) => {
     const query = parseQuery(req, res, STH_QUERY);
     if (!query) return;
     const head = log.latest();
@@ -117,16 +389,20 @@ export function logRoutes(log: PublishedLog, options: LogRoutesOptions = {}): Ro
       return;
     }
     res.json(pinned.sth);
-  });
+  };
+}
 
-  router.get('/checkpoint', (req: Request, res: Response) => {
+function checkpoint({ log }: LogServices) {
+  return (req: Request, res: Response) => {
     if (!parseQuery(req, res, NO_QUERY)) return;
     res.setHeader('Content-Type', 'text/plain; charset=utf-8');
     res.setHeader('Cache-Control', CACHE_LATEST);
     res.send(log.latest().checkpoint);
-  });
+  };
+}
 
-  router.get('/leaf', async (req: Request, res: Response) => {
+function leaf({ log }: LogServices) {
+  return async (req: Request, res: Response) => {
     const query = parseQuery(req, res, LEAF_QUERY);
     if (!query) return;
     const index = query.index;
@@ -146,9 +422,11 @@ export function logRoutes(log: PublishedLog, options: LogRoutesOptions = {}): Ro
       record: leaf.record,
       tree_size: size,
     });
-  });
+  };
+}
 
-  router.get('/consistency', async (req: Request, res: Response) => {
+function consistency({ log }: LogServices) {
+  return async (req: Request, res: Response) => {
     const query = parseQuery(req, res, CONSISTENCY_QUERY);
     if (!query) return;
     const latest = await coveringSize(log, (signed) => (query.to ?? 0) <= signed && query.from <= signed);
@@ -184,17 +462,22 @@ export function logRoutes(log: PublishedLog, options: LogRoutesOptions = {}): Ro
       res,
       `{"from":${from},"to":${to},"root_from":"${rootFrom}","root_to":"${rootTo}","proof":${proof}}`,
     );
-  });
+  };
+}
 
-  router.get('/keys', async (req: Request, res: Response) => {
-    if (!parseQuery(req, res, NO_QUERY)) return;
-    const extra = options.extraKeys ? await options.extraKeys() : {};
-    res.json(Object.assign({ log: log.verifierKey }, extra, { log: log.verifierKey }));
-  });
+function keys<S extends LogServices>(extraKeys?: (services: S) => object | Promise<object>) {
+  return (services: S) => {
+    const { log } = services;
+    return async (req: Request, res: Response) => {
+      if (!parseQuery(req, res, NO_QUERY)) return;
+      const extra = extraKeys ? await extraKeys(services) : {};
+      res.json(Object.assign({ log: log.verifierKey }, extra, { log: log.verifierKey }));
+    };
+  };
+}
 
-  // C2SP tlog-tiles: tile/<L>/<N>[.p/<W>] and tile/entries/<N>[.p/<W>]. Any path that is not canonical
-  // is simply not found; a query is refused, as everywhere.
-  router.get('/tile/*path', async (req: Request, res: Response) => {
+function tile({ log }: LogServices) {
+  return async (req: Request, res: Response) => {
     if (!parseQuery(req, res, NO_QUERY)) return;
     const tile = parseTilePath(req.path.slice(1));
     if (!tile) {
@@ -238,9 +521,7 @@ export function logRoutes(log: PublishedLog, options: LogRoutesOptions = {}): Ro
       return;
     }
     res.send(bundle);
-  });
-
-  return router;
+  };
 }
 
 /**

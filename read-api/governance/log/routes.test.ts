@@ -30,8 +30,8 @@ import {
   verifyInclusion,
 } from '../../../merkle-core';
 import { sendError } from '../../../runtime/http/errors';
-import { type LogRoutesOptions, logRoutes } from './log-routes';
 import type { LeafType, LeafView, PublishedLog, PublishedTreeHead } from './published-log';
+import { type LogRoutesOptions, logRoutes } from './routes';
 
 const ORIGIN = 'gov.example/log';
 const SIGNED_SIZE = 1000;
