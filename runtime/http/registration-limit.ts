@@ -1,7 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Services } from '../wiring/services';
 import { clientAddressKey } from './client-address';
-import { RequestRateLimiter, sendRateLimited } from './rate-limit';
+import { sendRateLimited } from './rate-limit';
+import { RequestRateLimiter } from './request-rate-limiter';
 
 const HOUR_MS = 3_600_000;
 

@@ -11,7 +11,7 @@ import { TargetGuard } from '../../projectors/webhooks/target-guard';
 import type { ReadBarrier } from '../../read-api/engine/read-barrier';
 import { ReadModels } from '../../read-api/engine/read-models';
 import type { Config } from '../config';
-import { RequestRateLimiter } from '../http/rate-limit';
+import { RequestRateLimiter } from '../http/request-rate-limiter';
 import type { Keyring } from '../keys/keyring';
 import { ValidatorThread } from '../threads/thread-validators';
 import { DISPATCHER_COLLECTIONS } from '../threads/webhook-delivery';

@@ -13,7 +13,7 @@ import type { TargetGuard } from '../../projectors/webhooks/target-guard';
 import type { ReadModels } from '../../read-api/engine/read-models';
 import type { PublishedLog } from '../../read-api/governance/log/published-log';
 import type { Config } from '../config';
-import type { RequestRateLimiter } from '../http/rate-limit';
+import type { RequestRateLimiter } from '../http/request-rate-limiter';
 import type { PublishedKeys } from '../keys/key-history';
 import type { Metrics } from './metrics';
 
