@@ -1,6 +1,6 @@
-import type { FindQuery, Page, StoredDocument } from '../../ports/read-store';
+import type { FindQuery, Page, ReadStore, StoredDocument } from '../../ports/read-store';
+import type { ProjectionCatalog } from '../../projectors/engine/catalog';
 import type { Projection } from '../../projectors/engine/projection';
-import type { Services } from '../../runtime/wiring/services';
 import type { ReadBarrier } from './read-barrier';
 
 /**
@@ -15,7 +15,7 @@ export type Freshness = 'acknowledged' | 'applied';
 /** Reads a projection's serving generation (see `projectors/catalog.ts`). */
 export class ReadModels {
   constructor(
-    private readonly services: Pick<Services, 'readStore' | 'catalog'>,
+    private readonly services: { readStore: ReadStore; catalog: ProjectionCatalog },
     /** Where this process acknowledges writes before its read models apply them; see read-barrier.ts. */
     private readonly barrier: ReadBarrier | null = null,
   ) {}
