@@ -10,7 +10,6 @@
  */
 import type { EvidenceAdmitted, ExecutionAdmitted, GateFailed, VarianceRecorded } from '../../event-schemas';
 import type { RecordedEvent } from '../../ports/event-store';
-import type { DeliveryView } from './dispatcher-projection';
 import {
   type CHAIN_DEPTH_COUNTS,
   type ChainDepthMilestone,
@@ -119,8 +118,13 @@ function payloadOf(
   }
 }
 
-/** What of a stored delivery names its body. */
-export type RecipeDelivery = Pick<DeliveryView, 'delivery_id' | 'event_type' | 'event_id' | 'recipe'>;
+/** What of a stored delivery (the projection's `DeliveryView`) names its body. */
+export interface RecipeDelivery {
+  delivery_id: string;
+  event_type: WebhookEventName;
+  event_id: string;
+  recipe?: BodyRecipe;
+}
 
 /**
  * The body of a stored delivery, rendered again from its recipe and `event`, the event found at the
