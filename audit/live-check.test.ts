@@ -19,8 +19,8 @@ import {
   timestampExtension,
   toHex,
 } from '../merkle-core';
+import type { LeafView, PublishedLog, PublishedTreeHead } from '../ports/log';
 import { logRoutes } from '../read-api/governance/log/log-routes';
-import type { LeafView, PublishedLog, PublishedTreeHead } from '../read-api/governance/log/published-log';
 import { sendError } from '../runtime/http/errors';
 import { type LiveCheckReport, LiveLogCheck, type LiveLogCheckOptions, logUrlOf } from './live-check';
 

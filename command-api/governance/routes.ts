@@ -1,6 +1,7 @@
 import { type Request, type Response, Router } from 'express';
 import { policyView } from '../../domain/governance/policy';
 import type { ChangePolicyBody, SubmitEvidenceBody, SubmitExecutionBody } from '../../event-schemas';
+import type { IntegratedLeaf } from '../../ports/log';
 import {
   BUNDLES,
   type BundleView,
@@ -8,7 +9,6 @@ import {
   LEAVES,
   type StoredLeaf,
 } from '../../projectors/governance/governance-projection';
-import type { IntegratedLeaf } from '../../projectors/log/log-sequencer';
 import { sendAnswer } from '../../runtime/http/answer';
 import { authenticate, callerOf, requireClosedLoopTier, requireCurrentKey } from '../../runtime/http/auth';
 import { sendError } from '../../runtime/http/errors';

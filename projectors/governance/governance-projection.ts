@@ -19,8 +19,8 @@ import type {
   VarianceRecorded,
 } from '../../event-schemas';
 import type { RecordedEvent } from '../../ports/event-store';
+import type { LeafType, LeafView } from '../../ports/log';
 import type { Change } from '../../ports/read-store';
-import type { LeafType, LeafView } from '../../read-api/governance/log/published-log';
 import type { Projection, ProjectionState } from '../engine/projection';
 
 export const LEAVES = 'leaves';

@@ -18,11 +18,11 @@ import {
   toHex,
 } from '../../merkle-core';
 import type { EventStore, EventSubscription, RecordedEvent } from '../../ports/event-store';
-import type { PublishedTreeHead } from '../../read-api/governance/log/published-log';
+import type { IntegratedLeaf, LogSource, PublishedTreeHead } from '../../ports/log';
 import { LogVerifierKeys } from '../../runtime/keys/log-verifier-keys';
 import { sleep } from '../../runtime/sleep';
 import type { Metrics } from '../../runtime/wiring/metrics';
-import { LeafWaiters, type LogSource } from './log-source';
+import { LeafWaiters } from './leaf-waiters';
 
 /** Events whose record becomes a leaf, and the member holding that record. */
 export const LEAF_RECORD_MEMBER = {
@@ -37,12 +37,6 @@ export const SYSTEM_TENANT = 'system';
 
 /** The stream of signed tree heads (one log per deployment). */
 export const LOG_STREAM = 'merkle-log';
-
-export interface IntegratedLeaf {
-  leafIndex: number;
-  /** A signed tree head covering the leaf. */
-  head: PublishedTreeHead;
-}
 
 export interface LogSequencerOptions {
   eventStore: EventStore;

@@ -4,9 +4,9 @@ import { tenantAggregate } from '../../command-api/governance/tenants/tenant-sta
 import { authorityNodeIdOf } from '../../domain/governance/envelope';
 import { createLocalValidators } from '../../domain/governance/validators';
 import type { EventStore } from '../../ports/event-store';
+import type { LogSource } from '../../ports/log';
 import type { ReadStore } from '../../ports/read-store';
 import { ProjectionCatalog } from '../../projectors/engine/catalog';
-import type { LogSource } from '../../projectors/log/log-source';
 import { TargetGuard } from '../../projectors/webhooks/target-guard';
 import type { ReadBarrier } from '../../read-api/engine/read-barrier';
 import { ReadModels } from '../../read-api/engine/read-models';

@@ -5,13 +5,12 @@ import type { TenantState } from '../../command-api/governance/tenants/tenant-st
 import type { AdmissionCertifier } from '../../domain/governance/admission-round';
 import type { Validator } from '../../domain/governance/validators';
 import type { EventStore } from '../../ports/event-store';
+import type { IntegratedLeaf, PublishedLog } from '../../ports/log';
 import type { ReadStore } from '../../ports/read-store';
 import type { ProjectionCatalog } from '../../projectors/engine/catalog';
-import type { IntegratedLeaf } from '../../projectors/log/log-sequencer';
 import type { SecretBoxKey } from '../../projectors/webhooks/secret-box';
 import type { TargetGuard } from '../../projectors/webhooks/target-guard';
 import type { ReadModels } from '../../read-api/engine/read-models';
-import type { PublishedLog } from '../../read-api/governance/log/published-log';
 import type { Config } from '../config';
 import type { RequestRateLimiter } from '../http/request-rate-limiter';
 import type { PublishedKeys } from '../keys/key-history';

@@ -27,9 +27,9 @@ import {
   verifyInclusion,
   verifySth,
 } from '../../../merkle-core';
+import type { LeafType, LeafView, PublishedLog, PublishedTreeHead } from '../../../ports/log';
 import { sendError } from '../../../runtime/http/errors';
 import { type LogRoutesOptions, logRoutes } from './log-routes';
-import type { LeafType, LeafView, PublishedLog, PublishedTreeHead } from './published-log';
 
 const ORIGIN = 'gov.example/log';
 const SIGNED_SIZE = 1000;

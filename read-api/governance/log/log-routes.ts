@@ -23,9 +23,9 @@ import {
   parseTilePath,
   TILE_WIDTH,
 } from '../../../merkle-core';
+import type { LeafView, PublishedLog, PublishedTreeHead } from '../../../ports/log';
 import { sendError } from '../../../runtime/http/errors';
 import { unknownParameterReason } from '../../../runtime/http/query';
-import type { LeafView, PublishedLog, PublishedTreeHead } from './published-log';
 
 const gzip = promisify(gzipCallback);
 

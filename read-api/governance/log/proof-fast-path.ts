@@ -8,10 +8,10 @@
  */
 import type http from 'node:http';
 import type { Logger } from 'pino';
+import type { PublishedLog } from '../../../ports/log';
 import { correlationIdOf } from '../../../runtime/http/correlation';
 import type { Metrics } from '../../../runtime/wiring/metrics';
 import { inclusionProofJson, JSON_TYPE } from './log-routes';
-import type { PublishedLog } from './published-log';
 
 const PREFIX = '/gov/v1/log/proof?leaf_hash=';
 const HASH = /^[0-9a-f]{64}$/;
