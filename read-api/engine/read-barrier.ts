@@ -14,7 +14,7 @@
  * for the read models before acknowledging (see `Services.readYourWrite`).
  */
 
-import { AcknowledgementTimeline } from '../governance/reports/acknowledgement-timeline';
+import { AcknowledgementTimeline } from './acknowledgement-timeline';
 
 /** What follows the event log and is bounded by acknowledgements: its name and the events it reads. */
 export interface Follower {
