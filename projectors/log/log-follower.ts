@@ -10,12 +10,12 @@ import type { TreeHeadSigned } from '../../event-schemas';
 import { fromHex, type JsonSth, TileLog, toHex } from '../../merkle-core';
 import type { EventStore, EventSubscription, RecordedEvent } from '../../ports/event-store';
 import type { IntegratedLeaf, LogSource, PublishedTreeHead } from '../../ports/log';
-import { LogVerifierKeys } from '../../runtime/keys/log-verifier-keys';
 import { sleep } from '../../runtime/sleep';
 import { FreshRead } from '../engine/fresh-read';
 import { FollowedPosition } from '../engine/position-waiters';
 import { LeafWaiters } from './leaf-waiters';
 import { ADMISSION_EVENT_TYPES } from './log-sequencer';
+import { LogVerifierKeys } from './log-verifier-keys';
 
 export interface LogFollowerOptions {
   eventStore: EventStore;

@@ -19,10 +19,10 @@ import {
 } from '../../merkle-core';
 import type { EventStore, EventSubscription, RecordedEvent } from '../../ports/event-store';
 import type { IntegratedLeaf, LogSource, PublishedTreeHead } from '../../ports/log';
-import { LogVerifierKeys } from '../../runtime/keys/log-verifier-keys';
 import { sleep } from '../../runtime/sleep';
 import type { Metrics } from '../../runtime/wiring/metrics';
 import { LeafWaiters } from './leaf-waiters';
+import { LogVerifierKeys } from './log-verifier-keys';
 
 /** Events whose record becomes a leaf, and the member holding that record. */
 export const LEAF_RECORD_MEMBER = {

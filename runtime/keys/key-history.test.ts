@@ -12,6 +12,7 @@ import {
   signCheckpoint,
   timestampExtension,
 } from '../../merkle-core';
+import { LogVerifierKeys } from '../../projectors/log/log-verifier-keys';
 import { tempDir } from '../../tests/support/temp-dir';
 import { writeFileAtomic } from '../atomic-file';
 import { keyFileName, readCurrentKey, VALIDATOR_COUNT } from './key-files';
@@ -20,7 +21,6 @@ import { HISTORY_FILE, KeyHistoryError, readHistory, readPublishedKeys, writeHis
 import { KeyRotationError, rotateKeys } from './key-rotation';
 import { openServerKeyring } from './keyring';
 import { IN_USE_FILE, KeysFolderBusyError, LOCK_FILE, markServerUsing, withKeysLock } from './keys-lock';
-import { LogVerifierKeys } from './log-verifier-keys';
 
 const ORIGIN = 'keys.test/log';
 const T1 = new Date('2030-01-01T10:00:00.000Z');
