@@ -14,6 +14,7 @@
  * for the read models before acknowledging (see `Services.readYourWrite`).
  */
 
+import type { AppliedPositions } from '../../projectors/engine/supervisor';
 import { AcknowledgementTimeline } from './acknowledgement-timeline';
 
 /** What follows the event log and is bounded by acknowledgements: its name and the events it reads. */
@@ -30,14 +31,6 @@ export interface Follower {
    * the follower is keeping up.
    */
   maxLagMs?: number;
-}
-
-/** What the barrier needs of the followers (this thread's projections, or other threads'). */
-export interface AppliedPositions {
-  /** The position follower `name` has applied up to, as this process last learned; null before any. */
-  appliedPosition(name: string): number | null;
-  /** Resolves once follower `name` has applied everything up to `position`. */
-  waitForProjection(name: string, position: number): Promise<void>;
 }
 
 /**
