@@ -18,10 +18,10 @@ import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { ValidatingEventStore } from '../event-schemas';
 import type { EventStore } from '../ports/event-store';
 import { LOG_STREAM, LogSequencer } from '../projectors/log/log-sequencer';
-import { loadConfig } from '../runtime/config';
+import { loadConfig } from '../runtime/config/config';
 import { loadOrCreateKeyring } from '../runtime/keys/keyring';
-import { createLogger } from '../runtime/logger';
-import { startWorker } from '../runtime/threads/worker-entry';
+import { createLogger } from '../runtime/support/logger';
+import { startWorker } from '../runtime/support/worker-entry';
 import {
   AUDIT_FIXTURE_VERSION,
   CONCURRENT_CLIENTS,

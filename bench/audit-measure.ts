@@ -12,7 +12,7 @@ import {
   trustFromPublishedKeys,
 } from '../audit';
 import { readPublishedKeys } from '../runtime/keys/key-history';
-import { ProgressBar } from '../runtime/progress-bar';
+import { ProgressBar } from '../runtime/support/progress-bar';
 import { ownPeakRss } from './process-memory';
 
 export interface MeasureRequest {

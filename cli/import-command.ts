@@ -10,7 +10,7 @@ import {
 } from '../adapters/ndjson/export-file';
 import { TransferProgress } from '../adapters/ndjson/transfer-progress';
 import type { RecordedEvent } from '../ports/event-store';
-import { ProgressBar } from '../runtime/progress-bar';
+import { ProgressBar } from '../runtime/support/progress-bar';
 import { type CliCommand, EXIT, UsageError } from './command';
 import { importIntoEventStoreDb } from './import-eventstoredb';
 import { printImportSummary } from './import-summary';

@@ -14,7 +14,7 @@ import { type ExportHeader, type ExportTrailer, readExportFile } from '../adapte
 import { TransferProgress } from '../adapters/ndjson/transfer-progress';
 import type { RecordedEvent } from '../ports/event-store';
 import { LeafPositionMap } from '../projectors/log/leaf-positions';
-import type { Progress } from '../runtime/progress-bar';
+import type { Progress } from '../runtime/support/progress-bar';
 
 export interface RepositionedImportOptions {
   /** A gov export file; it is read twice (standard input must be saved to a file first). */

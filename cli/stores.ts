@@ -11,7 +11,7 @@ import { SqliteReadStore } from '../adapters/sqlite/read-store';
 import { type AuditSource, AuditSourceError, eventsAuditSource, sqliteAuditSource } from '../audit';
 import { ValidatingEventStore } from '../event-schemas';
 import type { EventStore } from '../ports/event-store';
-import { type Config, loadConfig } from '../runtime/config';
+import { type Config, loadConfig } from '../runtime/config/config';
 import { UsageError } from './command';
 
 export interface OperatorStores {

@@ -3,8 +3,8 @@
  * thread, and a frame for a socket connected to the main thread goes straight to it.
  */
 import path from 'node:path';
-import { loadConfig } from '../runtime/config';
-import { createLogger } from '../runtime/logger';
+import { loadConfig } from '../runtime/config/config';
+import { createLogger } from '../runtime/support/logger';
 import { type RunningServer, startEmbedded } from '../runtime/wiring/embedded';
 import { GovClient, validEvidence } from './support/governance-client';
 import { tempDir } from './support/temp-dir';

@@ -3,7 +3,7 @@
  * (runtime/embedded.ts), so the main thread must learn how far the delivery thread's dispatcher got.
  */
 import path from 'node:path';
-import { createLogger } from '../runtime/logger';
+import { createLogger } from '../runtime/support/logger';
 import { ReportedProgress } from '../runtime/threads/webhook-delivery';
 import { type RunningServer, startEmbedded } from '../runtime/wiring/embedded';
 import { GovClient, testConfig } from './support/governance-client';

@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bytesEqual, fromHex, toHex, type WitnessLogState, type WitnessStateStore } from '../merkle-core';
-import { writeFileAtomic } from '../runtime/atomic-file';
+import { writeFileAtomic } from '../runtime/support/atomic-file';
 import { StateLock } from './state-lock';
 
 const FORMAT = 'gov-witness-state/1';

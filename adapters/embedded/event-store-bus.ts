@@ -1,7 +1,7 @@
 import type { Bus, BusConsumer, BusSubscribeOptions } from '../../ports/bus';
 import type { EventStore, EventSubscription, RecordedEvent } from '../../ports/event-store';
 import type { ReadStore } from '../../ports/read-store';
-import { sleep } from '../../runtime/sleep';
+import { sleep } from '../../runtime/support/sleep';
 
 export interface EventStoreBusOptions {
   eventStore: EventStore;

@@ -4,7 +4,7 @@
  * configuration rather than trusted.
  */
 import { type Admin, ConfigResourceTypes, ConfigSource } from 'kafkajs';
-import { integerReader } from '../../runtime/env-integer';
+import { integerReader } from '../../runtime/support/env-integer';
 
 export interface TopicSettings {
   name: string;

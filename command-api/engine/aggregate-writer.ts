@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type EventStore, type NewEvent, WrongExpectedVersionError } from '../../ports/event-store';
-import { sleep } from '../../runtime/sleep';
+import { sleep } from '../../runtime/support/sleep';
 
 /** What a command decided: the events to append (maybe none) and what to tell the caller. */
 export interface Decision<R> {

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { EventStore } from '../../ports/event-store';
 import type { LeaseManager } from '../../ports/lease';
 import type { ReadStore } from '../../ports/read-store';
-import type { Metrics } from '../../runtime/wiring/metrics';
+import type { Metrics } from '../../runtime/support/metrics';
 import { ProjectionCatalog } from './catalog';
 import type { Projection } from './projection';
 import { clearGeneration } from './rebuild';

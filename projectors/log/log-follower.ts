@@ -10,7 +10,7 @@ import type { TreeHeadSigned } from '../../event-schemas';
 import { fromHex, type JsonSth, TileLog, toHex } from '../../merkle-core';
 import type { EventStore, EventSubscription, RecordedEvent } from '../../ports/event-store';
 import type { IntegratedLeaf, LogSource, PublishedTreeHead } from '../../ports/log';
-import { sleep } from '../../runtime/sleep';
+import { sleep } from '../../runtime/support/sleep';
 import { FreshRead } from '../engine/fresh-read';
 import { FollowedPosition } from '../engine/position-waiters';
 import { LeafWaiters } from './leaf-waiters';

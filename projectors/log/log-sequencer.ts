@@ -19,8 +19,8 @@ import {
 } from '../../merkle-core';
 import type { EventStore, EventSubscription, RecordedEvent } from '../../ports/event-store';
 import type { IntegratedLeaf, LogSource, PublishedTreeHead } from '../../ports/log';
-import { sleep } from '../../runtime/sleep';
-import type { Metrics } from '../../runtime/wiring/metrics';
+import type { Metrics } from '../../runtime/support/metrics';
+import { sleep } from '../../runtime/support/sleep';
 import { LeafWaiters } from './leaf-waiters';
 import { LogVerifierKeys } from './log-verifier-keys';
 

@@ -1,6 +1,6 @@
 import { SqliteReadStore } from '../../adapters/sqlite/read-store';
 import type { Change, Checkpoint, FindQuery, Page } from '../../ports/read-store';
-import { createLogger } from '../../runtime/logger';
+import { createLogger } from '../../runtime/support/logger';
 import { RENDERED_BODIES } from './delivery-bodies';
 import { bodyBytesOf, DELIVERY_LOG, type DeliveryLogEntry, newLogEntry } from './delivery-log';
 import { DeliveryWorker, type DeliveryWorkerOptions, INTAKE_CHECKPOINT } from './delivery-worker';

@@ -13,9 +13,9 @@ import {
   webhookSchemas,
 } from '../../event-schemas/governance';
 import { WEBHOOK_EVENT_NAMES } from '../../projectors/webhooks/webhook-events';
-import { loadConfig } from '../../runtime/config';
+import { loadConfig } from '../../runtime/config/config';
 import { createApp } from '../../runtime/http/app';
-import { createLogger } from '../../runtime/logger';
+import { createLogger } from '../../runtime/support/logger';
 import { type RunningServer, startEmbedded } from '../../runtime/wiring/embedded';
 import { SERVICE_VERSION } from '../../runtime/wiring/services';
 import { tempDir } from '../../tests/support/temp-dir';

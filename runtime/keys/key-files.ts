@@ -19,7 +19,7 @@ import path from 'node:path';
 import { authorityNodeIdOf } from '../../domain/governance/envelope';
 import { validatorIdOf } from '../../domain/governance/validators';
 import { generateKeyPair, loadSignerKey, type NoteSigner, toHex } from '../../merkle-core';
-import { createFileAtomic } from '../atomic-file';
+import { createFileAtomic } from '../support/atomic-file';
 
 export const VALIDATOR_COUNT = 4;
 

@@ -14,7 +14,7 @@ import {
 } from '../../merkle-core';
 import { LogVerifierKeys } from '../../projectors/log/log-verifier-keys';
 import { tempDir } from '../../tests/support/temp-dir';
-import { writeFileAtomic } from '../atomic-file';
+import { writeFileAtomic } from '../support/atomic-file';
 import { keyFileName, readCurrentKey, VALIDATOR_COUNT } from './key-files';
 import { generateKeys } from './key-generation';
 import { HISTORY_FILE, KeyHistoryError, readHistory, readPublishedKeys, writeHistory } from './key-history';

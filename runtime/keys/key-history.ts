@@ -21,7 +21,7 @@ import path from 'node:path';
 import { authorityNodeIdOf } from '../../domain/governance/envelope';
 import { validatorIdOf } from '../../domain/governance/validators';
 import { loadVerifierKey, toHex } from '../../merkle-core';
-import { writeFileAtomic } from '../atomic-file';
+import { writeFileAtomic } from '../support/atomic-file';
 import {
   type CurrentKey,
   type PublicKeyInfo,

@@ -9,7 +9,7 @@
  * a key that signed something missing from both the key files and the history.
  */
 import fs from 'node:fs';
-import { removeTempFiles, writeFileAtomic } from '../atomic-file';
+import { removeTempFiles, writeFileAtomic } from '../support/atomic-file';
 import {
   type CurrentKey,
   type KeySlot,

@@ -10,7 +10,7 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { NoteSigner } from '../../merkle-core';
-import { removeTempFiles } from '../atomic-file';
+import { removeTempFiles } from '../support/atomic-file';
 import {
   createMissingKeys,
   type KeySlot,

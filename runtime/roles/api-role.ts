@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import { createRequestHandler, type ServedSide } from '../http/app';
 import { listen } from '../http/listen';
 import { startFollowerServices } from './follower-services';

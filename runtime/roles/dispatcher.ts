@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import { createOpsApp } from '../http/app';
 import { listen } from '../http/listen';
 import { startDispatcher } from '../threads/webhook-delivery';

@@ -1,7 +1,7 @@
 /** The messages between the server's main thread and its delivery thread (runtime/delivery-thread.ts). */
 import type { AttemptRecord, DeliveryStatus } from '../../projectors/webhooks/delivery-log';
 import type { DeliveryView } from '../../projectors/webhooks/dispatcher-projection';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import type { ReadStoreLocation } from '../wiring/stores';
 
 export interface ThreadSettings {

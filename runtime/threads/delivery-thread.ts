@@ -15,8 +15,8 @@ import {
 } from '../../projectors/webhooks/dispatcher-projection';
 import type { FramePublisher } from '../../projectors/webhooks/frame-fanout';
 import { TargetGuard } from '../../projectors/webhooks/target-guard';
-import type { Config } from '../config';
-import { createLogger } from '../logger';
+import type { Config } from '../config/config';
+import { createLogger } from '../support/logger';
 import { assertDispatchOrder, openBus, openEventStore, openReadStore } from '../wiring/stores';
 import type { AttemptReport, ThreadReport, ThreadRequest, ThreadSettings } from './delivery-thread-protocol';
 import { DISPATCHER_GENERATION } from './webhook-delivery';

@@ -1,5 +1,5 @@
 /** The messages between the server's main thread and its projection thread (runtime/projection-thread.ts). */
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 
 export interface ProjectionThreadData {
   /** The thread opens its own connections to the stores this configuration names. */

@@ -8,6 +8,7 @@ import type { KeyObject } from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
 import type { AdmissionCertifier, CertifiedEnvelope } from '../../domain/governance/admission-round';
 import { QuorumNotReachedError, ValidatorNetworkError } from '../../domain/governance/validators';
+import { startWorker } from '../support/worker-entry';
 import type {
   RoundAnswer,
   RoundBatch,
@@ -15,7 +16,6 @@ import type {
   RoundItem,
   ValidatorThreadData,
 } from './validator-thread-protocol';
-import { startWorker } from './worker-entry';
 
 /**
  * Rounds sent to the thread as soon as this many are asked, rather than all at the end of the turn.

@@ -9,8 +9,9 @@ import type { Logger } from 'pino';
 import { projections } from '../../projectors';
 import { FollowedPosition } from '../../projectors/engine/position-waiters';
 import type { RunningProjections } from '../../projectors/engine/supervisor';
-import type { Config } from '../config';
-import type { Metrics } from '../wiring/metrics';
+import type { Config } from '../config/config';
+import type { Metrics } from '../support/metrics';
+import { startWorker } from '../support/worker-entry';
 import { CoalescedWake } from './coalesced-wake';
 import type {
   MetricUpdate,
@@ -18,7 +19,6 @@ import type {
   ProjectionThreadReport,
   ProjectionThreadRequest,
 } from './projection-thread-protocol';
-import { startWorker } from './worker-entry';
 
 export interface ProjectionThreadOptions {
   config: Config;

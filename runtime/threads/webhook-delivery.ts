@@ -26,10 +26,10 @@ import { FrameFanout } from '../../projectors/webhooks/frame-fanout';
 import { webhookLinks } from '../../projectors/webhooks/webhook-events';
 import { renderComplianceReportReady } from '../../projectors/webhooks/webhook-payloads';
 import { buildReport } from '../../read-api/governance/routes';
+import { startWorker } from '../support/worker-entry';
 import type { Services } from '../wiring/services';
 import type { ReadStoreLocation } from '../wiring/stores';
 import type { ThreadReport, ThreadRequest, ThreadSettings } from './delivery-thread-protocol';
-import { startWorker } from './worker-entry';
 
 /** The dispatcher's collections are not rebuilt blue/green (its queue must not be re-sent): one generation. */
 export const DISPATCHER_GENERATION = 1;

@@ -10,12 +10,12 @@ import { ProjectionCatalog } from '../../projectors/engine/catalog';
 import { TargetGuard } from '../../projectors/webhooks/target-guard';
 import type { ReadBarrier } from '../../read-api/engine/read-barrier';
 import { ReadModels } from '../../read-api/engine/read-models';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import { RequestRateLimiter } from '../http/request-rate-limiter';
 import type { Keyring } from '../keys/keyring';
+import type { Metrics } from '../support/metrics';
 import { ValidatorThread } from '../threads/thread-validators';
 import { DISPATCHER_COLLECTIONS } from '../threads/webhook-delivery';
-import type { Metrics } from './metrics';
 import { SequencedLog } from './sequenced-log';
 import type { Services } from './services';
 

@@ -6,11 +6,12 @@ import { BusForwarder } from '../../projectors/engine/bus-forwarder';
 import { ProjectionSupervisor, type RunningProjections } from '../../projectors/engine/supervisor';
 import { ADMISSION_EVENT_TYPES, LogSequencer } from '../../projectors/log/log-sequencer';
 import { type Follower, ReadBarrier } from '../../read-api/engine/read-barrier';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import { createRequestHandler } from '../http/app';
 import { listen } from '../http/listen';
 import { openServerKeyring } from '../keys/keyring';
-import { createLogger } from '../logger';
+import { createLogger } from '../support/logger';
+import { createMetrics, type Metrics } from '../support/metrics';
 import { ProjectionThread } from '../threads/threaded-projections';
 import {
   type DispatcherProgress,
@@ -18,7 +19,6 @@ import {
   startDispatcher,
 } from '../threads/webhook-delivery';
 import { composeServices } from './compose-services';
-import { createMetrics, type Metrics } from './metrics';
 import { observeAppends } from './observed-appends';
 import { remoteWaitsOn } from './remote-waits';
 import type { Services } from './services';

@@ -9,7 +9,7 @@ import { projections } from '../../projectors';
 import { ProjectionCatalog } from '../../projectors/engine/catalog';
 import { checkpointName, type Projection, physicalCollection } from '../../projectors/engine/projection';
 import { DISPATCHER_PROGRESS } from '../../projectors/webhooks/dispatcher-consumer';
-import { sleep } from '../sleep';
+import { sleep } from '../support/sleep';
 import { DISPATCHER_GENERATION } from '../threads/webhook-delivery';
 
 export interface RemoteWaitsOptions {

@@ -11,10 +11,10 @@ import type { ProjectionCatalog } from '../../projectors/engine/catalog';
 import type { SecretBoxKey } from '../../projectors/webhooks/secret-box';
 import type { TargetGuard } from '../../projectors/webhooks/target-guard';
 import type { ReadModels } from '../../read-api/engine/read-models';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import type { RequestRateLimiter } from '../http/request-rate-limiter';
 import type { PublishedKeys } from '../keys/key-history';
-import type { Metrics } from './metrics';
+import type { Metrics } from '../support/metrics';
 
 /** What the HTTP routes need, whichever deployment composed it. */
 export interface Services {

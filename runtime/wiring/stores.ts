@@ -17,7 +17,7 @@ import type { EventStore } from '../../ports/event-store';
 import type { LeaseManager } from '../../ports/lease';
 import type { ReadStore } from '../../ports/read-store';
 import { isDispatcherState } from '../../projectors/webhooks/dispatcher-state';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 
 /**
  * Where the read store is, in a form a worker thread can be handed. The SQLite one is two files: the

@@ -10,7 +10,7 @@ import type http from 'node:http';
 import type { Logger } from 'pino';
 import type { PublishedLog } from '../../../ports/log';
 import { correlationIdOf } from '../../../runtime/http/correlation';
-import type { Metrics } from '../../../runtime/wiring/metrics';
+import type { Metrics } from '../../../runtime/support/metrics';
 import { inclusionProofJson, JSON_TYPE } from './log-routes';
 
 const PREFIX = '/gov/v1/log/proof?leaf_hash=';

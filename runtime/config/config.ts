@@ -1,13 +1,13 @@
 import path from 'node:path';
-import { type KafkaSettings, kafkaSettingsFromEnv } from '../adapters/kafka/topic';
+import { type KafkaSettings, kafkaSettingsFromEnv } from '../../adapters/kafka/topic';
 import {
   KeyFormatError,
   loadVerifierKey,
   SIGNATURE_TYPE_COSIGNATURE_V1,
   type VerifierKey,
-} from '../merkle-core';
-import { type Ed25519Implementation, ed25519Implementation } from '../merkle-core/ed25519-signer';
-import { integerReader } from './env-integer';
+} from '../../merkle-core';
+import { type Ed25519Implementation, ed25519Implementation } from '../../merkle-core/ed25519-signer';
+import { integerReader } from '../support/env-integer';
 
 /** Everything the process can be configured with, read once from the environment. */
 export interface Config {
