@@ -4,8 +4,8 @@
  */
 import path from 'node:path';
 import { createLogger } from '../runtime/support/logger';
-import { ReportedProgress } from '../runtime/threads/webhook-delivery';
 import { type RunningServer, startEmbedded } from '../runtime/wiring/embedded';
+import { ReportedProgress } from '../runtime/wiring/webhook-delivery';
 import { GovClient, testConfig } from './support/governance-client';
 import { tempDir } from './support/temp-dir';
 

@@ -32,7 +32,7 @@ import type {
 } from '../../event-schemas';
 import type { RecordedEvent } from '../../ports/event-store';
 import type { Change } from '../../ports/read-store';
-import type { Projection, ProjectionState } from '../engine/projection';
+import { type Projection, type ProjectionState, physicalCollection } from '../engine/projection';
 import { subjectKey } from '../governance/governance-projection';
 import { type BodyRecipe, type BodySource, renderBody } from './body-recipe';
 import {
@@ -64,6 +64,13 @@ export const WEBHOOK_SUBJECTS = 'webhook_subjects';
 export const WEBHOOK_DELIVERIES = 'webhook_deliveries';
 export const WEBHOOK_REDELIVERIES = 'webhook_redeliveries';
 export const WEBHOOK_DISPATCH_META = 'webhook_dispatch_meta';
+
+/** The dispatcher's collections are not rebuilt blue/green (its queue must not be re-sent): one generation. */
+export const DISPATCHER_GENERATION = 1;
+export const DISPATCHER_COLLECTIONS = {
+  webhooks: physicalCollection(WEBHOOKS, DISPATCHER_GENERATION),
+  deliveries: physicalCollection(WEBHOOK_DELIVERIES, DISPATCHER_GENERATION),
+};
 
 /** `webhook_dispatch_meta` documents: leaves awaiting the log, the last seq, the last event applied. */
 export const PENDING_COUNT_ID = 'pending';

@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/config';
 import { createOpsApp } from '../http/app';
 import { listen } from '../http/listen';
-import { startDispatcher } from '../threads/webhook-delivery';
-import { readStoreLocation } from '../wiring/stores';
+import { readStoreLocation } from '../stores/stores';
+import { startDispatcher } from '../wiring/webhook-delivery';
 import { startFollowerServices } from './follower-services';
 import { httpBanner, type RunningRole, runRole } from './role-process';
 

@@ -4,10 +4,10 @@ import type { RecordedEvent } from '../../ports/event-store';
 import { LogFollower } from '../../projectors/log/log-follower';
 import type { Config } from '../config/config';
 import { openServerKeyring } from '../keys/keyring';
+import { type OpenedReadStore, openEventStore, openReadStore, readStoreLocation } from '../stores/stores';
 import { createMetrics } from '../support/metrics';
 import { type ComposedServices, composeServices } from '../wiring/compose-services';
 import { remoteWaitsOn } from '../wiring/remote-waits';
-import { type OpenedReadStore, openEventStore, openReadStore, readStoreLocation } from '../wiring/stores';
 
 export interface FollowerServices extends ComposedServices {
   read: OpenedReadStore;

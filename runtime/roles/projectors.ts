@@ -8,8 +8,8 @@ import type { Config } from '../config/config';
 import { createOpsApp } from '../http/app';
 import { listen } from '../http/listen';
 import { openServerKeyring } from '../keys/keyring';
+import { openBus, openEventStore, openReadStore, readStoreLocation } from '../stores/stores';
 import { createMetrics } from '../support/metrics';
-import { openBus, openEventStore, openReadStore, readStoreLocation } from '../wiring/stores';
 import { httpBanner, type RunningRole, runRole } from './role-process';
 
 /**

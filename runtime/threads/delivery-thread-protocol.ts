@@ -2,7 +2,7 @@
 import type { AttemptRecord, DeliveryStatus } from '../../projectors/webhooks/delivery-log';
 import type { DeliveryView } from '../../projectors/webhooks/dispatcher-projection';
 import type { Config } from '../config/config';
-import type { ReadStoreLocation } from '../wiring/stores';
+import type { ReadStoreLocation } from '../stores/stores';
 
 export interface ThreadSettings {
   readStore: ReadStoreLocation;

@@ -10,16 +10,16 @@ import { DeliveryWorker } from '../../projectors/webhooks/delivery-worker';
 import { DispatcherConsumer } from '../../projectors/webhooks/dispatcher-consumer';
 import {
   type DeliveryView,
+  DISPATCHER_GENERATION,
   dispatcherProjection,
   WEBHOOK_DELIVERIES,
 } from '../../projectors/webhooks/dispatcher-projection';
 import type { FramePublisher } from '../../projectors/webhooks/frame-fanout';
 import { TargetGuard } from '../../projectors/webhooks/target-guard';
 import type { Config } from '../config/config';
+import { assertDispatchOrder, openBus, openEventStore, openReadStore } from '../stores/stores';
 import { createLogger } from '../support/logger';
-import { assertDispatchOrder, openBus, openEventStore, openReadStore } from '../wiring/stores';
 import type { AttemptReport, ThreadReport, ThreadRequest, ThreadSettings } from './delivery-thread-protocol';
-import { DISPATCHER_GENERATION } from './webhook-delivery';
 
 const settings = workerData as ThreadSettings;
 const port = parentPort!;

@@ -7,6 +7,7 @@ import type { EventStore } from '../../ports/event-store';
 import type { LogSource } from '../../ports/log';
 import type { ReadStore } from '../../ports/read-store';
 import { ProjectionCatalog } from '../../projectors/engine/catalog';
+import { DISPATCHER_COLLECTIONS } from '../../projectors/webhooks/dispatcher-projection';
 import { TargetGuard } from '../../projectors/webhooks/target-guard';
 import type { ReadBarrier } from '../../read-api/engine/read-barrier';
 import { ReadModels } from '../../read-api/engine/read-models';
@@ -15,7 +16,6 @@ import { RequestRateLimiter } from '../http/request-rate-limiter';
 import type { Keyring } from '../keys/keyring';
 import type { Metrics } from '../support/metrics';
 import { ValidatorThread } from '../threads/thread-validators';
-import { DISPATCHER_COLLECTIONS } from '../threads/webhook-delivery';
 import { SequencedLog } from './sequenced-log';
 import type { Services } from './services';
 

@@ -10,19 +10,21 @@ import type { Config } from '../config/config';
 import { createRequestHandler } from '../http/app';
 import { listen } from '../http/listen';
 import { openServerKeyring } from '../keys/keyring';
+import {
+  assertDispatchOrder,
+  openBus,
+  openEventStore,
+  openReadStore,
+  readStoreLocation,
+} from '../stores/stores';
 import { createLogger } from '../support/logger';
 import { createMetrics, type Metrics } from '../support/metrics';
 import { ProjectionThread } from '../threads/threaded-projections';
-import {
-  type DispatcherProgress,
-  type RunningDispatcher,
-  startDispatcher,
-} from '../threads/webhook-delivery';
 import { composeServices } from './compose-services';
 import { observeAppends } from './observed-appends';
 import { remoteWaitsOn } from './remote-waits';
 import type { Services } from './services';
-import { assertDispatchOrder, openBus, openEventStore, openReadStore, readStoreLocation } from './stores';
+import { type DispatcherProgress, type RunningDispatcher, startDispatcher } from './webhook-delivery';
 
 /**
  * The webhook dispatcher as a follower of acknowledged admissions, where it reads this process's
@@ -63,7 +65,7 @@ export interface RunningServer {
 /**
  * The all-in-one server: every role in one process on one HTTP port. By default on the embedded
  * SQLite stores and the in-process bus; the same composition runs on EventStoreDB, MongoDB or Kafka
- * when they are configured (runtime/stores.ts).
+ * when they are configured (runtime/stores/stores.ts).
  */
 export async function startEmbedded(
   config: Config,

@@ -9,8 +9,8 @@ import { projections } from '../../projectors';
 import { ProjectionCatalog } from '../../projectors/engine/catalog';
 import { checkpointName, type Projection, physicalCollection } from '../../projectors/engine/projection';
 import { DISPATCHER_PROGRESS } from '../../projectors/webhooks/dispatcher-consumer';
+import { DISPATCHER_GENERATION } from '../../projectors/webhooks/dispatcher-projection';
 import { sleep } from '../support/sleep';
-import { DISPATCHER_GENERATION } from '../threads/webhook-delivery';
 
 export interface RemoteWaitsOptions {
   readStore: ReadStore;

@@ -6,7 +6,6 @@
 import type { Bus } from '../../ports/bus';
 import type { RecordedEvent } from '../../ports/event-store';
 import { FollowedPosition } from '../../projectors/engine/position-waiters';
-import { physicalCollection } from '../../projectors/engine/projection';
 import {
   BUNDLES,
   type BundleView,
@@ -18,25 +17,19 @@ import { DeliveryWorker, type DeliveryWorkerOptions } from '../../projectors/web
 import { DispatcherConsumer } from '../../projectors/webhooks/dispatcher-consumer';
 import {
   type DeliveryView,
+  DISPATCHER_COLLECTIONS,
+  DISPATCHER_GENERATION,
   dispatcherProjection,
   WEBHOOK_DELIVERIES,
-  WEBHOOKS,
 } from '../../projectors/webhooks/dispatcher-projection';
 import { FrameFanout } from '../../projectors/webhooks/frame-fanout';
 import { webhookLinks } from '../../projectors/webhooks/webhook-events';
 import { renderComplianceReportReady } from '../../projectors/webhooks/webhook-payloads';
 import { buildReport } from '../../read-api/governance/routes';
+import type { ReadStoreLocation } from '../stores/stores';
 import { startWorker } from '../support/worker-entry';
-import type { Services } from '../wiring/services';
-import type { ReadStoreLocation } from '../wiring/stores';
-import type { ThreadReport, ThreadRequest, ThreadSettings } from './delivery-thread-protocol';
-
-/** The dispatcher's collections are not rebuilt blue/green (its queue must not be re-sent): one generation. */
-export const DISPATCHER_GENERATION = 1;
-export const DISPATCHER_COLLECTIONS = {
-  webhooks: physicalCollection(WEBHOOKS, DISPATCHER_GENERATION),
-  deliveries: physicalCollection(WEBHOOK_DELIVERIES, DISPATCHER_GENERATION),
-};
+import type { ThreadReport, ThreadRequest, ThreadSettings } from '../threads/delivery-thread-protocol';
+import type { Services } from './services';
 
 /** The delivery worker, wherever it runs. */
 export interface DeliveryRunner {
