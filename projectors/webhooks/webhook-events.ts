@@ -28,7 +28,7 @@ export type ChainDepthMilestone = (typeof CHAIN_DEPTH_MILESTONES)[number];
 /** What a chain depth counts, as `chain_depth_milestone` bodies say (`counts`). */
 export const CHAIN_DEPTH_COUNTS = 'authorization_leaves';
 
-/** The domain events the dispatcher turns into webhook events, and which ones each may fire, in order. */
+/** The domain events the delivery-queue projection turns into webhook events, and which ones each may fire, in order. */
 export const WEBHOOK_EVENTS_BY_SOURCE = {
   GateFailed: ['gate_fail', 'observables_alert'],
   EvidenceAdmitted: [

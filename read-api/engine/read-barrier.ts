@@ -5,9 +5,9 @@
  * it acknowledges, and a read of a read model that position changes waits here until that model has
  * applied it. Reads with nothing unapplied before them (the usual case) pass at once.
  *
- * Acknowledging may not outrun a follower (a read model, the webhook dispatcher) by more than its
+ * Acknowledging may not outrun a follower (a read model, the webhook delivery queue) by more than its
  * bound: past it, the admission waits for the follower as before. So the read models stay within a
- * bounded backlog, and the dispatcher is not starved of the cores by admissions it cannot keep up
+ * bounded backlog, and webhook delivery is not starved of the cores by admissions it cannot keep up
  * with (its deliveries would then fall further behind for as long as the load lasts).
  *
  * Only where this process serves the reads itself: a process whose reads are served elsewhere waits

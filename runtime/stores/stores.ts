@@ -16,7 +16,7 @@ import type { Bus } from '../../ports/bus';
 import type { EventStore } from '../../ports/event-store';
 import type { LeaseManager } from '../../ports/lease';
 import type { ReadStore } from '../../ports/read-store';
-import { isDispatcherState } from '../../projectors/webhooks/dispatcher-state';
+import { isWebhookDeliveryState } from '../../projectors/webhooks/webhook-delivery-state';
 import type { Config } from '../config/config';
 
 /**
@@ -70,7 +70,7 @@ export async function openReadStore(
     });
     return { store, leases: store.leases(), binding: 'mongodb' };
   }
-  const store = SplitReadStore.open(location.file, location.dispatchFile, isDispatcherState, {
+  const store = SplitReadStore.open(location.file, location.dispatchFile, isWebhookDeliveryState, {
     commitIntervalMs: options.dispatchCommitIntervalMs,
     pageBytes: DISPATCH_FILE_PAGE_BYTES,
   });
@@ -128,7 +128,7 @@ export async function openBus(
 }
 
 /**
- * The dispatcher projection decides in global commit order: a leaf's webhooks fire when the tree head
+ * The delivery-queue projection decides in global commit order: a leaf's webhooks fire when the tree head
  * (an event of the log, not of the tenant) that integrates it is projected, and replays are told by
  * position. Kafka keeps order only within a partition, so the dispatcher refuses a topic of several.
  */

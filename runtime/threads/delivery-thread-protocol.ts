@@ -1,13 +1,13 @@
 /** The messages between the server's main thread and its delivery thread (runtime/delivery-thread.ts). */
 import type { AttemptRecord, DeliveryStatus } from '../../projectors/webhooks/delivery-log';
-import type { DeliveryView } from '../../projectors/webhooks/dispatcher-projection';
+import type { DeliveryView } from '../../projectors/webhooks/delivery-queue-projection';
 import type { Config } from '../config/config';
 import type { ReadStoreLocation } from '../stores/stores';
 
 export interface ThreadSettings {
   readStore: ReadStoreLocation;
   /**
-   * When set, the thread also consumes the bus and projects the owed deliveries (the dispatcher
+   * When set, the thread also consumes the bus and projects the owed deliveries (the delivery-queue
    * projection), with its own connections to the stores the configuration names: none of that work
    * runs on the admission path's thread.
    */
@@ -44,6 +44,6 @@ export type ThreadReport =
   | { kind: 'attempts'; attempts: AttemptReport[] }
   /** A frame for the tenant's sockets on the main thread. */
   | { kind: 'frame'; tenantId: string; frame: string }
-  /** The dispatcher projection has handled every event up to `position` (once per turn at most). */
+  /** The delivery-queue projection has handled every event up to `position` (once per turn at most). */
   | { kind: 'handled'; position: number }
   | { kind: 'stopped' };

@@ -7,7 +7,7 @@ import type { EventStore } from '../../ports/event-store';
 import type { LogSource } from '../../ports/log';
 import type { ReadStore } from '../../ports/read-store';
 import { ProjectionCatalog } from '../../projectors/engine/catalog';
-import { DISPATCHER_COLLECTIONS } from '../../projectors/webhooks/dispatcher-projection';
+import { DELIVERY_QUEUE_COLLECTIONS } from '../../projectors/webhooks/delivery-queue-projection';
 import { TargetGuard } from '../../projectors/webhooks/target-guard';
 import type { ReadBarrier } from '../../read-api/engine/read-barrier';
 import { ReadModels } from '../../read-api/engine/read-models';
@@ -91,7 +91,7 @@ export function composeServices(parts: ServiceParts): ComposedServices {
     webhooks: {
       guard: new TargetGuard({ allow: config.webhookAllow }),
       secretKey: keyring.webhookSecretKey,
-      collections: DISPATCHER_COLLECTIONS,
+      collections: DELIVERY_QUEUE_COLLECTIONS,
       awaitDispatcher: parts.awaitDispatcher,
     },
     bindings: parts.bindings,

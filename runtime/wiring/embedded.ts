@@ -24,14 +24,18 @@ import { composeServices } from './compose-services';
 import { observeAppends } from './observed-appends';
 import { remoteWaitsOn } from './remote-waits';
 import type { Services } from './services';
-import { type DispatcherProgress, type RunningDispatcher, startDispatcher } from './webhook-delivery';
+import {
+  type DeliveryQueueProgress,
+  type RunningWebhookDelivery,
+  startWebhookDelivery,
+} from './webhook-delivery';
 
 /**
- * The webhook dispatcher as a follower of acknowledged admissions, where it reads this process's
+ * Webhook delivery's queue as a follower of acknowledged admissions, where it reads this process's
  * event store. It never holds one up while it has handled everything acknowledged more than
- * DISPATCHER_MAX_LAG_MS ago; past that, admissions wait for it, so that under a load the cores cannot
+ * DELIVERY_QUEUE_MAX_LAG_MS ago; past that, admissions wait for it, so that under a load the cores cannot
  * carry, deliveries stay within about a second of their admissions instead of falling further behind
- * for as long as the load lasts. A delivery thread that fails stops counting (runtime/dispatcher.ts).
+ * for as long as the load lasts. A delivery thread that fails stops counting (webhook-delivery.ts).
  *
  * The bound is in time, not positions: the delivery thread groups its commits (50 ms apart, one for a
  * batch's deliveries and one for the bus offset), so even an idle dispatcher reports its progress in
@@ -39,11 +43,11 @@ import { type DispatcherProgress, type RunningDispatcher, startDispatcher } from
  * admissions/s: admissions waited ~110 ms at every step, ~15% of them, with the dispatcher's thread
  * at 6% of a core (p99 150 ms, against 44 ms without the wait).
  */
-const DISPATCHER_MAX_LAG_MS = 500;
-const DISPATCHER_FOLLOWER: Follower = {
-  name: 'webhook-dispatcher',
+const DELIVERY_QUEUE_MAX_LAG_MS = 500;
+const DELIVERY_QUEUE_FOLLOWER: Follower = {
+  name: 'delivery-queue',
   eventTypes: ADMISSION_EVENT_TYPES,
-  maxLagMs: DISPATCHER_MAX_LAG_MS,
+  maxLagMs: DELIVERY_QUEUE_MAX_LAG_MS,
 };
 
 export interface EmbeddedOptions {
@@ -57,7 +61,7 @@ export interface RunningServer {
   /** The read-model projectors (on their own thread unless GOV_PROJECTION_THREAD=0). */
   supervisor: RunningProjections;
   sequencer: LogSequencer;
-  dispatcher: RunningDispatcher;
+  webhookDelivery: RunningWebhookDelivery;
   /** Graceful stop: stop accepting, drain in-flight requests, store checkpoints, close the stores. */
   close(): Promise<void>;
 }
@@ -106,11 +110,11 @@ export async function startEmbedded(
     ? new BusForwarder({ eventStore, readStore, bus: bus.bus, logger, metrics })
     : null;
   await forwarder?.start();
-  // Requests may arrive between listen and the dispatcher's start; webhook commands wait for it.
-  let dispatcherProgress: DispatcherProgress | null = null;
-  let resolveDispatcher!: (started: Promise<RunningDispatcher>) => void;
-  const dispatcherStarted = new Promise<RunningDispatcher>((resolve) => {
-    resolveDispatcher = (started) => void started.then(resolve, () => undefined);
+  // Requests may arrive between listen and webhook delivery's start; webhook commands wait for it.
+  let deliveryQueueProgress: DeliveryQueueProgress | null = null;
+  let resolveWebhookDelivery!: (started: Promise<RunningWebhookDelivery>) => void;
+  const webhookDeliveryStarted = new Promise<RunningWebhookDelivery>((resolve) => {
+    resolveWebhookDelivery = (started) => void started.then(resolve, () => undefined);
   });
   const {
     services,
@@ -127,17 +131,17 @@ export async function startEmbedded(
     logSource: sequencer,
     awaitProjections: (position, eventTypes) => supervisor.waitForPosition(position, eventTypes),
     // This process serves the reads of its own projections: admissions need not wait for them.
-    // Through Kafka, the dispatcher's lag includes the broker's: admissions do not wait on a broker.
+    // Through Kafka, the delivery queue's lag includes the broker's: admissions do not wait on a broker.
     readBarrier: new ReadBarrier(
-      bus.needsForwarder ? projections : [...projections, DISPATCHER_FOLLOWER],
+      bus.needsForwarder ? projections : [...projections, DELIVERY_QUEUE_FOLLOWER],
       {
         appliedPosition: (name) =>
-          name === DISPATCHER_FOLLOWER.name
-            ? (dispatcherProgress?.handledPosition() ?? null)
+          name === DELIVERY_QUEUE_FOLLOWER.name
+            ? (deliveryQueueProgress?.handledPosition() ?? null)
             : supervisor.appliedPosition(name),
         waitForProjection: (name, position) =>
-          name === DISPATCHER_FOLLOWER.name
-            ? dispatcherStarted.then((started) => started.progress.waitForPosition(position))
+          name === DELIVERY_QUEUE_FOLLOWER.name
+            ? webhookDeliveryStarted.then((started) => started.progress.waitForPosition(position))
             : supervisor.waitForProjection(name, position),
       },
       config.integrationTimeoutMs,
@@ -145,7 +149,7 @@ export async function startEmbedded(
     // A consumer on this thread is waited for in memory; the delivery thread's (the default) through
     // the tenant's progress it stores.
     awaitDispatcher: (position, tenantId) =>
-      dispatcherStarted.then((started) =>
+      webhookDeliveryStarted.then((started) =>
         started.consumer
           ? started.consumer.waitForPosition(position)
           : remoteWaitsOn(readStore).awaitDispatcher(position, tenantId),
@@ -161,22 +165,22 @@ export async function startEmbedded(
   }
 
   // Deliveries get their own thread, except where a test moves an injected clock.
-  const starting = startDispatcher({
+  const starting = startWebhookDelivery({
     services,
     bus: bus.bus,
     readStore: location,
     thread: options.clock === undefined,
   });
-  resolveDispatcher(starting);
-  const dispatcher = await starting;
-  dispatcherProgress = dispatcher.progress;
+  resolveWebhookDelivery(starting);
+  const webhookDelivery = await starting;
+  deliveryQueueProgress = webhookDelivery.progress;
 
   let closing: Promise<void> | null = null;
   const close = () => {
     closing ??= (async () => {
       await http.close();
       await stopServiceThreads();
-      await dispatcher.stop();
+      await webhookDelivery.stop();
       await forwarder?.stop();
       await bus.bus.close();
       await sequencer.stop();
@@ -187,7 +191,7 @@ export async function startEmbedded(
     })();
     return closing;
   };
-  return { url: http.url, services, supervisor, sequencer, dispatcher, close };
+  return { url: http.url, services, supervisor, sequencer, webhookDelivery, close };
 }
 
 async function startInline(stores: {

@@ -61,7 +61,7 @@ export interface Services {
   webhooks: {
     guard: TargetGuard;
     secretKey: SecretBoxKey;
-    /** Physical names of the dispatcher projection's collections. */
+    /** Physical names of the delivery-queue projection's collections. */
     collections: { webhooks: string; deliveries: string };
     /**
      * Resolves once the dispatcher has applied every event of tenant `tenantId` up to `position`

@@ -9,7 +9,7 @@ import {
   type DeliveryLogEntry,
   scheduleOf,
 } from '../../../projectors/webhooks/delivery-log';
-import type { WebhookView } from '../../../projectors/webhooks/dispatcher-projection';
+import type { WebhookView } from '../../../projectors/webhooks/delivery-queue-projection';
 import { authenticate, callerOf } from '../../../runtime/http/auth';
 import { sendError, sendInvalid } from '../../../runtime/http/errors';
 import { takesNoQuery, unknownQueryParameters } from '../../../runtime/http/query';

@@ -1,6 +1,7 @@
 /**
- * The dispatcher projection: which webhooks exist, and every delivery owed to them. It only queues
+ * The delivery-queue projection: which webhooks exist, and every delivery owed to them. It only queues
  * (`webhook_deliveries`, ordered by `seq`); sending, signing and retrying belong to the delivery worker.
+ * Its stored name is `dispatcher` (the name its catalog entry and data folders carry).
  *
  *   webhooks                 webhook_id → the webhook (removed ones stay, with removed_at)
  *   webhook_tenants          tenant_id → its active webhooks and their events: who gets an event, in one read
@@ -65,11 +66,11 @@ export const WEBHOOK_DELIVERIES = 'webhook_deliveries';
 export const WEBHOOK_REDELIVERIES = 'webhook_redeliveries';
 export const WEBHOOK_DISPATCH_META = 'webhook_dispatch_meta';
 
-/** The dispatcher's collections are not rebuilt blue/green (its queue must not be re-sent): one generation. */
-export const DISPATCHER_GENERATION = 1;
-export const DISPATCHER_COLLECTIONS = {
-  webhooks: physicalCollection(WEBHOOKS, DISPATCHER_GENERATION),
-  deliveries: physicalCollection(WEBHOOK_DELIVERIES, DISPATCHER_GENERATION),
+/** The delivery queue's collections are not rebuilt blue/green (its queue must not be re-sent): one generation. */
+export const DELIVERY_QUEUE_GENERATION = 1;
+export const DELIVERY_QUEUE_COLLECTIONS = {
+  webhooks: physicalCollection(WEBHOOKS, DELIVERY_QUEUE_GENERATION),
+  deliveries: physicalCollection(WEBHOOK_DELIVERIES, DELIVERY_QUEUE_GENERATION),
 };
 
 /** `webhook_dispatch_meta` documents: leaves awaiting the log, the last seq, the last event applied. */
@@ -170,7 +171,7 @@ export interface SubjectObservablesView {
   observables: Observables;
 }
 
-export interface DispatcherProjectionOptions {
+export interface DeliveryQueueProjectionOptions {
   /** The service's public base URL (GOV_PUBLIC_URL): links in bodies are built from it. */
   publicUrl: string;
 }
@@ -194,7 +195,7 @@ export function storedDelivery(view: DeliveryView): DeliveryView {
   return view.recipe && view.body !== null ? { ...view, body: null } : view;
 }
 
-export function dispatcherProjection(options: DispatcherProjectionOptions): Projection {
+export function deliveryQueueProjection(options: DeliveryQueueProjectionOptions): Projection {
   const links = webhookLinks(options.publicUrl);
   return {
     name: 'dispatcher',
