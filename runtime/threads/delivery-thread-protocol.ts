@@ -1,8 +1,10 @@
-/** The messages between the server's main thread and its delivery thread (runtime/delivery-thread.ts). */
+/** The messages between the server's main thread and its delivery thread (delivery-thread.ts). */
+import type { Worker } from 'node:worker_threads';
 import type { AttemptRecord, DeliveryStatus } from '../../projectors/webhooks/delivery-log';
 import type { DeliveryView } from '../../projectors/webhooks/delivery-queue-projection';
 import type { Config } from '../config/config';
 import type { ReadStoreLocation } from '../stores/stores';
+import { startWorker } from '../support/worker-entry';
 
 export interface ThreadSettings {
   readStore: ReadStoreLocation;
@@ -17,6 +19,11 @@ export interface ThreadSettings {
   secretKey: Uint8Array;
   timeoutMs: number;
   logLevel: string;
+}
+
+/** Starts the delivery thread (delivery-thread.ts, beside this file). */
+export function spawnDeliveryThread(settings: ThreadSettings): Worker {
+  return startWorker(__dirname, __filename, 'delivery-thread', settings);
 }
 
 /** One finished attempt, as the main thread's metrics need it. */

@@ -28,8 +28,12 @@ import { webhookLinks } from '../../projectors/webhooks/webhook-events';
 import { renderComplianceReportReady } from '../../projectors/webhooks/webhook-payloads';
 import { buildReport } from '../../read-api/governance/routes';
 import type { ReadStoreLocation } from '../stores/stores';
-import { startWorker } from '../support/worker-entry';
-import type { ThreadReport, ThreadRequest, ThreadSettings } from '../threads/delivery-thread-protocol';
+import {
+  spawnDeliveryThread,
+  type ThreadReport,
+  type ThreadRequest,
+  type ThreadSettings,
+} from '../threads/delivery-thread-protocol';
 import type { Services } from './services';
 
 /** The delivery worker, wherever it runs. */
@@ -206,7 +210,7 @@ async function startDeliveryThread(
     timeoutMs: config.webhookTimeoutMs,
     logLevel: config.logLevel,
   };
-  const thread = startWorker(__dirname, __filename, 'delivery-thread', settings);
+  const thread = spawnDeliveryThread(settings);
   const ran = new Map<number, () => void>();
   let nextRun = 0;
   let started!: () => void;
