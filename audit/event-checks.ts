@@ -40,7 +40,7 @@ export type AuditScope = 'all' | 'log';
 
 type AdmissionType = keyof typeof LEAF_RECORD_MEMBER;
 
-export function isAdmissionType(type: string): type is AdmissionType {
+function isAdmissionType(type: string): type is AdmissionType {
   return Object.hasOwn(LEAF_RECORD_MEMBER, type);
 }
 

@@ -61,7 +61,7 @@ export type LinkFacts =
       execState: Hce;
     };
 
-export interface LeafFacts {
+interface LeafFacts {
   /** The recomputed RFC 9162 leaf hash; null when the leaf record cannot be read. */
   hash: Uint8Array | null;
 }

@@ -190,7 +190,7 @@ function failureMessage(error: unknown, file: string): string {
   return `${(error as Error).message}.`;
 }
 
-export function isReadableFile(file: string): boolean {
+function isReadableFile(file: string): boolean {
   try {
     fs.accessSync(file, fs.constants.R_OK);
     return fs.statSync(file).isFile();

@@ -1,7 +1,7 @@
 import type { SqliteDatabase } from './open';
 
 /** How much of a file a backlog read maps: SQLite maps at most this many bytes from its start. */
-export const SCAN_MAP_BYTES = 256 * 2 ** 20;
+const SCAN_MAP_BYTES = 256 * 2 ** 20;
 
 /**
  * Memory-mapped reads for the time a connection reads a backlog, and only then. A mapped file reads

@@ -8,28 +8,19 @@ import { publicKeyId, signRecord } from './signing';
 import type { Validator } from './validator-round';
 import { type Examination, examineBundle, type VoteRequest } from './vote-checks';
 
-export {
-  buildCertificate,
-  type CertificateVerdict,
-  verifyCertificate,
-  verifyVoteSignature,
-} from './certificate';
+export { verifyCertificate } from './certificate';
 export {
   proposerOf,
   QuorumNotReachedError,
   quorumThreshold,
-  type RoundOptions,
   runValidatorRound,
   type Validator,
   ValidatorNetworkError,
 } from './validator-round';
 export {
-  EVIDENCE_HASH_FIELDS,
   type Examination,
   examineBundle,
-  MAX_CLOCK_SKEW_SECONDS,
   type VoteRequest,
-  voteReasons,
 } from './vote-checks';
 
 /** hex SHA-256 of the public key's DER SubjectPublicKeyInfo. */

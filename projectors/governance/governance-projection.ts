@@ -24,7 +24,7 @@ import type { Change } from '../../ports/read-store';
 import type { Projection, ProjectionState } from '../engine/projection';
 
 export const LEAVES = 'leaves';
-export const LOG_META = 'log_meta';
+const LOG_META = 'log_meta';
 export const BUNDLES = 'bundles';
 export const CLOSED_LOOP = 'closed_loop';
 export const SUBJECTS = 'subjects';

@@ -58,7 +58,7 @@ export type BodySource =
   | { type: 'GateFailed'; data: GateFailed };
 
 /** The body source of a recorded domain event, or null for an event that causes no webhook event. */
-export function bodySourceOf(event: RecordedEvent): BodySource | null {
+function bodySourceOf(event: RecordedEvent): BodySource | null {
   switch (event.type) {
     case 'EvidenceAdmitted':
       return { type: event.type, data: evidenceSource(event.data as EvidenceAdmitted) };

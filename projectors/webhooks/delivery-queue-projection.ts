@@ -61,9 +61,9 @@ export const WEBHOOKS = 'webhooks';
 export const WEBHOOK_TENANTS = 'webhook_tenants';
 export const WEBHOOK_PENDING_LEAVES = 'webhook_pending_leaves';
 export const WEBHOOK_CHAIN_DEPTHS = 'webhook_chain_depths';
-export const WEBHOOK_SUBJECTS = 'webhook_subjects';
+const WEBHOOK_SUBJECTS = 'webhook_subjects';
 export const WEBHOOK_DELIVERIES = 'webhook_deliveries';
-export const WEBHOOK_REDELIVERIES = 'webhook_redeliveries';
+const WEBHOOK_REDELIVERIES = 'webhook_redeliveries';
 export const WEBHOOK_DISPATCH_META = 'webhook_dispatch_meta';
 
 /** The delivery queue's collections are not rebuilt blue/green (its queue must not be re-sent): one generation. */
@@ -75,7 +75,7 @@ export const DELIVERY_QUEUE_COLLECTIONS = {
 
 /** `webhook_dispatch_meta` documents: leaves awaiting the log, the last seq, the last event applied. */
 export const PENDING_COUNT_ID = 'pending';
-export const LAST_SEQ_ID = 'seq';
+const LAST_SEQ_ID = 'seq';
 export const APPLIED_ID = 'applied';
 
 /** seq = event position × SEQ_STRIDE + k (k-th delivery the event queues), unless that would not exceed the last seq. */
@@ -92,7 +92,7 @@ export interface WebhookView {
   removed_at: string | null;
 }
 
-export interface ActiveWebhook {
+interface ActiveWebhook {
   webhook_id: string;
   events: WebhookEventName[];
 }
@@ -103,7 +103,7 @@ export interface WebhookTenantView {
 }
 
 /** What a queued compliance_report_ready needs rendered: the notice, and the report it announces. */
-export interface ComplianceReportRender {
+interface ComplianceReportRender {
   kind: 'compliance_report';
   artifact_hash: string;
   leaf_index: number;
@@ -143,10 +143,10 @@ export interface DeliveryView {
   redelivery_of: string | null;
 }
 
-export type PendingLeafSource = Exclude<BodySource, { type: 'GateFailed' }>;
+type PendingLeafSource = Exclude<BodySource, { type: 'GateFailed' }>;
 
 /** An admitted leaf awaiting integration into the log, and what it fires then. */
-export interface PendingLeafView {
+interface PendingLeafView {
   tenant_id: string;
   /** The admission event: webhook event ids derive from its id. */
   source_event_id: string;
@@ -161,11 +161,11 @@ export interface PendingLeafView {
   alert: ObservablesChange | null;
 }
 
-export interface ChainDepthView {
+interface ChainDepthView {
   depth: number;
 }
 
-export interface SubjectObservablesView {
+interface SubjectObservablesView {
   tenant_id: string;
   subject_id: string;
   observables: Observables;

@@ -16,7 +16,7 @@ export const MAX_PAYLOAD_BYTES = 131_072;
 /** Per-attempt time limit, target check included: no answer by then is a failure (a timeout). */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** Response bytes read (and discarded) at most before the connection is dropped. */
-export const MAX_RESPONSE_BYTES = 65_536;
+const MAX_RESPONSE_BYTES = 65_536;
 export const USER_AGENT = 'gov-webhooks/1';
 
 /** Header names the caller sets besides the signature (`SIGNATURE_HEADER` in ./signature). */

@@ -41,8 +41,6 @@ export const WEBHOOK_EVENTS_BY_SOURCE = {
   VarianceRecorded: ['variance_recorded', 'governance_breach', 'observables_alert'],
 } as const satisfies Record<string, readonly WebhookEventName[]>;
 
-export type WebhookSourceType = keyof typeof WEBHOOK_EVENTS_BY_SOURCE;
-
 /**
  * The id of the webhook event `name` caused by the domain event `sourceEventId`: `evt_` + the first 32
  * hex digits of SHA-256 of `<source event id>:<name>`. The same for every webhook, retry and redelivery.
@@ -58,14 +56,14 @@ export function chainDepthMilestone(depth: number): ChainDepthMilestone | null {
     : null;
 }
 
-export interface ThresholdCrossing {
+interface ThresholdCrossing {
   observable: 'H' | 'C' | 'E';
   threshold: number;
   bound: 'min' | 'max';
 }
 
 /** The bounds of Ω (domain/observables.ts). Tenant policies carry no Ω thresholds of their own. */
-export const OMEGA_THRESHOLDS: readonly ThresholdCrossing[] = Object.freeze([
+const OMEGA_THRESHOLDS: readonly ThresholdCrossing[] = Object.freeze([
   Object.freeze({ observable: 'H', threshold: OMEGA.min_H, bound: 'min' } as const),
   Object.freeze({ observable: 'C', threshold: OMEGA.min_C, bound: 'min' } as const),
   Object.freeze({ observable: 'E', threshold: OMEGA.max_E, bound: 'max' } as const),

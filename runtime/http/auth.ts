@@ -72,7 +72,7 @@ export function authenticate(services: Services) {
  * The caller an `Authorization` header names, or null for a missing, malformed, unknown or expired key.
  * Reads what this process acknowledged (read-your-write): the tenant's counters are current.
  */
-export async function findCaller(services: Services, header: string | undefined): Promise<Caller | null> {
+async function findCaller(services: Services, header: string | undefined): Promise<Caller | null> {
   const presented = presentedKey(header);
   if (!presented) return null;
   const key = await findKey(services, presented, 'acknowledged');

@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 
 /** A client's own `X-Correlation-Id`, echoed when well-formed (otherwise a new UUID is given). */
-export const CLIENT_CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const CLIENT_CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The client's `X-Correlation-Id` when well-formed, else a new UUID. */
 export function correlationIdOf(offered: string | string[] | undefined): string {

@@ -52,8 +52,6 @@ export type PublicKeyInfo =
   | { kind: 'authority'; node_id: string; public_key: string }
   | { kind: 'validator'; slot: number; validator_id: string; public_key: string };
 
-export type KeyKind = PublicKeyInfo['kind'];
-
 function spkiBase64(publicKey: KeyObject): string {
   return publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
 }

@@ -113,7 +113,7 @@ function entryProblem(entry: Record<string, unknown>): string | null {
 }
 
 /** Parses and checks a history file's text; `file` names it in errors. */
-export function parseHistory(text: string, file: string): RetiredKey[] {
+function parseHistory(text: string, file: string): RetiredKey[] {
   let doc: { format?: unknown; retired?: unknown };
   try {
     doc = JSON.parse(text);

@@ -42,7 +42,7 @@ export class KeyRotationError extends Error {
   override readonly name = 'KeyRotationError';
 }
 
-export function slotsOf(target: RotationTarget): KeySlot[] {
+function slotsOf(target: RotationTarget): KeySlot[] {
   if (target.kind !== 'validator') return [target.kind];
   return target.validator === undefined ? [...VALIDATOR_SLOTS] : [validatorSlot(target.validator)];
 }

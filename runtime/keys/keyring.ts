@@ -25,8 +25,6 @@ import {
 import { listKeys, type PublishedKeys, publishedKeysOf, retiredLogVerifierKeys } from './key-history';
 import { markServerUsing, withKeysLock } from './keys-lock';
 
-export { VALIDATOR_COUNT } from './key-files';
-
 export interface Keyring {
   logSigner: NoteSigner;
   authority: { privateKey: KeyObject; publicKey: KeyObject };

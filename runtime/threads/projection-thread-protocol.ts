@@ -15,7 +15,7 @@ export const FORWARDED_METRICS = [
   'projectorIsWriter',
   'projectorErrors',
 ] as const;
-export type ForwardedMetric = (typeof FORWARDED_METRICS)[number];
+type ForwardedMetric = (typeof FORWARDED_METRICS)[number];
 
 export interface MetricUpdate {
   metric: ForwardedMetric;

@@ -40,7 +40,7 @@ export interface ProjectionThreadOptions {
  * and 50 ms were measured too: the thread's CPU fell 41 -> 37 -> 35 -> 33% of a core from 0 to
  * 20, 50 and 100 ms.)
  */
-export const PROJECTION_WAKE_INTERVAL_MS = 100;
+const PROJECTION_WAKE_INTERVAL_MS = 100;
 
 export class ProjectionThread implements RunningProjections {
   private thread: Worker | null = null;

@@ -37,7 +37,7 @@ import {
 import type { Services } from './services';
 
 /** The delivery worker, wherever it runs. */
-export interface DeliveryRunner {
+interface DeliveryRunner {
   /** Something was queued: look now. */
   wake(): void;
   /** One full pass, awaited: everything queued taken in, every due attempt made and recorded. */

@@ -1,6 +1,6 @@
 import { SERVICE_NAME, SERVICE_VERSION, type Services } from '../../../runtime/wiring/services';
 
-export type UpstreamStatus = 'healthy' | 'unhealthy';
+type UpstreamStatus = 'healthy' | 'unhealthy';
 
 export interface HealthReport {
   status: 'ok' | 'degraded';
