@@ -74,9 +74,9 @@ export interface Services {
 }
 
 export const SERVICE_NAME = 'gov-clearinghouse';
-// Read at run time from the package root, which sits two levels above both runtime/ and dist/runtime/.
+// Read at run time from the package root: two levels above runtime/wiring/, three above dist/runtime/wiring/.
 export const SERVICE_VERSION: string = (() => {
-  for (const candidate of ['../package.json', '../../package.json']) {
+  for (const candidate of ['../../package.json', '../../../package.json']) {
     try {
       const pkg = require(candidate) as { name?: string; version?: string };
       if (pkg.name === SERVICE_NAME && pkg.version) return pkg.version;
