@@ -77,8 +77,8 @@ export class DeliveryQueueConsumer {
    * otherwise reads every tenant's active webhooks, the pending count and the last seq back from the
    * store (~40% of the reads of the delivery thread with 100 webhooks). Only for a `soleConsumer`: this
    * consumer is then its collections' one writer. Forgotten when a batch fails, since the store may
-   * then hold part of it. Queued deliveries are not kept: the
-   * projection reads them only for a redelivery, and their bodies would fill the memory.
+   * then hold part of it. Queued deliveries are not kept: the projection reads them only for a
+   * redelivery, and their bodies would fill the memory.
    */
   private readonly documents = new AppliedDocuments(4096, (collection) => collection !== WEBHOOK_DELIVERIES);
 
@@ -160,10 +160,10 @@ export class DeliveryQueueConsumer {
   /**
    * Each increment as an upsert of the document the batch leaves: the batch state has computed it
    * (position guards included), and of a document's upserts only the last is written. A tenant's chain
-   * depth and the pending-leaf count took an increment per admission, each a read and a JSON rewrite in
-   * the store, as costly as all the batch's upserts; now they take one upsert per batch. Only for a
-   * `soleConsumer`, whose batch state holds what the store holds. An increment a replay skipped is
-   * passed on as it is.
+   * depth and the pending-leaf count change at every admission: as increments, each would be a read and
+   * a JSON rewrite in the store, as costly as all the batch's upserts; so they take one upsert per
+   * batch. Only for a `soleConsumer`, whose batch state holds what the store holds. An increment a
+   * replay skipped is passed on as it is.
    */
   private settleIncrements(changes: readonly Change[], state: BatchState): Change[] {
     const { projection, generation } = this.options;
@@ -232,7 +232,7 @@ const WEBHOOK_COMMAND_EVENTS: ReadonlySet<string> = new Set([
 
 /**
  * One position-guarded upsert per tenant with a webhook command in the batch: the newest of its
- * events now handled. (An upsert per tenant of every batch was a write per admission.)
+ * events now handled. (An upsert per tenant of every batch would be a write per admission.)
  */
 function progressChanges(events: readonly RecordedEvent[], generation: number): Change[] {
   const commanding = new Set<string>();

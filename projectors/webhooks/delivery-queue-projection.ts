@@ -702,10 +702,10 @@ function draftsFor(out: Outgoing, webhooks: readonly ActiveWebhook[], tenantId: 
 /**
  * The id of the k-th delivery that the event at `position` queues: both numbers in base 36,
  * zero-padded, so that ids sort in queueing order. Ordered ids keep the read store's key indexes
- * (the queue's and the delivery log's) growing at their ends; ids that began with the webhook's id
- * and went on with a hash put every insert on a random index page, and each group commit wrote and
- * checkpointed about a page per delivery (measured with 100 webhooks: half of dispatch.db's page
- * writes, ~5% of the delivery thread's CPU). Deterministic, as the old ids were: a replayed event
+ * (the queue's and the delivery log's) growing at their ends; ids in no order (a webhook id and a
+ * hash) would put every insert on a random index page, and each group commit would write and
+ * checkpoint about a page per delivery (with 100 webhooks, half of dispatch.db's page writes and ~5%
+ * of the delivery thread's CPU). Deterministic: a replayed event
  * queues the same drafts in the same order, so the same ids, which the position guard skips. Unique
  * because each event's handler calls `queue` once, with all of the event's drafts.
  */

@@ -30,19 +30,18 @@ const send = (report: ThreadReport) => port.postMessage(report);
 let stopConsuming: (() => Promise<void>) | null = null;
 
 /*
- * This thread runs at the process's priority. It once ran at nice 5, so that the admission path's
- * threads got the cores first; but once admissions stopped waiting for the read models they could use
- * every core, and the deliveries (~1.5 per admission with 100 webhooks) then fell further behind for as
- * long as the load lasted (a first-delivery p99 of 2.5 s). At the same priority they keep up, and
- * admissions never run more than a bounded backlog ahead of the delivery queue (runtime/wiring/embedded.ts).
+ * This thread runs at the process's priority, not below it: admissions can use every core, and at a
+ * lower priority the deliveries (~1.5 per admission with 100 webhooks) fall further behind for as long
+ * as a load lasts. At the same priority they keep up, and admissions never run more than a bounded
+ * backlog ahead of the delivery queue (runtime/wiring/embedded.ts).
  */
 
 /**
  * This thread's writes to webhook delivery's file (queued deliveries, the bus offset, delivery-log
- * pages) commit together at most this often. Under load they were ~150 small commits a second, each
- * writing the same hot pages again. In interleaved runs with 100 webhooks the thread's CPU per
- * admission fell ~10% at 20 ms and ~14% more at 50 ms (the receiver's too: it gets its deliveries in
- * bursts); 100 ms gained nothing more. The cost: a delivery's first attempt and a webhook command's
+ * pages) commit together at most this often, not as ~150 small commits a second under load that each
+ * write the same hot pages again: with 100 webhooks that costs the thread about a fifth less CPU per
+ * admission (and the receiver too: it gets its deliveries in bursts); a longer interval saves no more.
+ * The cost: a delivery's first attempt and a webhook command's
  * answer wait up to a few intervals more (the bench's first-delivery p99 stays well under its 1 s).
  */
 const DISPATCH_COMMIT_INTERVAL_MS = 50;

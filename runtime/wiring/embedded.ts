@@ -38,10 +38,10 @@ import {
  * for as long as the load lasts. A delivery thread that fails stops counting (webhook-delivery.ts).
  *
  * The bound is in time, not positions: the delivery thread groups its commits (50 ms apart, one for a
- * batch's deliveries and one for the bus offset), so even an idle dispatcher reports its progress in
- * steps of ~100 ms. A bound of 250 positions was less than one such step brings at ~1,800
- * admissions/s: admissions waited ~110 ms at every step, ~15% of them, with the dispatcher's thread
- * at 6% of a core (p99 150 ms, against 44 ms without the wait).
+ * batch's deliveries and one for the bus offset), so even an idle delivery queue reports its progress
+ * in steps of ~100 ms. A bound in positions smaller than what one step brings would hold admissions up
+ * at every step though the queue keeps up (250 positions at ~1,800 admissions/s: ~15% of admissions
+ * would wait ~110 ms, with the delivery thread at 6% of a core).
  */
 const DELIVERY_QUEUE_MAX_LAG_MS = 500;
 const DELIVERY_QUEUE_FOLLOWER: Follower = {
