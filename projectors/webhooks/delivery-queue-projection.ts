@@ -68,14 +68,17 @@ export const WEBHOOK_DISPATCH_META = 'webhook_dispatch_meta';
 
 /** The delivery queue's collections are not rebuilt blue/green (its queue must not be re-sent): one generation. */
 export const DELIVERY_QUEUE_GENERATION = 1;
+/** Physical names of the webhooks and the deliveries, in that one generation. */
 export const DELIVERY_QUEUE_COLLECTIONS = {
   webhooks: physicalCollection(WEBHOOKS, DELIVERY_QUEUE_GENERATION),
   deliveries: physicalCollection(WEBHOOK_DELIVERIES, DELIVERY_QUEUE_GENERATION),
 };
 
-/** `webhook_dispatch_meta` documents: leaves awaiting the log, the last seq, the last event applied. */
+/** The `webhook_dispatch_meta` document counting the leaves that await the log. */
 export const PENDING_COUNT_ID = 'pending';
+/** The `webhook_dispatch_meta` document holding the last seq handed out. */
 const LAST_SEQ_ID = 'seq';
+/** The `webhook_dispatch_meta` document holding the last event applied (a replayed one changes nothing). */
 export const APPLIED_ID = 'applied';
 
 /** seq = event position × SEQ_STRIDE + k (k-th delivery the event queues), unless that would not exceed the last seq. */
