@@ -1,6 +1,6 @@
 /**
  * Admissions may not run more than a bounded backlog ahead of the webhook dispatcher
- * (runtime/embedded.ts), so the main thread must learn how far the delivery thread's dispatcher got.
+ * (runtime/wiring/embedded.ts), so the main thread must learn how far the delivery thread's dispatcher got.
  */
 import path from 'node:path';
 import { createLogger } from '../runtime/support/logger';

@@ -62,7 +62,7 @@ interface ThresholdCrossing {
   bound: 'min' | 'max';
 }
 
-/** The bounds of Ω (domain/observables.ts). Tenant policies carry no Ω thresholds of their own. */
+/** The bounds of Ω (domain/governance/observables.ts). Tenant policies carry no Ω thresholds of their own. */
 const OMEGA_THRESHOLDS: readonly ThresholdCrossing[] = Object.freeze([
   Object.freeze({ observable: 'H', threshold: OMEGA.min_H, bound: 'min' } as const),
   Object.freeze({ observable: 'C', threshold: OMEGA.min_C, bound: 'min' } as const),

@@ -1,4 +1,4 @@
-/** The messages between the server's main thread and its projection thread (runtime/projection-thread.ts). */
+/** The messages between the server's main thread and its projection thread (projection-thread.ts). */
 import type { Config } from '../config/config';
 
 export interface ProjectionThreadData {

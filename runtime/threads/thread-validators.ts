@@ -1,6 +1,6 @@
 /**
  * The admission's validator round and envelope seal on the validator thread
- * (runtime/validator-thread.ts): the same in-process validators and node key, the same bytes; only
+ * (validator-thread.ts): the same in-process validators and node key, the same bytes; only
  * the CPU moves off the admission path. The rounds asked during one event-loop turn (concurrent
  * admissions) travel in messages of up to ROUNDS_PER_MESSAGE; each answer comes back on its own.
  */

@@ -1,5 +1,5 @@
 /**
- * The main thread's side of the projection thread (runtime/projection-thread.ts): it wakes the thread
+ * The main thread's side of the projection thread (projection-thread.ts): it wakes the thread
  * when this thread commits events, answers read-your-write waits from the positions the thread reports,
  * and serves the thread's projector metrics. A thread that fails or exits is logged and started
  * again: it resumes from the checkpoints it stored, and waits in progress carry on.

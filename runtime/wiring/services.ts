@@ -33,7 +33,7 @@ export interface Services {
   /**
    * Read-your-write for an admission about to be acknowledged: where this process serves the reads,
    * notes the position so that reads wait for the read models to apply it (waiting here only when
-   * they lag far behind; see read-api/read-barrier.ts); elsewhere, the same wait as `awaitProjections`.
+   * they lag far behind; see read-api/engine/read-barrier.ts); elsewhere, the same wait as `awaitProjections`.
    */
   readYourWrite(position: number, eventTypes: readonly string[]): Promise<void>;
   /** Reads the serving generation of each read model. */

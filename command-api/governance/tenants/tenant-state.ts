@@ -28,7 +28,7 @@ export interface TenantState {
   policy_in_force: PolicyInForce;
   /** Authorization leaves admitted so far. */
   evidence_leaves: number;
-  /** The day leaves count towards and how many count towards it (domain/daily-allowance.ts). */
+  /** The day leaves count towards and how many count towards it (domain/governance/daily-allowance.ts). */
   day: string;
   leaves_on_day: number;
   subjects: Map<string, SubjectState>;
