@@ -4,7 +4,8 @@
  *
  * Layers, from the bottom: merkle-core, ports, event-schemas, domain; adapters; command-api, projectors,
  * read-api (each an engine/ folder and one folder per bounded context: governance/, later agents/);
- * runtime (http helpers, keys, threads, and wiring, which composes everything); cli, bench, audit, witness.
+ * runtime (config/, support/ and stores/ below; http/, keys/, threads/; wiring/, which composes the
+ * rest; roles/ and main.ts on top); cli, bench, audit, witness.
  *
  * `.dependency-cruiser-folders.cjs` adds the rule against circles between folders, over the code that
  * ships (tests sit beside the code they test, so their imports would draw circles no shipped code has).
