@@ -3,7 +3,7 @@
  * the count asked for, so a small stream does not pay for threads it cannot use.
  */
 import type { Worker } from 'node:worker_threads';
-import { startWorker } from '../runtime/threads/worker-entry';
+import { startWorker } from '../runtime/support/worker-entry';
 import { CHECK_WORKER_MARK, type CheckAnswer, type CheckRequest, type CheckWorkerData } from './check-worker';
 import { type AuditChunk, ChunkRunner } from './chunks';
 import type { AuditScope } from './event-checks';

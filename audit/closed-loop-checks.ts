@@ -37,7 +37,7 @@ export function checkVarianceRecorded(eventTenant: string, data: VarianceRecorde
 }
 
 /** The members of a variance record that differ from computeVariance over the record's own states. */
-export function arithmeticErrors(record: VarianceRecord): string[] {
+function arithmeticErrors(record: VarianceRecord): string[] {
   const expected = computeVariance({
     tenant_id: record.tenant_id,
     subject_id: record.subject_id,

@@ -19,6 +19,7 @@ import { checkExecutionAdmitted, checkVarianceRecorded } from './closed-loop-che
 import {
   type ChunkResultBuilder,
   type EventFacts,
+  type EventVerdict,
   type Hce,
   type LinkFacts,
   type RawEventRow,
@@ -39,17 +40,8 @@ export type AuditScope = 'all' | 'log';
 
 type AdmissionType = keyof typeof LEAF_RECORD_MEMBER;
 
-export function isAdmissionType(type: string): type is AdmissionType {
+function isAdmissionType(type: string): type is AdmissionType {
   return Object.hasOwn(LEAF_RECORD_MEMBER, type);
-}
-
-export interface EventVerdict {
-  facts: EventFacts;
-  findings: Finding[];
-  /** What the link checks need of a leaf; null for other events and for data that fails its schema. */
-  link?: LinkFacts | null;
-  /** Ed25519 signatures the event's checks cover (a failing certificate stops at its first bad vote). */
-  signatures: number;
 }
 
 /** Where the link facts of checked leaves go (the checking thread's part of the link index). */

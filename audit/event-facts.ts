@@ -5,7 +5,7 @@
 import type { RawEventRow } from '../adapters/sqlite/event-store';
 import type { TreeHeadSigned } from '../event-schemas';
 import type { RecordedEvent } from '../ports/event-store';
-import type { Discrepancy } from './report';
+import type { Discrepancy, Finding } from './report';
 
 export type { RawEventRow } from '../adapters/sqlite/event-store';
 
@@ -61,7 +61,7 @@ export type LinkFacts =
       execState: Hce;
     };
 
-export interface LeafFacts {
+interface LeafFacts {
   /** The recomputed RFC 9162 leaf hash; null when the leaf record cannot be read. */
   hash: Uint8Array | null;
 }
@@ -97,6 +97,16 @@ export interface EventFacts {
   /** Present for every admission event (by type), even one whose data cannot be read. */
   leaf?: LeafFacts;
   tree_head?: TreeHeadFacts;
+}
+
+/** What checking one event found: its facts for the sequential checks, and its findings. */
+export interface EventVerdict {
+  facts: EventFacts;
+  findings: Finding[];
+  /** What the link checks need of a leaf; null for other events and for data that fails its schema. */
+  link?: LinkFacts | null;
+  /** Ed25519 signatures the event's checks cover (a failing certificate stops at its first bad vote). */
+  signatures: number;
 }
 
 /**

@@ -17,7 +17,7 @@
  */
 
 /** Where a member's value lies: text.slice(start, end). */
-export interface Span {
+interface Span {
   start: number;
   end: number;
 }

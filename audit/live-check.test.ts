@@ -17,7 +17,7 @@ import {
   TileLog,
   toHex,
 } from '../merkle-core';
-import type { LeafView, PublishedLog, PublishedTreeHead } from '../read-api/governance/log/published-log';
+import type { LeafView, PublishedLog, PublishedTreeHead } from '../ports/log';
 import { logRoutes } from '../read-api/governance/log/routes';
 import { sendError } from '../runtime/http/errors';
 import { type LiveCheckReport, LiveLogCheck, type LiveLogCheckOptions, logUrlOf } from './live-check';

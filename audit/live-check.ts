@@ -54,7 +54,7 @@ import { compareTile, isProofSample, type LocalTile, TileAccumulator } from './l
 import { TrustedLogKeys } from './live-trust';
 
 /** Where the public log is mounted on a server. */
-export const LOG_MOUNT = '/gov/v1/log';
+const LOG_MOUNT = '/gov/v1/log';
 
 export interface LiveLogCheckOptions extends LogHttpOptions {
   /** The server's base URL (`https://gov.example`); a URL already ending in `/gov/v1/log` is kept. */

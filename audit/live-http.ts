@@ -6,7 +6,7 @@
  * Any other answer (200, 404, 400, …) is returned as is: whether a 404 is a fault depends on what was
  * asked, which only the caller knows.
  */
-import { sleep } from '../runtime/sleep';
+import { sleep } from '../runtime/support/sleep';
 
 /** A definitive answer of the server (not retried). */
 export interface LogAnswer {

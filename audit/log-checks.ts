@@ -15,8 +15,13 @@ import { leafHashOfRecord } from '../domain/log';
 import { type TreeHeadSigned, validateEventData } from '../event-schemas';
 import { fromHex } from '../merkle-core';
 import { LEAF_RECORD_MEMBER } from '../projectors/log/log-sequencer';
-import type { EventVerdict } from './event-checks';
-import { type ChunkResultBuilder, type EventFacts, type RawEventRow, treeHeadFacts } from './event-facts';
+import {
+  type ChunkResultBuilder,
+  type EventFacts,
+  type EventVerdict,
+  type RawEventRow,
+  treeHeadFacts,
+} from './event-facts';
 import type { Finding } from './report';
 import { intactLeafHash } from './stored-leaf';
 import { checkTreeHeadSigned } from './tree-head-checks';

@@ -108,4 +108,4 @@ export const CHECKS = {
   'source-integrity': 'the source failed part way (e.g. an export whose checksum does not match)',
 } as const;
 
-export type CheckCode = keyof typeof CHECKS;
+type CheckCode = keyof typeof CHECKS;

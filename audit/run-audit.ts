@@ -5,7 +5,7 @@
  * at the end the closed-loop links, checked with joins over the on-disk index.
  */
 import os from 'node:os';
-import type { Progress } from '../runtime/progress-bar';
+import type { Progress } from '../runtime/support/progress-bar';
 import { type ChunkChecker, createChunkChecker } from './checker-pool';
 import type { AuditChunk } from './chunks';
 import type { AuditScope } from './event-checks';

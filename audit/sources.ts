@@ -15,7 +15,7 @@ export interface AuditSource {
   open(): Promise<OpenedSource>;
 }
 
-export interface OpenedSource {
+interface OpenedSource {
   /** The last position to reach, for progress; null when unknown until the end. */
   readonly target: number | null;
   /** The events in position order, cut into chunks of parallel work. */

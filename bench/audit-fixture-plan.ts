@@ -11,15 +11,15 @@ import type { SubmitEvidenceBody, SubmitExecutionBody } from '../event-schemas';
 export const AUDIT_FIXTURE_VERSION = 1;
 
 /** About this many leaves per tenant; a million leaves make a thousand tenants. */
-export const LEAVES_PER_TENANT = 1000;
+const LEAVES_PER_TENANT = 1000;
 /** Subjects (models) each tenant submits evidence about, in turn. */
-export const SUBJECTS_PER_TENANT = 8;
+const SUBJECTS_PER_TENANT = 8;
 /** Every this-many-th request of a tenant is evidence that fails gate G1 (a GateFailed, no leaf). */
 export const GATE_FAILURE_EVERY = 50;
 /** Every this-many-th request of a tenant executes its last authorization (two leaves). */
 export const EXECUTION_EVERY = 25;
 /** Every this-many-th execution deviates from its authorization (a variance that is not NOMINAL). */
-export const DEVIATION_EVERY = 4;
+const DEVIATION_EVERY = 4;
 
 /**
  * Requests in flight at once across all signing threads, as the admission benchmark's 64 connections:
@@ -65,7 +65,7 @@ export function nextRequestKind(progress: TenantProgress): RequestKind {
 }
 
 /** The subject a tenant's `request`-th request is about. */
-export function subjectOf(request: number): string {
+function subjectOf(request: number): string {
   return `model-${request % SUBJECTS_PER_TENANT}`;
 }
 

@@ -27,7 +27,7 @@ import type { ExpectedRevision, NewEvent } from '../ports/event-store';
 import { evidenceBody, executionBody, nextRequestKind, type RequestKind } from './audit-fixture-plan';
 
 /** An event with its id decided up front, as the aggregate writer gives them. */
-export type NewEventWithId = NewEvent & { id: string };
+type NewEventWithId = NewEvent & { id: string };
 
 /** One append to a tenant stream, with the revision the stream must be at. */
 export interface StreamAppend {

@@ -18,10 +18,10 @@ import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { ValidatingEventStore } from '../event-schemas';
 import type { EventStore } from '../ports/event-store';
 import { LOG_STREAM, LogSequencer } from '../projectors/log/log-sequencer';
-import { loadConfig } from '../runtime/config';
+import { loadConfig } from '../runtime/config/config';
 import { loadOrCreateKeyring } from '../runtime/keys/keyring';
-import { createLogger } from '../runtime/logger';
-import { startWorker } from '../runtime/threads/worker-entry';
+import { createLogger } from '../runtime/support/logger';
+import { startWorker } from '../runtime/support/worker-entry';
 import {
   AUDIT_FIXTURE_VERSION,
   CONCURRENT_CLIENTS,
@@ -33,7 +33,7 @@ import type { SignerThreadMessage, SignerThreadSettings } from './audit-fixture-
 
 export const DEFAULT_AUDIT_LEAVES = 1_000_000;
 /** The public URL the fixture's server "ran" at: it appears in replay links and the log origin. */
-export const FIXTURE_PUBLIC_URL = 'https://audit-fixture.example';
+const FIXTURE_PUBLIC_URL = 'https://audit-fixture.example';
 /** Written last: a fixture folder without it is incomplete and rebuilt. */
 export const MANIFEST_FILE = 'fixture.json';
 /** Rounds a signing thread may run ahead of the appends. */
@@ -42,7 +42,7 @@ const ROUND_CREDITS = 4;
 const SEQUENCER_STALL_MS = 120_000;
 const PROGRESS_EVERY_MS = 5000;
 
-export interface FixtureManifest {
+interface FixtureManifest {
   version: number;
   leaves: number;
   tree_heads: number;
@@ -95,7 +95,7 @@ export function auditFixtureDir(leaves: number, root: string = os.tmpdir()): str
 }
 
 /** The manifest of a complete fixture of this version and size, or null. */
-export function readFixtureManifest(dir: string, leaves: number): FixtureManifest | null {
+function readFixtureManifest(dir: string, leaves: number): FixtureManifest | null {
   let manifest: FixtureManifest;
   try {
     manifest = JSON.parse(fs.readFileSync(path.join(dir, MANIFEST_FILE), 'utf8')) as FixtureManifest;
@@ -357,7 +357,7 @@ function isAlive(pid: number): boolean {
 }
 
 /** Total size of the files under `dir`. */
-export function diskBytes(dir: string): number {
+function diskBytes(dir: string): number {
   let total = 0;
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);

@@ -12,7 +12,7 @@ import {
   trustFromPublishedKeys,
 } from '../audit';
 import { readPublishedKeys } from '../runtime/keys/key-history';
-import { ProgressBar } from '../runtime/progress-bar';
+import { ProgressBar } from '../runtime/support/progress-bar';
 import { ownPeakRss } from './process-memory';
 
 export interface MeasureRequest {
@@ -27,7 +27,7 @@ export interface MeasureRequest {
 }
 
 /** Bytes of RSS at the checkpoints of one run; a checkpoint the run never reported is null. */
-export interface RssProfile {
+interface RssProfile {
   before: number;
   at10: number | null;
   at50: number | null;
@@ -66,7 +66,7 @@ const CHECKPOINTS = [
 const SAMPLE_EVERY_MS = 25;
 const DISCREPANCIES_SHOWN = 10;
 
-export async function measureAudit(request: MeasureRequest): Promise<AuditMeasurement> {
+async function measureAudit(request: MeasureRequest): Promise<AuditMeasurement> {
   const trust = trustFromPublishedKeys(readPublishedKeys(request.keysDir));
   const rss: RssProfile = { before: process.memoryUsage.rss(), at10: null, at50: null, at100: null, peak: 0 };
   const sample = () => {

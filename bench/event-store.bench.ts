@@ -4,7 +4,7 @@ import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { SqliteReadStore } from '../adapters/sqlite/read-store';
 import { rebuildProjection } from '../projectors/engine/rebuild';
 import { tenantsProjection } from '../projectors/governance/tenants';
-import { createMetrics } from '../runtime/wiring/metrics';
+import { createMetrics } from '../runtime/support/metrics';
 import { sampleEvent } from './append-workload';
 import { eventStoreVersusEmmett } from './event-store-vs-emmett';
 import type { BenchRow, BenchSuite } from './report';

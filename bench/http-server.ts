@@ -9,7 +9,7 @@ import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { changeTier } from '../cli/tenant-tier';
 import { validBody } from '../domain/governance/test-fixtures';
 import { ValidatingEventStore } from '../event-schemas';
-import { SERVER_NODE_FLAGS } from '../runtime/node-flags';
+import { SERVER_NODE_FLAGS } from '../runtime/config/node-flags';
 
 export const SECONDS = Number(process.env.GOV_BENCH_SECONDS ?? 3);
 export const CONNECTIONS = 64;

@@ -7,7 +7,7 @@
  * (the receiver shares the cores with the server being measured: every µs it spends is taken from it).
  */
 
-export interface Http1Request {
+interface Http1Request {
   method: string;
   target: string;
   /** The request asks for the connection to be closed after its answer (`Connection: close`). */

@@ -18,9 +18,9 @@ import { LiveLogCheck, logUrlOf } from '../audit/live-check';
 import { LIVE_CHECKS } from '../audit/live-findings';
 import { formatAuditSummary, formatLiveSummary } from '../audit/summary';
 import { prepareTrust } from '../audit/trust';
-import { loadConfig } from '../runtime/config';
+import { loadConfig } from '../runtime/config/config';
 import { readPublishedKeys } from '../runtime/keys/key-history';
-import { type Progress, ProgressBar } from '../runtime/progress-bar';
+import { type Progress, ProgressBar } from '../runtime/support/progress-bar';
 import { type CliCommand, EXIT, UsageError } from './command';
 import { auditSourceOf, chooseEventStore } from './stores';
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { type ExportSummary, writeExport } from '../adapters/ndjson/export-writer';
-import { type Progress, ProgressBar } from '../runtime/progress-bar';
+import { type Progress, ProgressBar } from '../runtime/support/progress-bar';
 import { type CliCommand, EXIT, UsageError } from './command';
 import {
   chooseEventStore,

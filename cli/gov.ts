@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { ConfigError } from '../runtime/config';
+import { ConfigError } from '../runtime/config/config';
 import { EXIT, UsageError, wantsHelp } from './command';
 import { commands } from './commands';
 

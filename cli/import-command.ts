@@ -10,7 +10,7 @@ import {
 } from '../adapters/ndjson/export-file';
 import { TransferProgress } from '../adapters/ndjson/transfer-progress';
 import type { RecordedEvent } from '../ports/event-store';
-import { ProgressBar } from '../runtime/progress-bar';
+import { ProgressBar } from '../runtime/support/progress-bar';
 import { type CliCommand, EXIT, UsageError } from './command';
 import { importIntoEventStoreDb } from './import-eventstoredb';
 import { printImportSummary } from './import-summary';
@@ -190,7 +190,7 @@ function failureMessage(error: unknown, file: string): string {
   return `${(error as Error).message}.`;
 }
 
-export function isReadableFile(file: string): boolean {
+function isReadableFile(file: string): boolean {
   try {
     fs.accessSync(file, fs.constants.R_OK);
     return fs.statSync(file).isFile();

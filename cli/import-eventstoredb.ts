@@ -10,7 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import type { RepositioningImportTarget } from '../adapters/ndjson/event-stores';
 import { ExportIntegrityError } from '../adapters/ndjson/export-file';
 import { LeafPositionError } from '../projectors/log/leaf-positions';
-import { type Progress, ProgressBar } from '../runtime/progress-bar';
+import { type Progress, ProgressBar } from '../runtime/support/progress-bar';
 import { EXIT } from './command';
 import { printImportSummary } from './import-summary';
 import {

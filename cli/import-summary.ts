@@ -1,7 +1,7 @@
 import type { ExportHeader, ExportTrailer } from '../adapters/ndjson/format';
 
 /** What `gov import --json` prints, the same members whichever store the export went into. */
-export interface ImportSummary {
+interface ImportSummary {
   /** The export file; null for standard input. */
   file: string | null;
   store: string;
@@ -32,7 +32,7 @@ export interface ImportOutcome {
   seconds: number;
 }
 
-export function importSummary(outcome: ImportOutcome): ImportSummary {
+function importSummary(outcome: ImportOutcome): ImportSummary {
   return {
     file: outcome.file === '-' ? null : outcome.file,
     store: outcome.storeName,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { ADMISSION_EVENT_TYPES } from '../projectors/log/log-sequencer';
-import { type Config, loadConfig } from '../runtime/config';
+import { type Config, loadConfig } from '../runtime/config/config';
 import {
   type CurrentKey,
   KeyFileError,

@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { projections } from '../projectors';
 import { type RebuildResult, rebuildProjection } from '../projectors/engine/rebuild';
-import { createLogger } from '../runtime/logger';
-import { type Progress, ProgressBar } from '../runtime/progress-bar';
-import { createMetrics } from '../runtime/wiring/metrics';
+import { createLogger } from '../runtime/support/logger';
+import { createMetrics } from '../runtime/support/metrics';
+import { type Progress, ProgressBar } from '../runtime/support/progress-bar';
 import { type CliCommand, EXIT, UsageError } from './command';
 import { STORE_LOCATION_HELP, withOperatorStores } from './stores';
 

@@ -3,7 +3,7 @@
  * be rolled back. So the export is read twice: first verified whole (format, order, count, SHA-256,
  * every event storable, every tree head naming admissions before it) while nothing is written; then
  * appended event by event in the export's order, each to its stream at its revision with its id and
- * recorded_at, tree heads' leaf_positions translated to the new positions (projectors/leaf-positions.ts).
+ * recorded_at, tree heads' leaf_positions translated to the new positions (projectors/log/leaf-positions.ts).
  * An import that stops part way (a lost connection) continues with `resume`: the events already in the
  * store must be exactly the export's first ones, and are not written again. Memory is constant: one
  * append window, and the admissions no tree head has integrated yet.
@@ -14,7 +14,7 @@ import { type ExportHeader, type ExportTrailer, readExportFile } from '../adapte
 import { TransferProgress } from '../adapters/ndjson/transfer-progress';
 import type { RecordedEvent } from '../ports/event-store';
 import { LeafPositionMap } from '../projectors/log/leaf-positions';
-import type { Progress } from '../runtime/progress-bar';
+import type { Progress } from '../runtime/support/progress-bar';
 
 export interface RepositionedImportOptions {
   /** A gov export file; it is read twice (standard input must be saved to a file first). */

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../runtime/config';
+import { ConfigError, loadConfig } from '../runtime/config/config';
 import { runGov } from '../tests/support/children';
 import { tempDir } from '../tests/support/temp-dir';
 import { UsageError } from './command';

@@ -11,7 +11,7 @@ import { SqliteReadStore } from '../adapters/sqlite/read-store';
 import { type AuditSource, AuditSourceError, eventsAuditSource, sqliteAuditSource } from '../audit';
 import { ValidatingEventStore } from '../event-schemas';
 import type { EventStore } from '../ports/event-store';
-import { type Config, loadConfig } from '../runtime/config';
+import { type Config, loadConfig } from '../runtime/config/config';
 import { UsageError } from './command';
 
 export interface OperatorStores {
@@ -53,7 +53,7 @@ esdb://user:password@host:2113 with TLS, esdb+discover://cluster-dns:2113 for a 
 --store URL, or set GOV_EVENT_STORE_URL.`;
 
 /** How long an operator command waits for EventStoreDB's first answer before it gives up (exit 1). */
-export const EVENT_STORE_CONNECT_TIMEOUT_MS = 5_000;
+const EVENT_STORE_CONNECT_TIMEOUT_MS = 5_000;
 
 /** The event store an operator command works on. */
 export type EventStoreLocation = { kind: 'sqlite'; file: string } | { kind: 'eventstoredb'; url: string };
@@ -92,7 +92,7 @@ export function storeName(location: EventStoreLocation): string {
  * How a store takes an import: the embedded one in one transaction, positions kept (`atomic`);
  * EventStoreDB event by event, with positions of its own (`repositioning`).
  */
-export type ImportTarget =
+type ImportTarget =
   | { kind: 'atomic'; store: ImportableEventStore }
   | { kind: 'repositioning'; store: RepositioningImportTarget };
 
@@ -133,7 +133,7 @@ export function auditSourceOf(location: EventStoreLocation): AuditSource {
  * EventStoreDB read through the event store port, up to the head position found when the audit starts
  * (a running server may keep appending). A node that cannot be reached or read is an AuditSourceError.
  */
-export function eventStoreDbAuditSource(url: string): AuditSource {
+function eventStoreDbAuditSource(url: string): AuditSource {
   const description = redactConnectionString(url);
   return {
     description,

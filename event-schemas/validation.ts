@@ -101,7 +101,7 @@ function run<T>(validate: ValidateFunction, input: unknown): Validation<T> {
 }
 
 /** Turns ajv's errors into one problem per offending field, pointing at the field itself. */
-export function toProblems(errors: readonly ErrorObject[]): FieldProblem[] {
+function toProblems(errors: readonly ErrorObject[]): FieldProblem[] {
   const seen = new Set<string>();
   const problems: FieldProblem[] = [];
   // An anyOf reports every failed alternative; its own summary error is the one a person needs.

@@ -1,13 +1,5 @@
 import type { RecordedEvent, SubscribeOptions } from './event-store';
 
-/**
- * The bus carries committed events out to the dispatcher (in-process in the embedded mode, Kafka in
- * production). Delivery is at least once, in order per tenant; consumers deduplicate by event id.
- */
-export interface BusMessage {
-  event: RecordedEvent;
-}
-
 export interface BusConsumer {
   /** Stop consuming; resolves once the in-flight handler has finished. */
   stop(): Promise<void>;
@@ -22,6 +14,10 @@ export interface BusSubscribeOptions {
   dataMembers?: SubscribeOptions['dataMembers'];
 }
 
+/**
+ * The bus carries committed events out to the dispatcher (in-process in the embedded mode, Kafka in
+ * production). Delivery is at least once, in order per tenant; consumers deduplicate by event id.
+ */
 export interface Bus {
   /** Resolves once the bus has durably accepted every event (broker acknowledgement). */
   publish(events: readonly RecordedEvent[]): Promise<void>;

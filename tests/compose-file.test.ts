@@ -72,7 +72,7 @@ describe('docker-compose.yml', () => {
 
   it('sets only GOV_* variables the service reads, each documented in the configuration reference', () => {
     const reference = fs.readFileSync(path.join(REPO_ROOT, 'docs/configuration.md'), 'utf8');
-    const configSource = ['runtime/config.ts', 'adapters/kafka/topic.ts']
+    const configSource = ['runtime/config/config.ts', 'adapters/kafka/topic.ts']
       .map((file) => fs.readFileSync(path.join(REPO_ROOT, file), 'utf8'))
       .join('\n');
     const variables = new Set(

@@ -3,8 +3,8 @@
  * thread, and a frame for a socket connected to the main thread goes straight to it.
  */
 import path from 'node:path';
-import { loadConfig } from '../runtime/config';
-import { createLogger } from '../runtime/logger';
+import { loadConfig } from '../runtime/config/config';
+import { createLogger } from '../runtime/support/logger';
 import { type RunningServer, startEmbedded } from '../runtime/wiring/embedded';
 import { GovClient, validEvidence } from './support/governance-client';
 import { tempDir } from './support/temp-dir';
@@ -37,7 +37,7 @@ describe('frames from the delivery thread', () => {
   });
 
   it('given a tenant with a socket connected and a leaf_admitted webhook, when its evidence is admitted, then the socket gets the frame once, and another tenant gets nothing', async () => {
-    expect(server.dispatcher.consumer).toBeNull();
+    expect(server.webhookDelivery.consumer).toBeNull();
     const tenant = await client.register();
     const other = await client.register();
     for (const { api_key } of [tenant, other])
@@ -46,8 +46,8 @@ describe('frames from the delivery thread', () => {
       ).toBe(201);
     const frames: string[] = [];
     const otherFrames: string[] = [];
-    server.dispatcher.fanout.subscribe(tenant.tenant_id, { send: (frame) => frames.push(frame) });
-    server.dispatcher.fanout.subscribe(other.tenant_id, { send: (frame) => otherFrames.push(frame) });
+    server.webhookDelivery.fanout.subscribe(tenant.tenant_id, { send: (frame) => frames.push(frame) });
+    server.webhookDelivery.fanout.subscribe(other.tenant_id, { send: (frame) => otherFrames.push(frame) });
 
     const admitted = await client.submitEvidence(tenant.api_key, validEvidence('frames-1'));
     expect(admitted.status).toBe(201);
@@ -65,7 +65,9 @@ describe('frames from the delivery thread', () => {
     const tenant = await client.register();
     await client.post('/webhooks', { url: receiver.url, events: ['leaf_admitted'] }, tenant.api_key);
     const frames: string[] = [];
-    const unsubscribe = server.dispatcher.fanout.subscribe(tenant.tenant_id, { send: (f) => frames.push(f) });
+    const unsubscribe = server.webhookDelivery.fanout.subscribe(tenant.tenant_id, {
+      send: (f) => frames.push(f),
+    });
     unsubscribe();
 
     const admitted = await client.submitEvidence(tenant.api_key, validEvidence('frames-2'));

@@ -1,11 +1,11 @@
 /**
  * Admissions may not run more than a bounded backlog ahead of the webhook dispatcher
- * (runtime/embedded.ts), so the main thread must learn how far the delivery thread's dispatcher got.
+ * (runtime/wiring/embedded.ts), so the main thread must learn how far the delivery thread's dispatcher got.
  */
 import path from 'node:path';
-import { createLogger } from '../runtime/logger';
-import { ReportedProgress } from '../runtime/threads/webhook-delivery';
+import { createLogger } from '../runtime/support/logger';
 import { type RunningServer, startEmbedded } from '../runtime/wiring/embedded';
+import { ReportedProgress } from '../runtime/wiring/webhook-delivery';
 import { GovClient, testConfig } from './support/governance-client';
 import { tempDir } from './support/temp-dir';
 
@@ -22,15 +22,15 @@ describe('dispatcher progress on the main thread', () => {
   });
 
   it('given the dispatcher on the delivery thread, when evidence is admitted, then the main thread learns that the dispatcher has handled it', async () => {
-    expect(server.dispatcher.consumer).toBeNull();
+    expect(server.webhookDelivery.consumer).toBeNull();
     const client = new GovClient(server.url);
     const { api_key: key } = await client.register();
     const admitted = await client.submitEvidence(key);
     expect(admitted.status).toBe(201);
 
     const head = await server.services.eventStore.headPosition();
-    await server.dispatcher.progress.waitForPosition(head);
-    expect(server.dispatcher.progress.handledPosition()).toBeGreaterThanOrEqual(head);
+    await server.webhookDelivery.progress.waitForPosition(head);
+    expect(server.webhookDelivery.progress.handledPosition()).toBeGreaterThanOrEqual(head);
   });
 
   it('given the delivery thread gone (failed or stopped), then nothing waits for its dispatcher any more', async () => {

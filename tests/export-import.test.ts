@@ -28,9 +28,9 @@ import { rebuildProjection } from '../projectors/engine/rebuild';
 import { LOG_STREAM, LogSequencer } from '../projectors/log/log-sequencer';
 import { readPublishedKeys } from '../runtime/keys/key-history';
 import { openServerKeyring } from '../runtime/keys/keyring';
-import { createLogger } from '../runtime/logger';
+import { createLogger } from '../runtime/support/logger';
+import { createMetrics } from '../runtime/support/metrics';
 import { type RunningServer, startEmbedded } from '../runtime/wiring/embedded';
-import { createMetrics } from '../runtime/wiring/metrics';
 import { type GovRun, runGov } from './support/children';
 import { FakeEsdbClient } from './support/fake-esdb-client';
 import {

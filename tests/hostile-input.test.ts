@@ -7,7 +7,7 @@
  */
 import net from 'node:net';
 import { collect } from '../ports/contract/event-store.contract';
-import { ConfigError, loadConfig } from '../runtime/config';
+import { ConfigError, loadConfig } from '../runtime/config/config';
 import { realPathValues, startEdgeFixture } from './support/edge-fixture';
 import {
   type AdmittedEvidence,

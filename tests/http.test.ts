@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { collect } from '../ports/contract/event-store.contract';
-import { loadConfig } from '../runtime/config';
-import { createLogger } from '../runtime/logger';
+import { loadConfig } from '../runtime/config/config';
+import { createLogger } from '../runtime/support/logger';
 import { type RunningServer, startEmbedded } from '../runtime/wiring/embedded';
 import { tempDir } from './support/temp-dir';
 

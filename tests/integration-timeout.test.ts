@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { createLogger } from '../runtime/logger';
+import { createLogger } from '../runtime/support/logger';
 import { type RunningServer, startEmbedded } from '../runtime/wiring/embedded';
 import { type ErrorAnswer, GovClient, testConfig } from './support/governance-client';
 import { tempDir } from './support/temp-dir';

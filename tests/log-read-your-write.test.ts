@@ -18,12 +18,12 @@ import {
   SIGNATURE_TYPE_COSIGNATURE_V1,
 } from '../merkle-core';
 import { LOG_STREAM } from '../projectors/log/log-sequencer';
-import type { Config } from '../runtime/config';
+import type { Config } from '../runtime/config/config';
 import { type Listening, listen } from '../runtime/http/listen';
-import { createLogger } from '../runtime/logger';
 import { type FollowerServices, startFollowerServices } from '../runtime/roles/follower-services';
 import { startProjectorsRole } from '../runtime/roles/projectors';
 import type { RunningRole } from '../runtime/roles/role-process';
+import { createLogger } from '../runtime/support/logger';
 import { createRequestHandler } from '../runtime/wiring/http-app';
 import {
   type AdmittedEvidence,

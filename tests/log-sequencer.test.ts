@@ -15,7 +15,7 @@ import {
 } from '../merkle-core';
 import { collect } from '../ports/contract/event-store.contract';
 import { LOG_STREAM, LogSequencer } from '../projectors/log/log-sequencer';
-import { createLogger } from '../runtime/logger';
+import { createLogger } from '../runtime/support/logger';
 import { tempDir } from './support/temp-dir';
 
 const keys = generateKeyPair('test.example/log');

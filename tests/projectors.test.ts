@@ -10,7 +10,7 @@ import { type Projection, physicalCollection } from '../projectors/engine/projec
 import { rebuildProjection } from '../projectors/engine/rebuild';
 import { ProjectorRunner } from '../projectors/engine/runner';
 import { ProjectionSupervisor } from '../projectors/engine/supervisor';
-import { createMetrics } from '../runtime/wiring/metrics';
+import { createMetrics } from '../runtime/support/metrics';
 import { exited, lines, spawnChild, waitForLines } from './support/children';
 import { dumpCollections, streamStatsProjection } from './support/stream-stats.projection';
 import { tempDir } from './support/temp-dir';

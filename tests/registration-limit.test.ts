@@ -2,7 +2,7 @@
  * Rate limits: POST /auto-register per client address and clock hour (X-Forwarded-For only behind a
  * trusted proxy), and the authenticated routes per tenant, whichever of its keys is used.
  */
-import { ConfigError, loadConfig } from '../runtime/config';
+import { ConfigError, loadConfig } from '../runtime/config/config';
 import { addressKey } from '../runtime/http/client-address';
 import {
   type ErrorAnswer,

@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { SERVER_NODE_FLAGS } from '../runtime/node-flags';
+import { SERVER_NODE_FLAGS } from '../runtime/config/node-flags';
 import { REPO_ROOT } from './support/children';
 
 const read = (file: string) => fs.readFileSync(path.join(REPO_ROOT, file), 'utf8');

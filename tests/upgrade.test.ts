@@ -27,7 +27,7 @@ import {
   verifyConsistency,
   verifyInclusion,
 } from '../merkle-core';
-import { createLogger } from '../runtime/logger';
+import { createLogger } from '../runtime/support/logger';
 import { type RunningServer, startEmbedded } from '../runtime/wiring/embedded';
 import { freePort } from './support/children';
 import {

@@ -97,8 +97,10 @@ describe('webhooks over HTTP', () => {
 
   /** The dispatcher has projected everything committed, and the worker has made every due attempt. */
   const settleDispatcher = async () => {
-    await t.server.dispatcher.consumer!.waitForPosition(await t.server.services.eventStore.headPosition());
-    await t.server.dispatcher.worker.runOnce();
+    await t.server.webhookDelivery.consumer!.waitForPosition(
+      await t.server.services.eventStore.headPosition(),
+    );
+    await t.server.webhookDelivery.worker.runOnce();
   };
 
   const deliveriesOf = (tenant: Registration, webhookId: string, query = '') =>

@@ -20,7 +20,7 @@ import {
   verifyCheckpoint,
   verifyCosignature,
 } from '../merkle-core';
-import { ConfigError, loadConfig } from '../runtime/config';
+import { ConfigError, loadConfig } from '../runtime/config/config';
 import { exited, type GovRun, lines, runGov, spawnGov, waitForLines } from './support/children';
 import { checkpointOf, FakeLogKey, FakeLogServer, fakeTree } from './support/fake-log';
 import {

@@ -1,4 +1,4 @@
-import { sleep } from '../runtime/sleep';
+import { sleep } from '../runtime/support/sleep';
 import type { RoundOutcome, WitnessFollower } from './follower';
 
 export interface FollowOptions {

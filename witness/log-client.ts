@@ -9,7 +9,7 @@
 import { fromHex } from '../merkle-core';
 
 /** How long one request may take before the round fails. */
-export const REQUEST_TIMEOUT_MS = 30_000;
+const REQUEST_TIMEOUT_MS = 30_000;
 /** Larger answers are not a checkpoint or a proof of this log: refuse to read them whole. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
 

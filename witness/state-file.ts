@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bytesEqual, fromHex, toHex, type WitnessLogState, type WitnessStateStore } from '../merkle-core';
-import { writeFileAtomic } from '../runtime/atomic-file';
+import { writeFileAtomic } from '../runtime/support/atomic-file';
 import { StateLock } from './state-lock';
 
 const FORMAT = 'gov-witness-state/1';
@@ -36,7 +36,7 @@ export interface WitnessLogEntry extends WitnessLogState {
 }
 
 /** Parses a state file's text; throws WitnessStateError saying what is wrong. */
-export function parseWitnessState(text: string, file: string): Map<string, WitnessLogEntry> {
+function parseWitnessState(text: string, file: string): Map<string, WitnessLogEntry> {
   const broken = (why: string) =>
     new WitnessStateError(
       `${file} is not a usable witness state file (${why}). Restore it from a backup: without it the witness would treat every log as new and could cosign a forked tree.`,
@@ -72,7 +72,7 @@ export function parseWitnessState(text: string, file: string): Map<string, Witne
 }
 
 /** The file's text for `entries`, origins sorted so the file diffs cleanly. */
-export function formatWitnessState(entries: ReadonlyMap<string, WitnessLogEntry>): string {
+function formatWitnessState(entries: ReadonlyMap<string, WitnessLogEntry>): string {
   const logs: Record<string, StoredLogState> = {};
   for (const origin of [...entries.keys()].sort()) {
     const entry = entries.get(origin)!;

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createFileAtomic } from '../runtime/atomic-file';
+import { createFileAtomic } from '../runtime/support/atomic-file';
 
 export class StateLockBusyError extends Error {
   override readonly name = 'StateLockBusyError';

@@ -13,7 +13,7 @@ import {
   type NoteSigner,
   SIGNATURE_TYPE_COSIGNATURE_V1,
 } from '../merkle-core';
-import { createFileAtomic } from '../runtime/atomic-file';
+import { createFileAtomic } from '../runtime/support/atomic-file';
 
 export class WitnessKeyError extends Error {
   override readonly name = 'WitnessKeyError';

@@ -1,7 +1,7 @@
 import type { Bus, BusConsumer, BusSubscribeOptions } from '../../ports/bus';
 import type { EventStore, EventSubscription, RecordedEvent } from '../../ports/event-store';
 import type { ReadStore } from '../../ports/read-store';
-import { sleep } from '../../runtime/sleep';
+import { sleep } from '../../runtime/support/sleep';
 
 export interface EventStoreBusOptions {
   eventStore: EventStore;
@@ -12,17 +12,17 @@ export interface EventStoreBusOptions {
   maxBatchSize?: number;
 }
 
+/** The read-store checkpoint of a consumer group's position on this bus. */
+export function busCheckpointName(group: string): string {
+  return `bus:${group}`;
+}
+
 /**
  * The in-process bus of the embedded deployment. The event store is already durable and ordered, so
  * `publish` has nothing to do: each consumer group is a catch-up subscription whose position is stored
  * (as a checkpoint named `bus:<group>`) only after its handler resolved. A crash re-delivers at most
  * the batch in flight; nothing is lost.
  */
-/** The read-store checkpoint of a consumer group's position on this bus. */
-export function busCheckpointName(group: string): string {
-  return `bus:${group}`;
-}
-
 export class EventStoreBus implements Bus {
   private readonly consumers = new Set<BusConsumer>();
 

@@ -470,7 +470,7 @@ export class EsdbEventStore implements EventStore, ExportableEventStore, Reposit
 }
 
 /** EventStoreDB cannot be reached or read at all. */
-export class EventStoreConnectionError extends Error {
+class EventStoreConnectionError extends Error {
   override readonly name = 'EventStoreConnectionError';
 }
 

@@ -156,7 +156,7 @@ export function decodeMetadata(raw: unknown, where: string): GovMetadata {
 }
 
 /** `2024-02-29T12:00:00.000Z`: what every store writes as recorded_at, and what an import carries over. */
-export function isIsoInstant(value: unknown): value is string {
+function isIsoInstant(value: unknown): value is string {
   return (
     typeof value === 'string' &&
     /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(value) &&

@@ -7,7 +7,7 @@ import { Registry } from 'prom-client';
 import { busContract } from '../../ports/contract/bus.contract';
 import { collect } from '../../ports/contract/event-store.contract';
 import type { RecordedEvent } from '../../ports/event-store';
-import { createMetrics } from '../../runtime/wiring/metrics';
+import { createMetrics } from '../../runtime/support/metrics';
 import { describeWithServer, KAFKA_SERVER } from '../../tests/support/servers';
 import { tempDir } from '../../tests/support/temp-dir';
 import { SqliteEventStore } from '../sqlite/event-store';

@@ -22,8 +22,8 @@ import {
 import type { Logger } from 'pino';
 import type { Bus, BusConsumer } from '../../ports/bus';
 import type { RecordedEvent } from '../../ports/event-store';
-import { sleep } from '../../runtime/sleep';
-import type { Metrics } from '../../runtime/wiring/metrics';
+import type { Metrics } from '../../runtime/support/metrics';
+import { sleep } from '../../runtime/support/sleep';
 import { decodeEvent, encodeEvent, MalformedMessageError, messageEventId } from './event-codec';
 import { ensureTopic, type KafkaSettings, TopicMismatchError, type TopicSettings } from './topic';
 

@@ -6,9 +6,9 @@
 import type { IHeaders, KafkaMessage, Message } from 'kafkajs';
 import type { RecordedEvent } from '../../ports/event-store';
 
-export const EVENT_ID_HEADER = 'gov-event-id';
-export const EVENT_TYPE_HEADER = 'gov-event-type';
-export const EVENT_POSITION_HEADER = 'gov-event-position';
+const EVENT_ID_HEADER = 'gov-event-id';
+const EVENT_TYPE_HEADER = 'gov-event-type';
+const EVENT_POSITION_HEADER = 'gov-event-position';
 
 export function encodeEvent(event: RecordedEvent): Message {
   return {

@@ -4,7 +4,7 @@
  * configuration rather than trusted.
  */
 import { type Admin, ConfigResourceTypes, ConfigSource } from 'kafkajs';
-import { integerReader } from '../../runtime/env-integer';
+import { integerReader } from '../../runtime/support/env-integer';
 
 export interface TopicSettings {
   name: string;
@@ -182,7 +182,7 @@ export function kafkaSettingsFromEnv(env: NodeJS.ProcessEnv): {
       topic: {
         name,
         // One: today's dispatcher projects in global commit order, which only a single partition keeps
-        // (runtime/stores.ts refuses more for it). Keys stay per tenant, ready for more partitions.
+        // (runtime/stores/stores.ts refuses more for it). Keys stay per tenant, ready for more partitions.
         partitions: integer('GOV_KAFKA_PARTITIONS', 1, 1, 10_000),
         replicationFactor,
         retentionMs,

@@ -36,10 +36,7 @@ export async function ensureLeaseIndexes(db: Db): Promise<void> {
 }
 
 /** The lease's current (highest-epoch) record, or null when it was never taken. */
-export async function currentLease(
-  records: Collection<LeaseRecord>,
-  name: string,
-): Promise<LeaseRecord | null> {
+async function currentLease(records: Collection<LeaseRecord>, name: string): Promise<LeaseRecord | null> {
   const [latest] = await records.find({ name }).sort({ epoch: -1 }).limit(1).toArray();
   return latest ?? null;
 }

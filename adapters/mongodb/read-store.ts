@@ -93,8 +93,8 @@ export interface MongoReadStoreOptions {
  * fails sooner: the request answers 500 and a projector resumes from its checkpoint. Both are far
  * above any answer a working server takes (a projector's bulk write of a full batch included).
  */
-export const ANSWER_TIMEOUT_MS = 60_000;
-export const POOL_WAIT_TIMEOUT_MS = 30_000;
+const ANSWER_TIMEOUT_MS = 60_000;
+const POOL_WAIT_TIMEOUT_MS = 30_000;
 
 interface DocumentRecord extends DocumentState {
   _id: string;

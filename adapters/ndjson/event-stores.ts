@@ -27,7 +27,7 @@ export interface ImportableEventStore {
 export interface RecordedAppendHooks {
   /**
    * The event as it is to be stored, called just before it is appended, once every earlier event is
-   * appended (tree heads name admissions by position: see projectors/leaf-positions.ts).
+   * appended (tree heads name admissions by position: see projectors/log/leaf-positions.ts).
    */
   translate?: (event: RecordedEvent) => RecordedEvent;
   /** The event as read from the export (before `translate`) and the position this store gave it. */

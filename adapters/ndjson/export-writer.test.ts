@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { NewEvent, RecordedEvent } from '../../ports/event-store';
-import type { Progress } from '../../runtime/progress-bar';
+import type { Progress } from '../../runtime/support/progress-bar';
 import { tempDir } from '../../tests/support/temp-dir';
 import { SqliteEventStore } from '../sqlite/event-store';
 import { readExportStream } from './export-file';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Progress } from '../../runtime/progress-bar';
+import type { Progress } from '../../runtime/support/progress-bar';
 import type { ExportableEventStore } from './event-stores';
 import {
   EXPORT_FORMAT,

@@ -1,4 +1,4 @@
-import type { Progress } from '../../runtime/progress-bar';
+import type { Progress } from '../../runtime/support/progress-bar';
 
 /**
  * Progress of an export or import towards a target position: events so far, rate and ETA. Reports

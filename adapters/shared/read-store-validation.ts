@@ -5,7 +5,7 @@ import type { Change, Checkpoint, SortKey } from '../../ports/read-store';
  * every adapter rejects the same inputs with the same messages.
  */
 
-export const MAX_PAGE_SIZE = 1000;
+const MAX_PAGE_SIZE = 1000;
 const NAME_PATTERN = /^[A-Za-z0-9_.]+$/;
 const MEMBER_PATH_PATTERN = /^[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*$/;
 
@@ -28,7 +28,7 @@ export function nonEmpty(value: string, what: string): string {
   return value;
 }
 
-export function assertPosition(position: number, what: string): void {
+function assertPosition(position: number, what: string): void {
   if (!Number.isSafeInteger(position) || position < 0) {
     throw new Error(`${what} must be a non-negative integer, got ${position}`);
   }

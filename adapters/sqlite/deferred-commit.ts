@@ -13,7 +13,7 @@
  *
  * A write that throws is undone alone: the group is rolled back and the writes before it are run
  * again. (Savepoints would undo it too, but a savepoint copies every page it changes that the group
- * changed before into its journal: hot pages, at every write, cost more than grouping saved.)
+ * changed before into its journal: hot pages, at every write, would cost more than grouping saves.)
  */
 import type { SqliteDatabase } from './open';
 

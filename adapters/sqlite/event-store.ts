@@ -39,7 +39,7 @@ export interface SqliteEventStoreOptions {
    * Only reads what other connections append (a projection or delivery thread, a follower role).
    * Such a connection, and a `writerThread` store's own, gets a small page cache by default: SQLite
    * empties a connection's cache at its first read after another connection committed, at a cost
-   * that grows with the cache (a walk of its whole hash table: ~25 µs per read once a catch-up had
+   * that grows with the cache (a walk of its whole hash table: ~25 µs per read once a catch-up has
    * filled 64 MiB), and a reader following the head needs few pages (catch-up scans are mapped).
    */
   follower?: boolean;

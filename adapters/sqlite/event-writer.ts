@@ -5,7 +5,7 @@
  * an idempotent retry with the same event ids settles it) and is started again for the next one.
  */
 import type { Worker } from 'node:worker_threads';
-import { startWorker } from '../../runtime/threads/worker-entry';
+import { startWorker } from '../../runtime/support/worker-entry';
 import type { WriterReport, WriterRequest, WriterThreadData } from './event-writer-protocol';
 import { type AppendOutcome, type AppendRequest, outcomeFromWire } from './group-commit';
 

@@ -112,7 +112,7 @@ export class GroupCommitter {
   }
 }
 
-export function checkExpectedRevision(
+function checkExpectedRevision(
   stream: string,
   expected: ExpectedRevision,
   current: number | null,

@@ -66,7 +66,7 @@ export class SqliteLeaseManager implements LeaseManager {
   }
 }
 
-export function ensureLeaseTable(db: SqliteDatabase): void {
+function ensureLeaseTable(db: SqliteDatabase): void {
   db.exec(`CREATE TABLE IF NOT EXISTS leases (
     name TEXT PRIMARY KEY, owner TEXT NOT NULL, epoch INTEGER NOT NULL, expires_at INTEGER NOT NULL
   ) WITHOUT ROWID`);

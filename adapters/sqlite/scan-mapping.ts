@@ -1,13 +1,13 @@
 import type { SqliteDatabase } from './open';
 
 /** How much of a file a backlog read maps: SQLite maps at most this many bytes from its start. */
-export const SCAN_MAP_BYTES = 256 * 2 ** 20;
+const SCAN_MAP_BYTES = 256 * 2 ** 20;
 
 /**
  * Memory-mapped reads for the time a connection reads a backlog, and only then. A mapped file reads
  * ~1.6x faster from end to end (no copy per page), but every page a connection touches stays in the
  * process's resident set for as long as the file is mapped: a server following files that grow
- * without end grew its RSS with them. So a connection maps its file when a read comes back a full
+ * without end would grow its RSS with them. So a connection maps its file when a read comes back a full
  * page (there is more behind it) and unmaps it, releasing those pages, once its reads are caught up.
  */
 export class ScanMapping {

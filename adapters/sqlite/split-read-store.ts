@@ -2,7 +2,7 @@
  * Two read stores behind one: the state that `sideOwns` names (by collection or checkpoint name) in
  * a SQLite file of its own, everything else in the main one. SQLite has one writer per file, and a
  * writer that finds the file locked sleeps in SQLite's busy handler (1, 2, 5, 10 ms …): the embedded
- * server keeps the dispatcher's queue and delivery log apart from the read models this way, so that
+ * server keeps webhook delivery's queue and log apart from the read models this way, so that
  * the delivery thread's many small commits never hold up the projections an admission waits for.
  * A projector's changes and checkpoint stay in one file, so `apply` stays one transaction.
  */

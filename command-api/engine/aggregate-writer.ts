@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type EventStore, type NewEvent, WrongExpectedVersionError } from '../../ports/event-store';
-import { sleep } from '../../runtime/sleep';
+import { sleep } from '../../runtime/support/sleep';
 
 /** An event as deciders and `evolve` see it: `type` tied to `data` when E is a union of such pairs. */
 export interface AnyEvent {

@@ -37,7 +37,7 @@ import { decideRedeliver, decideRegisterWebhook, decideRemoveWebhook } from './w
 export type ValueOf<A> = A extends fc.Arbitrary<infer T> ? T : never;
 
 /** Seed of every property here: fixed, so CI is reproducible; fast-check prints seed and path of a failure. */
-export const PROPERTY_SEED = 20_261_121;
+const PROPERTY_SEED = 20_261_121;
 
 /**
  * Options of every property: the fixed seed, and a cap on the time a property (its shrinking

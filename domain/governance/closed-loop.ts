@@ -7,19 +7,19 @@ import { inOmega, round6, settle } from './observables';
 
 export type ExecutionOutcome = 'EXECUTED' | 'FAILED' | 'DEVIATED';
 export type VarianceClassification = VarianceRecord['classification'];
-export type DriftDirection = VarianceRecord['drift_direction']['H'];
+type DriftDirection = VarianceRecord['drift_direction']['H'];
 
 /** How an execution without a reported exec_state moves the authorization state (DOMAIN.md). */
-export const EXECUTION_SHIFTS: Readonly<Record<ExecutionOutcome, Readonly<Observables>>> = Object.freeze({
+const EXECUTION_SHIFTS: Readonly<Record<ExecutionOutcome, Readonly<Observables>>> = Object.freeze({
   EXECUTED: Object.freeze({ H: 0, C: 0, E: 0 }),
   FAILED: Object.freeze({ H: -0.15, C: -0.2, E: 0.25 }),
   DEVIATED: Object.freeze({ H: -0.1, C: -0.15, E: 0.15 }),
 });
 
 /** Upper bounds of l2_distance per class: NOMINAL ≤ 0.05 < DRIFT ≤ 0.20 < BREACH. */
-export const VARIANCE_BOUNDS = Object.freeze({ NOMINAL: 0.05, DRIFT: 0.2 });
+const VARIANCE_BOUNDS = Object.freeze({ NOMINAL: 0.05, DRIFT: 0.2 });
 /** A change within ±0.01 is `stable`. */
-export const DRIFT_BAND = 0.01;
+const DRIFT_BAND = 0.01;
 
 /** The observed state after execution: the reported one when given, else derived from the outcome. */
 export function execStateFor(

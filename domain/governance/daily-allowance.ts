@@ -21,7 +21,7 @@ export function utcDay(time: Date | string): string {
 }
 
 /** The day a leaf admitted at `at` counts towards: its own UTC day, or the tally's when that is later. */
-export function countingDay(tally: Readonly<DailyTally>, at: Date | string): string {
+function countingDay(tally: Readonly<DailyTally>, at: Date | string): string {
   const day = utcDay(at);
   const latest = tally.day ?? '';
   // `YYYY-MM-DD` strings order as the days do.

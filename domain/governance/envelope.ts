@@ -65,7 +65,7 @@ export function unsignedEnvelope(input: EnvelopeInput, authorityNodeId: string):
   };
 }
 
-export function signEnvelope(unsigned: UnsignedEnvelope, privateKey: KeyObject): GovernanceEnvelope {
+function signEnvelope(unsigned: UnsignedEnvelope, privateKey: KeyObject): GovernanceEnvelope {
   return { ...unsigned, authority_signature: signRecord(unsigned, privateKey) };
 }
 

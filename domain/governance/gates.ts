@@ -10,9 +10,9 @@ export type GateName = 'G1' | 'G2' | 'G3' | 'G4' | 'G5';
 export const GATE_NAMES: readonly GateName[] = ['G1', 'G2', 'G3', 'G4', 'G5'];
 
 export const EVIDENCE_CLASSES = ['HOOKED', 'ATTESTED', 'INSTRUMENTED'] as const;
-export type EvidenceClass = (typeof EVIDENCE_CLASSES)[number];
+type EvidenceClass = (typeof EVIDENCE_CLASSES)[number];
 
-export type GateError = 'GATE_FAILURE' | 'EVIDENCE_CLASS_INVALID';
+type GateError = 'GATE_FAILURE' | 'EVIDENCE_CLASS_INVALID';
 
 export type GateEvaluation =
   | { passed: true; details: Record<GateName, string> }
@@ -220,7 +220,7 @@ function g5(gate: Fields, policy: TenantPolicy): GateOutcome {
   return { ...outcome(problems, checked), policyViolation };
 }
 
-export function isEvidenceClass(value: unknown): value is EvidenceClass {
+function isEvidenceClass(value: unknown): value is EvidenceClass {
   return typeof value === 'string' && (EVIDENCE_CLASSES as readonly string[]).includes(value);
 }
 

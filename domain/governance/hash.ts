@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../merkle-core';
 
-export const SHA256_HEX = /^[0-9a-f]{64}$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /** hex SHA-256 of UTF-8 text or raw bytes. */
 export function sha256Hex(data: string | Uint8Array): string {

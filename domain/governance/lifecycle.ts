@@ -28,10 +28,10 @@ export type SubjectOutcome =
   | { kind: 'fail'; policy_violation: boolean; at: string }
   | { kind: 'variance'; classification: 'NOMINAL' | 'DRIFT' | 'BREACH'; at: string };
 
-export const QUARANTINE_AFTER_FAILS = 3;
-export const QUARANTINE_AFTER_BREACHES = 3;
+const QUARANTINE_AFTER_FAILS = 3;
+const QUARANTINE_AFTER_BREACHES = 3;
 export const LOCKBOX_AFTER_FAILS = 10;
-export const PASSES_TO_LEAVE_QUARANTINE = 3;
+const PASSES_TO_LEAVE_QUARANTINE = 3;
 
 /** The transitions, for documentation; `evolveSubject` is the implementation. */
 export const LIFECYCLE_RULES: readonly { from: string; to: Lifecycle; when: string }[] = [
@@ -71,7 +71,7 @@ export function initialSubject(): SubjectState {
   };
 }
 
-export function isTerminal(lifecycle: Lifecycle): boolean {
+function isTerminal(lifecycle: Lifecycle): boolean {
   return lifecycle === 'LOCKBOX' || lifecycle === 'REJECTED';
 }
 

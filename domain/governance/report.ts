@@ -104,7 +104,7 @@ function evidenceOf(bundle: ProofBundle): ComplianceReport['evidence'] {
 }
 
 /** Plain steps, with this report's values filled in, that need nothing from the service but public data. */
-export function verificationSteps(
+function verificationSteps(
   report: Omit<ComplianceReport, 'verification_steps'>,
 ): ComplianceReport['verification_steps'] {
   const { envelope, certificate, sth, leaf, inclusion_proof: proof } = report;

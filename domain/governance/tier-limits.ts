@@ -23,5 +23,5 @@ export const TIER_LIMITS: Readonly<Record<Tier, TierLimits>> = {
 
 export const HOUR_MS = 3_600_000;
 
-// Daily leaf limits reset at 00:00 UTC; how leaves are counted per day: domain/daily-allowance.ts.
+// Daily leaf limits reset at 00:00 UTC; how leaves are counted per day: domain/governance/daily-allowance.ts.
 export { utcDay } from './daily-allowance';

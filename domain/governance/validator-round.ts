@@ -3,12 +3,26 @@
  * least 2f + 1 of n = 3f + 1 agree. Never returns a partial result: the caller gets a certificate or an
  * error, so no envelope is written without a quorum.
  */
-import { createHash } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import type { ValidatorCertificateCurrent, ValidatorVote } from '../../event-schemas';
 import { buildCertificate, compareStrings, verifyVoteSignature } from './certificate';
 import { isSha256Hex } from './hash';
-import type { Validator } from './validators';
 import type { VoteRequest } from './vote-checks';
+
+/** What the round asks of each validator (a port; validators.ts has the local, in-process one). */
+export interface Validator {
+  /** hex SHA-256 of the validator key's DER SubjectPublicKeyInfo. */
+  readonly id: string;
+  /** When known, the round checks each vote's signature before counting it. */
+  readonly publicKey?: KeyObject;
+  /**
+   * An in-process signer whose votes this process made itself: re-verifying them proves nothing and
+   * costs an Ed25519 verification per vote (the auditor still verifies every stored vote).
+   */
+  readonly inProcess?: boolean;
+  /** Resolves with a signed vote; rejects only when the validator cannot be reached or fails. */
+  vote(request: VoteRequest): Promise<ValidatorVote>;
+}
 
 export interface RoundOptions {
   /** ACCEPT votes needed; default 2f + 1 with f = ⌊(n − 1) / 3⌋. */

@@ -5,44 +5,23 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import type { ValidatorVote } from '../../event-schemas';
 import { publicKeyId, signRecord } from './signing';
+import type { Validator } from './validator-round';
 import { type Examination, examineBundle, type VoteRequest } from './vote-checks';
 
-export {
-  buildCertificate,
-  type CertificateVerdict,
-  verifyCertificate,
-  verifyVoteSignature,
-} from './certificate';
+export { verifyCertificate } from './certificate';
 export {
   proposerOf,
   QuorumNotReachedError,
   quorumThreshold,
-  type RoundOptions,
   runValidatorRound,
+  type Validator,
   ValidatorNetworkError,
 } from './validator-round';
 export {
-  EVIDENCE_HASH_FIELDS,
   type Examination,
   examineBundle,
-  MAX_CLOCK_SKEW_SECONDS,
   type VoteRequest,
-  voteReasons,
 } from './vote-checks';
-
-export interface Validator {
-  /** hex SHA-256 of the validator key's DER SubjectPublicKeyInfo. */
-  readonly id: string;
-  /** When known, the round checks each vote's signature before counting it. */
-  readonly publicKey?: KeyObject;
-  /**
-   * An in-process signer whose votes this process made itself: re-verifying them proves nothing and
-   * costs an Ed25519 verification per vote (the auditor still verifies every stored vote).
-   */
-  readonly inProcess?: boolean;
-  /** Resolves with a signed vote; rejects only when the validator cannot be reached or fails. */
-  vote(request: VoteRequest): Promise<ValidatorVote>;
-}
 
 /** hex SHA-256 of the public key's DER SubjectPublicKeyInfo. */
 export function validatorIdOf(publicKey: KeyObject): string {

@@ -26,7 +26,7 @@ export const EVIDENCE_HASH_FIELDS = [
 ] as const;
 
 /** How far in the future a bundle's generated_at may be: clocks of different nodes disagree a little. */
-export const MAX_CLOCK_SKEW_SECONDS = 5;
+const MAX_CLOCK_SKEW_SECONDS = 5;
 
 /** What a validator makes of a bundle: the hash of the bundle it examined, and its reasons to reject. */
 export interface Examination {
@@ -48,11 +48,6 @@ export function examineBundle(request: VoteRequest): Examination {
     ...timeReasons(bundle, request),
   ];
   return { bodyHash, reasons };
-}
-
-/** Reasons to reject the bundle; empty means ACCEPT. */
-export function voteReasons(request: VoteRequest): string[] {
-  return examineBundle(request).reasons;
 }
 
 function shapeReasons(bundle: ProofBundle): string[] {

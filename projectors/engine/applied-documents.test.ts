@@ -8,7 +8,7 @@ import pino from 'pino';
 import { SqliteEventStore } from '../../adapters/sqlite/event-store';
 import { SqliteReadStore } from '../../adapters/sqlite/read-store';
 import type { ReadStore } from '../../ports/read-store';
-import { createMetrics } from '../../runtime/wiring/metrics';
+import { createMetrics } from '../../runtime/support/metrics';
 import { dumpCollections, streamStatsProjection } from '../../tests/support/stream-stats.projection';
 import { tempDir } from '../../tests/support/temp-dir';
 import { AppliedDocuments } from './applied-documents';

@@ -9,8 +9,8 @@ import type { Bus } from '../../ports/bus';
 import type { EventStore, EventSubscription, RecordedEvent } from '../../ports/event-store';
 import { FencedOutError, type LeaseManager } from '../../ports/lease';
 import type { ReadStore } from '../../ports/read-store';
-import { sleep } from '../../runtime/sleep';
-import type { Metrics } from '../../runtime/wiring/metrics';
+import type { Metrics } from '../../runtime/support/metrics';
+import { sleep } from '../../runtime/support/sleep';
 import { PositionWaiters } from './position-waiters';
 import { SingleWriterLease } from './single-writer-lease';
 

@@ -9,7 +9,7 @@ import { eventSchemas } from '../../event-schemas/governance';
 import { arbitraryOf } from '../../event-schemas/schema-arbitrary';
 import type { RecordedEvent } from '../../ports/event-store';
 import { projections } from '../index';
-import { dispatcherProjection } from '../webhooks/dispatcher-projection';
+import { deliveryQueueProjection } from '../webhooks/delivery-queue-projection';
 import { BatchState } from './batch-state';
 import type { Projection } from './projection';
 
@@ -59,7 +59,7 @@ async function changesOf(projection: Projection, history: RecordedEvent[], event
   }
 }
 
-const declaring = [...projections, dispatcherProjection({ publicUrl: 'https://gov.example' })].filter(
+const declaring = [...projections, deliveryQueueProjection({ publicUrl: 'https://gov.example' })].filter(
   (projection) => projection.dataMembers,
 );
 

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { EventStore } from '../../ports/event-store';
 import type { ReadStore } from '../../ports/read-store';
-import type { Progress } from '../../runtime/progress-bar';
-import type { Metrics } from '../../runtime/wiring/metrics';
+import type { Metrics } from '../../runtime/support/metrics';
+import type { Progress } from '../../runtime/support/progress-bar';
 import { ProjectionCatalog } from './catalog';
 import { checkpointName, type Projection, physicalCollection } from './projection';
 import { ProjectorRunner } from './runner';

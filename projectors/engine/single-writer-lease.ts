@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { LeaseGrant, LeaseManager } from '../../ports/lease';
-import { sleep } from '../../runtime/sleep';
+import { sleep } from '../../runtime/support/sleep';
 
 export interface SingleWriterLeaseOptions {
   leases: LeaseManager;

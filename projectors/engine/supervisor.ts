@@ -2,8 +2,7 @@ import type { Logger } from 'pino';
 import type { EventStore } from '../../ports/event-store';
 import type { LeaseManager } from '../../ports/lease';
 import type { ReadStore } from '../../ports/read-store';
-import type { AppliedPositions } from '../../read-api/engine/read-barrier';
-import type { Metrics } from '../../runtime/wiring/metrics';
+import type { Metrics } from '../../runtime/support/metrics';
 import { ProjectionCatalog } from './catalog';
 import type { Projection } from './projection';
 import { clearGeneration } from './rebuild';
@@ -21,6 +20,17 @@ export interface SupervisorOptions {
   catalogPollMs?: number;
   /** Told after each batch a serving projection stores, with the position it reached. */
   onApplied?: (projectionName: string, position: number) => void;
+}
+
+/**
+ * How far the followers of the event log (this thread's projections, or other threads') have got: what
+ * the read barrier (read-api/engine/read-barrier.ts) waits on.
+ */
+export interface AppliedPositions {
+  /** The position follower `name` has applied up to, as this process last learned; null before any. */
+  appliedPosition(name: string): number | null;
+  /** Resolves once follower `name` has applied everything up to `position`. */
+  waitForProjection(name: string, position: number): Promise<void>;
 }
 
 /** What a server needs of its projectors, wherever they run (this thread, or one of their own). */

@@ -4,7 +4,8 @@
  *                leaf lookups
  *   log_meta     `size`: leaves counted so far (the next leaf's index; leaf order = event order)
  *   bundles      artifact_hash → the admission's context and its event's position: reports, chain
- *                (the bundle, certificate and envelope are read from that event: read-api/admission-records.ts)
+ *                (the bundle, certificate and envelope are read from that event:
+ *                read-api/governance/reports/admission-records.ts)
  *   closed_loop  auth_leaf_hash → its execution and variance leaves: variance, triple-leaf
  *   subjects     `<tenant>:<subject>` → lifecycle, observables, counters: status
  */
@@ -19,8 +20,8 @@ import type {
   VarianceRecorded,
 } from '../../event-schemas';
 import type { RecordedEvent } from '../../ports/event-store';
+import type { LeafType, LeafView } from '../../ports/log';
 import type { Change } from '../../ports/read-store';
-import type { LeafType, LeafView } from '../../read-api/governance/log/published-log';
 import type { Projection, ProjectionState } from '../engine/projection';
 
 export const LEAVES = 'leaves';
@@ -85,7 +86,8 @@ export const governanceProjection: Projection = {
   ],
   eventTypes: ['EvidenceAdmitted', 'ExecutionAdmitted', 'VarianceRecorded', 'GateFailed'],
   // An evidence admission's certificate, envelope and most of its bundle (~4.5 of its ~5.3 KB) are
-  // read from the event when a report or a leaf asks (read-api/admission-records.ts), never here.
+  // read from the event when a report or a leaf asks (read-api/governance/reports/admission-records.ts),
+  // never here.
   dataMembers: {
     EvidenceAdmitted: [
       'tenant_id',

@@ -32,7 +32,7 @@ export interface TenantView {
  * The policy in force as this read model keeps it: the policy itself as JSON text, because its metric
  * names may hold dots, which the MongoDB read store cannot take as member names.
  */
-export interface StoredPolicy extends Omit<PolicyInForce, 'policy'> {
+interface StoredPolicy extends Omit<PolicyInForce, 'policy'> {
   policy_json: string;
 }
 

@@ -10,12 +10,13 @@ import type { JsonSth } from '../../domain/log';
 import type { TreeHeadSigned } from '../../event-schemas';
 import { fromHex, TileLog, toHex } from '../../merkle-core';
 import type { EventStore, EventSubscription, RecordedEvent } from '../../ports/event-store';
-import type { PublishedTreeHead } from '../../read-api/governance/log/published-log';
-import { LogVerifierKeys } from '../../runtime/keys/log-verifier-keys';
-import { sleep } from '../../runtime/sleep';
+import type { IntegratedLeaf, LogSource, PublishedTreeHead } from '../../ports/log';
+import { sleep } from '../../runtime/support/sleep';
 import { FreshRead } from '../engine/fresh-read';
 import { FollowedPosition } from '../engine/position-waiters';
-import { ADMISSION_EVENT_TYPES, type IntegratedLeaf, LeafWaiters, type LogSource } from './log-source';
+import { LeafWaiters } from './leaf-waiters';
+import { ADMISSION_EVENT_TYPES } from './log-sequencer';
+import { LogVerifierKeys } from './log-verifier-keys';
 
 export interface LogFollowerOptions {
   eventStore: EventStore;

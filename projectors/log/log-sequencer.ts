@@ -10,11 +10,11 @@ import { type JsonSth, sthFromCheckpointNote, timestampExtension } from '../../d
 import type { TreeHeadSigned } from '../../event-schemas';
 import { fromHex, type NoteSigner, signCheckpoint, TileLog, toHex } from '../../merkle-core';
 import type { EventStore, EventSubscription, RecordedEvent } from '../../ports/event-store';
-import type { PublishedTreeHead } from '../../read-api/governance/log/published-log';
-import { LogVerifierKeys } from '../../runtime/keys/log-verifier-keys';
-import { sleep } from '../../runtime/sleep';
-import type { Metrics } from '../../runtime/wiring/metrics';
-import { LeafWaiters, type LogSource } from './log-source';
+import type { IntegratedLeaf, LogSource, PublishedTreeHead } from '../../ports/log';
+import type { Metrics } from '../../runtime/support/metrics';
+import { sleep } from '../../runtime/support/sleep';
+import { LeafWaiters } from './leaf-waiters';
+import { LogVerifierKeys } from './log-verifier-keys';
 
 /** Events whose record becomes a leaf, and the member holding that record. */
 export const LEAF_RECORD_MEMBER = {
@@ -29,12 +29,6 @@ export const SYSTEM_TENANT = 'system';
 
 /** The stream of signed tree heads (one log per deployment). */
 export const LOG_STREAM = 'merkle-log';
-
-export interface IntegratedLeaf {
-  leafIndex: number;
-  /** A signed tree head covering the leaf. */
-  head: PublishedTreeHead;
-}
 
 export interface LogSequencerOptions {
   eventStore: EventStore;

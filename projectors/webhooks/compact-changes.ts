@@ -1,7 +1,7 @@
 /**
  * Drops the changes of a batch that a later change in the same batch overwrites: every change to a
  * document before its last upsert or delete. A batch of many events rewrites some documents once per
- * event (the dispatcher's `applied` marker, a subject's observables, a pending leaf upserted at its
+ * event (the delivery queue's `applied` marker, a subject's observables, a pending leaf upserted at its
  * admission and deleted at its integration); only the last of those writes is kept.
  *
  * An upsert or delete replaces the whole document and is position-guarded, so the document ends the

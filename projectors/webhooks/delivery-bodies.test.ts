@@ -2,7 +2,7 @@ import { SqliteReadStore } from '../../adapters/sqlite/read-store';
 import type { Change } from '../../ports/read-store';
 import { DeliveryBodies } from './delivery-bodies';
 import { newLogEntry } from './delivery-log';
-import { type DeliveryView, storedDelivery } from './dispatcher-projection';
+import { type DeliveryView, storedDelivery } from './delivery-queue-projection';
 
 const DELIVERIES = 'webhook_deliveries__g1';
 const BODY = '{"type":"leaf_admitted","event_id":"evt_1"}';

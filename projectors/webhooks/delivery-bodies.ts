@@ -10,7 +10,7 @@
  */
 import type { Change, ReadStore } from '../../ports/read-store';
 import type { DeliveryLogEntry } from './delivery-log';
-import type { DeliveryView } from './dispatcher-projection';
+import type { DeliveryView } from './delivery-queue-projection';
 
 export const RENDERED_BODIES = 'webhook_rendered_bodies';
 
@@ -20,7 +20,7 @@ interface RenderedBody {
 
 export interface DeliveryBodiesOptions {
   readStore: ReadStore;
-  /** Physical name of the dispatcher projection's delivery collection. */
+  /** Physical name of the delivery-queue projection's delivery collection. */
   deliveries: string;
   /** Renders a body from its recipe, or one the projection could not build itself (a report). */
   render?: (delivery: DeliveryView) => Promise<string>;
@@ -88,7 +88,7 @@ export class DeliveryBodies {
     if (recent !== undefined) return recent;
     const { readStore, deliveries } = this.options;
     const queued = await readStore.get<DeliveryView>(deliveries, entry.delivery_id);
-    if (!queued) throw new Error(`delivery ${entry.delivery_id} is not in the dispatcher's queue`);
+    if (!queued) throw new Error(`delivery ${entry.delivery_id} is not in the delivery queue`);
     if (queued.data.body !== null) return queued.data.body;
     if (queued.data.body_of !== undefined) return this.heldBy(queued.data.body_of);
     if (queued.data.recipe) return this.render(queued.data);
@@ -100,7 +100,7 @@ export class DeliveryBodies {
   private async heldBy(holderId: string): Promise<string> {
     const holder = await this.options.readStore.get<DeliveryView>(this.options.deliveries, holderId);
     if (holder?.data.body == null)
-      throw new Error(`delivery ${holderId}, which holds a shared body, is not in the dispatcher's queue`);
+      throw new Error(`delivery ${holderId}, which holds a shared body, is not in the delivery queue`);
     return holder.data.body;
   }
 

@@ -1,11 +1,11 @@
 /**
  * The delivery log (`webhook_delivery_log`): one small document per delivery, its status and every
  * attempt, read by the tenant (GET /webhooks/{id}/deliveries). The body itself is kept once, where it
- * was made: in the dispatcher projection's delivery document, or for a rendered compliance report in
+ * was made: in the delivery-queue projection's delivery document, or for a rendered compliance report in
  * `webhook_rendered_bodies` (see delivery-bodies.ts). Copying ~2 KB into every log write cost the
  * delivery thread most of its time.
  */
-import type { DeliveryView } from './dispatcher-projection';
+import type { DeliveryView } from './delivery-queue-projection';
 import { MAX_ATTEMPTS, RETRY_SCHEDULE_SECONDS } from './retry-policy';
 
 export const DELIVERY_LOG = 'webhook_delivery_log';

@@ -1,10 +1,10 @@
 import { SqliteReadStore } from '../../adapters/sqlite/read-store';
 import type { Change, Checkpoint, FindQuery, Page } from '../../ports/read-store';
-import { createLogger } from '../../runtime/logger';
+import { createLogger } from '../../runtime/support/logger';
 import { RENDERED_BODIES } from './delivery-bodies';
 import { bodyBytesOf, DELIVERY_LOG, type DeliveryLogEntry, newLogEntry } from './delivery-log';
+import type { DeliveryView, WebhookView } from './delivery-queue-projection';
 import { DeliveryWorker, type DeliveryWorkerOptions, INTAKE_CHECKPOINT } from './delivery-worker';
-import type { DeliveryView, WebhookView } from './dispatcher-projection';
 import type { DeliveryRequest, DeliveryResult } from './http-deliverer';
 import { sealSecret } from './secret-box';
 import { TargetGuard } from './target-guard';

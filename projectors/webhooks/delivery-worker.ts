@@ -1,5 +1,5 @@
 /**
- * The delivery side of the dispatcher. The dispatcher projection queues what is owed in
+ * The sending side of webhook delivery. The delivery-queue projection queues what is owed in
  * `webhook_deliveries` (durable, rebuilt by replay); this worker takes each new delivery in, sends it
  * at once, and writes it into its delivery log (`webhook_delivery_log`) together with that first
  * attempt's outcome and its intake checkpoint: one small write per delivery, the body staying where
@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import type { Change, ReadStore } from '../../ports/read-store';
 import { DeliveryBodies } from './delivery-bodies';
 import { type AttemptRecord, DELIVERY_LOG, type DeliveryLogEntry, newLogEntry } from './delivery-log';
-import type { DeliveryView, WebhookView } from './dispatcher-projection';
+import type { DeliveryView, WebhookView } from './delivery-queue-projection';
 import { EndpointLimiter } from './endpoint-limiter';
 import {
   DELIVERY_ATTEMPT_HEADER,
@@ -50,7 +50,7 @@ const MAX_WEBHOOKS = 4096;
 
 export interface DeliveryWorkerOptions {
   readStore: ReadStore;
-  /** Physical names of the dispatcher projection's collections. */
+  /** Physical names of the delivery-queue projection's collections. */
   collections: { webhooks: string; deliveries: string };
   guard: TargetGuard;
   secretKey: SecretBoxKey;
@@ -66,7 +66,7 @@ export interface DeliveryWorkerOptions {
   /** Called once per finished attempt (metrics). */
   onAttempt?: (entry: DeliveryLogEntry, attempt: AttemptRecord) => void;
   /**
-   * The dispatcher consumer of this process calls `forgetWebhooks` for every webhook it registers or
+   * The delivery-queue consumer of this process calls `forgetWebhooks` for every webhook it registers or
    * removes, once written: webhooks may then be kept in memory instead of read for every attempt.
    */
   webhookChangesFollowed?: boolean;

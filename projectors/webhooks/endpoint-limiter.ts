@@ -4,8 +4,8 @@
  * then a global slot (FIFO across endpoints), so a busy endpoint holds at most `perKey` global slots.
  */
 
-export const DEFAULT_PER_ENDPOINT = 4;
-export const DEFAULT_GLOBAL = 256;
+const DEFAULT_PER_ENDPOINT = 4;
+const DEFAULT_GLOBAL = 256;
 
 export interface EndpointLimiterOptions {
   perKey?: number;

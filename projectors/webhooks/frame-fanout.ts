@@ -1,5 +1,5 @@
 /**
- * Live frames for connected WebSockets. The dispatcher publishes each event it handles straight to
+ * Live frames for connected WebSockets. The delivery-queue consumer publishes each event it handles straight to
  * the sockets of that tenant that are connected to this process: one hop, no queue, no retry (a
  * socket that is behind is the socket's problem; durable delivery is what webhooks are for).
  */
@@ -8,7 +8,7 @@ export interface FrameSink {
   send(frame: string): void;
 }
 
-/** What the dispatcher publishes frames to: the sockets themselves, or a thread's link to them. */
+/** What the delivery-queue consumer publishes frames to: the sockets themselves, or a thread's link to them. */
 export interface FramePublisher {
   hasSubscribers(tenantId: string): boolean;
   publish(tenantId: string, frame: string): void;
@@ -22,7 +22,7 @@ export class FrameFanout implements FramePublisher {
   private listener: SubscribersListener | null = null;
 
   /**
-   * Follows which tenants have sockets here, starting with those that have them now: a dispatcher on
+   * Follows which tenants have sockets here, starting with those that have them now: a consumer on
    * another thread asks for frames of those tenants only.
    */
   watchSubscribers(listener: SubscribersListener): void {

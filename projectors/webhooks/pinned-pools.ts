@@ -4,7 +4,7 @@
  * addresses it was opened under, so a DNS answer that changed since (rebinding) gets a pool, and a
  * connection, of its own. Reuse saves a TCP (and TLS) handshake per delivery on both ends.
  *
- * The pools are undici's: a POST through them cost about half the CPU of node:http's client
+ * The pools are undici's: a POST through them costs about half the CPU of node:http's client
  * (~40 µs against ~70 per attempt to a local receiver), which on a loaded server is time taken from
  * admissions.
  */

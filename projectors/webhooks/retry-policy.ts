@@ -26,7 +26,7 @@ export const RETRY_SCHEDULE_SECONDS: readonly number[] = Object.freeze(BACKOFF_M
 export const RETRY_AFTER_CAP_MS = 30 * 60_000;
 
 /** Answers whose Retry-After is honoured. */
-export const RETRY_AFTER_STATUSES: readonly number[] = [429, 503];
+const RETRY_AFTER_STATUSES: readonly number[] = [429, 503];
 
 export type NextAttempt = { kind: 'retry'; at: Date } | { kind: 'give-up' };
 

@@ -145,7 +145,7 @@ export class TargetGuard {
   private readonly resolve: Resolve;
   /**
    * Approvals of targets whose host is an IP literal: they depend on nothing but the URL and the
-   * allow-list, so each is reached once, not at every delivery (parsing and range checks were ~10 µs
+   * allow-list, so each is reached once, not at every delivery (parsing and range checks would be ~10 µs
    * of each attempt). A host name is resolved and checked again every time (rebinding).
    */
   private readonly approvedLiterals = new Map<string, TargetCheck>();

@@ -28,7 +28,7 @@ export type ChainDepthMilestone = (typeof CHAIN_DEPTH_MILESTONES)[number];
 /** What a chain depth counts, as `chain_depth_milestone` bodies say (`counts`). */
 export const CHAIN_DEPTH_COUNTS = 'authorization_leaves';
 
-/** The domain events the dispatcher turns into webhook events, and which ones each may fire, in order. */
+/** The domain events the delivery-queue projection turns into webhook events, and which ones each may fire, in order. */
 export const WEBHOOK_EVENTS_BY_SOURCE = {
   GateFailed: ['gate_fail', 'observables_alert'],
   EvidenceAdmitted: [
@@ -61,14 +61,14 @@ export function chainDepthMilestone(depth: number): ChainDepthMilestone | null {
     : null;
 }
 
-export interface ThresholdCrossing {
+interface ThresholdCrossing {
   observable: 'H' | 'C' | 'E';
   threshold: number;
   bound: 'min' | 'max';
 }
 
-/** The bounds of Ω (domain/observables.ts). Tenant policies carry no Ω thresholds of their own. */
-export const OMEGA_THRESHOLDS: readonly ThresholdCrossing[] = Object.freeze([
+/** The bounds of Ω (domain/governance/observables.ts). Tenant policies carry no Ω thresholds of their own. */
+const OMEGA_THRESHOLDS: readonly ThresholdCrossing[] = Object.freeze([
   Object.freeze({ observable: 'H', threshold: OMEGA.min_H, bound: 'min' } as const),
   Object.freeze({ observable: 'C', threshold: OMEGA.min_C, bound: 'min' } as const),
   Object.freeze({ observable: 'E', threshold: OMEGA.max_E, bound: 'max' } as const),

@@ -300,7 +300,7 @@ export const TRIMMED_FIELDS: { readonly [N in WebhookEventName]: readonly (keyof
   };
 
 /** Where the full record of a trimmed body can be read. */
-export function fullRecordUrl<N extends WebhookEventName>(
+function fullRecordUrl<N extends WebhookEventName>(
   name: N,
   payload: FullWebhookPayload<N>,
   links: WebhookLinks,

@@ -1,5 +1,6 @@
 import { FollowedPosition } from '../../projectors/engine/position-waiters';
-import { type AppliedPositions, ReadBarrier, ReadModelsBehindError } from './read-barrier';
+import type { AppliedPositions } from '../../projectors/engine/supervisor';
+import { ReadBarrier, ReadModelsBehindError } from './read-barrier';
 
 /** Projections as the barrier sees them: their names and the event types they read. */
 const PROJECTIONS = [

@@ -5,16 +5,17 @@
  * it acknowledges, and a read of a read model that position changes waits here until that model has
  * applied it. Reads with nothing unapplied before them (the usual case) pass at once.
  *
- * Acknowledging may not outrun a follower (a read model, the webhook dispatcher) by more than its
+ * Acknowledging may not outrun a follower (a read model, the webhook delivery queue) by more than its
  * bound: past it, the admission waits for the follower as before. So the read models stay within a
- * bounded backlog, and the dispatcher is not starved of the cores by admissions it cannot keep up
+ * bounded backlog, and webhook delivery is not starved of the cores by admissions it cannot keep up
  * with (its deliveries would then fall further behind for as long as the load lasts).
  *
  * Only where this process serves the reads itself: a process whose reads are served elsewhere waits
  * for the read models before acknowledging (see `CoreServices.readYourWrite`).
  */
 
-import { AcknowledgementTimeline } from '../governance/reports/acknowledgement-timeline';
+import type { AppliedPositions } from '../../projectors/engine/supervisor';
+import { AcknowledgementTimeline } from './acknowledgement-timeline';
 
 /** What follows the event log and is bounded by acknowledgements: its name and the events it reads. */
 export interface Follower {
@@ -30,14 +31,6 @@ export interface Follower {
    * the follower is keeping up.
    */
   maxLagMs?: number;
-}
-
-/** What the barrier needs of the followers (this thread's projections, or other threads'). */
-export interface AppliedPositions {
-  /** The position follower `name` has applied up to, as this process last learned; null before any. */
-  appliedPosition(name: string): number | null;
-  /** Resolves once follower `name` has applied everything up to `position`. */
-  waitForProjection(name: string, position: number): Promise<void>;
 }
 
 /**

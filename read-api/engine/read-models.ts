@@ -12,7 +12,7 @@ import type { ReadBarrier } from './read-barrier';
  */
 export type Freshness = 'acknowledged' | 'applied';
 
-/** Reads a projection's serving generation (see `projectors/catalog.ts`). */
+/** Reads a projection's serving generation (see `projectors/engine/catalog.ts`). */
 export class ReadModels {
   constructor(
     private readonly services: { readStore: ReadStore; catalog: ProjectionCatalog },

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { loadConfig } from '../../runtime/config';
+import { loadConfig } from '../../runtime/config/config';
 import { SERVICE_VERSION } from '../../runtime/core/services';
 import { governanceRoutes } from '../../runtime/wiring/governance-routes';
 import { buildOpenApiDocument } from './openapi';

@@ -13,9 +13,9 @@ import {
   webhookSchemas,
 } from '../../event-schemas/governance';
 import { WEBHOOK_EVENT_NAMES } from '../../projectors/webhooks/webhook-events';
-import { loadConfig } from '../../runtime/config';
+import { loadConfig } from '../../runtime/config/config';
 import { SERVICE_VERSION } from '../../runtime/core/services';
-import { createLogger } from '../../runtime/logger';
+import { createLogger } from '../../runtime/support/logger';
 import { type RunningServer, startEmbedded } from '../../runtime/wiring/embedded';
 import { governanceRoutes } from '../../runtime/wiring/governance-routes';
 import { createApp } from '../../runtime/wiring/http-app';
@@ -864,7 +864,7 @@ describe('the OpenAPI document against the running service', () => {
     conformsAsWebhook('leaf_admitted', first!, secret);
     expect(first!.body.leaf_hash).toBe(admitted.body.leaf_hash);
     // The attempt is recorded once the worker is idle.
-    await server.dispatcher.worker.runOnce();
+    await server.webhookDelivery.worker.runOnce();
 
     const deliveries = (query = '', webhookId = id) =>
       call('get', '/webhooks/{id}/deliveries', `/webhooks/${webhookId}/deliveries${query}`, { key });
@@ -904,7 +904,7 @@ describe('the OpenAPI document against the running service', () => {
     conformsAsWebhook('leaf_admitted', second!, secret);
     expect(second!.raw).toBe(first!.raw);
     expect(second!.headers['x-gov-delivery-id']).toBe(`${delivery.delivery_id}:r1`);
-    await server.dispatcher.worker.runOnce();
+    await server.webhookDelivery.worker.runOnce();
     const newest = await deliveries('?limit=1');
     expect(newest.body.deliveries[0]).toMatchObject({
       redelivery_of: delivery.delivery_id,

@@ -1,13 +1,12 @@
 import type { Logger } from 'pino';
 import type { EventStore } from '../../ports/event-store';
+import type { IntegratedLeaf, PublishedLog } from '../../ports/log';
 import type { ReadStore } from '../../ports/read-store';
 import type { ProjectionCatalog } from '../../projectors/engine/catalog';
-import type { IntegratedLeaf } from '../../projectors/log/log-sequencer';
 import type { ReadModels } from '../../read-api/engine/read-models';
-import type { PublishedLog } from '../../read-api/governance/log/published-log';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import type { PublishedKeys } from '../keys/key-history';
-import type { Metrics } from '../wiring/metrics';
+import type { Metrics } from '../support/metrics';
 
 /**
  * The engine every context runs on, whichever deployment composed it: the stores, the read models,
@@ -32,7 +31,7 @@ export interface CoreServices {
   /**
    * Read-your-write for an admission about to be acknowledged: where this process serves the reads,
    * notes the position so that reads wait for the read models to apply it (waiting here only when
-   * they lag far behind; see read-api/read-barrier.ts); elsewhere, the same wait as `awaitProjections`.
+   * they lag far behind; see read-api/engine/read-barrier.ts); elsewhere, the same wait as `awaitProjections`.
    */
   readYourWrite(position: number, eventTypes: readonly string[]): Promise<void>;
   /** Reads the serving generation of each read model. */

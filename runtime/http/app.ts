@@ -6,7 +6,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { Histogram } from 'prom-client';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import { sendAnswer } from './answer';
 import { requireUtf8 } from './body-encoding';
 import { correlation } from './correlation';

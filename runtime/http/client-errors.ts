@@ -19,7 +19,7 @@ export interface ClientErrorLimits {
 type ClientErrorAnswer = { status: number } & Pick<ErrorBody, 'error' | 'message' | 'fields'>;
 
 /** The answer to a parser or timeout error: 431, 413, 408, or 400 for anything else malformed. */
-export function clientErrorAnswer(code: string | undefined, limits: ClientErrorLimits): ClientErrorAnswer {
+function clientErrorAnswer(code: string | undefined, limits: ClientErrorLimits): ClientErrorAnswer {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
       return {

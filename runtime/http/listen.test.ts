@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import net from 'node:net';
-import { loadConfig } from '../config';
+import { loadConfig } from '../config/config';
 import { type Listening, listen } from './listen';
 
 const GRACE_MS = 20_000;

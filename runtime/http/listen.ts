@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import { answerClientError, MAX_HEADER_BYTES } from './client-errors';
 
 export interface Listening {

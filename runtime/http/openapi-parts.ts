@@ -4,7 +4,7 @@
  * API's one error shape (./errors.ts), those of the engine's bounded waits among them.
  */
 import type { CommandName, RecordName, ResponseName } from '../../event-schemas';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import type { ErrorCode } from './errors';
 
 export type Json = Record<string, unknown>;

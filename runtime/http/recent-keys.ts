@@ -1,8 +1,8 @@
 /**
  * The admission path's API key lookups, remembered for a second. Finding a key reads two read-model
  * documents, and a connection that another thread commits to starts each read from a reset page
- * cache: the two reads were ~60 µs of the main thread's ~500 per admission (measured inline at 64
- * connections), for facts that hardly change. A key's hash and tenant never change; its expiry is
+ * cache: the two reads cost ~60 µs of the main thread's ~500 per admission (at 64 connections), for
+ * facts that hardly change. A key's hash and tenant never change; its expiry is
  * set once, 24 hours ahead, by a rotation; a tier changes by an operator's command. So a remembered
  * lookup may be a second old and is compared, hashed and checked for expiry on every request as a
  * fresh one is; only the tier it carries may lag an operator's change by that second (it sets the

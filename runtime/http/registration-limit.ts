@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import { clientAddressKey } from './client-address';
 import { RequestRateLimiter, sendRateLimited } from './rate-limit';
 

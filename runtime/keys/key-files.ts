@@ -19,7 +19,7 @@ import path from 'node:path';
 import { authorityNodeIdOf } from '../../domain/governance/envelope';
 import { validatorIdOf } from '../../domain/governance/validators';
 import { generateKeyPair, loadSignerKey, type NoteSigner, toHex } from '../../merkle-core';
-import { createFileAtomic } from '../atomic-file';
+import { createFileAtomic } from '../support/atomic-file';
 
 export const VALIDATOR_COUNT = 4;
 
@@ -51,8 +51,6 @@ export type PublicKeyInfo =
   | { kind: 'log'; verifier_key: string; key_id: string }
   | { kind: 'authority'; node_id: string; public_key: string }
   | { kind: 'validator'; slot: number; validator_id: string; public_key: string };
-
-export type KeyKind = PublicKeyInfo['kind'];
 
 function spkiBase64(publicKey: KeyObject): string {
   return publicKey.export({ type: 'spki', format: 'der' }).toString('base64');

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { removeTempFiles, writeFileAtomic } from '../atomic-file';
+import { removeTempFiles, writeFileAtomic } from '../support/atomic-file';
 import {
   createMissingKeys,
   keyFileName,

@@ -7,15 +7,15 @@ import { authorityNodeIdOf } from '../../domain/governance/envelope';
 import { validatorIdOf } from '../../domain/governance/validators';
 import { timestampExtension } from '../../domain/log';
 import { generateKeyPair, loadSignerKey, loadVerifierKey, signCheckpoint } from '../../merkle-core';
+import { LogVerifierKeys } from '../../projectors/log/log-verifier-keys';
 import { tempDir } from '../../tests/support/temp-dir';
-import { writeFileAtomic } from '../atomic-file';
+import { writeFileAtomic } from '../support/atomic-file';
 import { keyFileName, readCurrentKey, VALIDATOR_COUNT } from './key-files';
 import { generateKeys } from './key-generation';
 import { HISTORY_FILE, KeyHistoryError, readHistory, readPublishedKeys, writeHistory } from './key-history';
 import { KeyRotationError, rotateKeys } from './key-rotation';
 import { openServerKeyring } from './keyring';
 import { IN_USE_FILE, KeysFolderBusyError, LOCK_FILE, markServerUsing, withKeysLock } from './keys-lock';
-import { LogVerifierKeys } from './log-verifier-keys';
 
 const ORIGIN = 'keys.test/log';
 const T1 = new Date('2030-01-01T10:00:00.000Z');

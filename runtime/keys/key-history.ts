@@ -21,7 +21,7 @@ import path from 'node:path';
 import { authorityNodeIdOf } from '../../domain/governance/envelope';
 import { validatorIdOf } from '../../domain/governance/validators';
 import { loadVerifierKey, toHex } from '../../merkle-core';
-import { writeFileAtomic } from '../atomic-file';
+import { writeFileAtomic } from '../support/atomic-file';
 import {
   type CurrentKey,
   type PublicKeyInfo,
@@ -113,7 +113,7 @@ function entryProblem(entry: Record<string, unknown>): string | null {
 }
 
 /** Parses and checks a history file's text; `file` names it in errors. */
-export function parseHistory(text: string, file: string): RetiredKey[] {
+function parseHistory(text: string, file: string): RetiredKey[] {
   let doc: { format?: unknown; retired?: unknown };
   try {
     doc = JSON.parse(text);

@@ -9,7 +9,7 @@
  * a key that signed something missing from both the key files and the history.
  */
 import fs from 'node:fs';
-import { removeTempFiles, writeFileAtomic } from '../atomic-file';
+import { removeTempFiles, writeFileAtomic } from '../support/atomic-file';
 import {
   type CurrentKey,
   type KeySlot,
@@ -42,7 +42,7 @@ export class KeyRotationError extends Error {
   override readonly name = 'KeyRotationError';
 }
 
-export function slotsOf(target: RotationTarget): KeySlot[] {
+function slotsOf(target: RotationTarget): KeySlot[] {
   if (target.kind !== 'validator') return [target.kind];
   return target.validator === undefined ? [...VALIDATOR_SLOTS] : [validatorSlot(target.validator)];
 }

@@ -10,7 +10,7 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { NoteSigner } from '../../merkle-core';
-import { removeTempFiles } from '../atomic-file';
+import { removeTempFiles } from '../support/atomic-file';
 import {
   createMissingKeys,
   type KeySlot,
@@ -24,8 +24,6 @@ import {
 } from './key-files';
 import { listKeys, type PublishedKeys, publishedKeysOf, retiredLogVerifierKeys } from './key-history';
 import { markServerUsing, withKeysLock } from './keys-lock';
-
-export { VALIDATOR_COUNT } from './key-files';
 
 export interface Keyring {
   logSigner: NoteSigner;

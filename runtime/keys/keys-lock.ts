@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { writeFileAtomic } from '../atomic-file';
+import { writeFileAtomic } from '../support/atomic-file';
 
 export const LOCK_FILE = 'keys.lock';
 export const IN_USE_FILE = 'in-use.json';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import { listen } from '../http/listen';
 import { createRequestHandler, type ServedSide } from '../wiring/http-app';
 import { startFollowerServices } from './follower-services';

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import { listen } from '../http/listen';
-import { startDispatcher } from '../threads/webhook-delivery';
+import { readStoreLocation } from '../stores/stores';
 import { createOpsApp } from '../wiring/http-app';
-import { readStoreLocation } from '../wiring/stores';
+import { startWebhookDelivery } from '../wiring/webhook-delivery';
 import { startFollowerServices } from './follower-services';
 import { httpBanner, type RunningRole, runRole } from './role-process';
 
@@ -16,7 +16,7 @@ export async function startDispatcherRole(config: Config, logger: Logger): Promi
   const { services } = follower;
   services.bindings.bus = config.kafka ? 'kafka' : 'in-process';
   // The delivery thread opens the bus it consumes (and checks its order); this thread needs none.
-  const dispatcher = await startDispatcher({
+  const dispatcher = await startWebhookDelivery({
     services,
     readStore: readStoreLocation(config),
     recordProgress: true,

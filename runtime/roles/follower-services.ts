@@ -2,12 +2,12 @@ import type { Logger } from 'pino';
 import type { WitnessCosigned } from '../../event-schemas';
 import type { RecordedEvent } from '../../ports/event-store';
 import { LogFollower } from '../../projectors/log/log-follower';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import { openServerKeyring } from '../keys/keyring';
+import { type OpenedReadStore, openEventStore, openReadStore, readStoreLocation } from '../stores/stores';
+import { createMetrics } from '../support/metrics';
 import { type ComposedServices, composeServices } from '../wiring/compose-services';
-import { createMetrics } from '../wiring/metrics';
 import { remoteWaitsOn } from '../wiring/remote-waits';
-import { type OpenedReadStore, openEventStore, openReadStore, readStoreLocation } from '../wiring/stores';
 
 export interface FollowerServices extends ComposedServices {
   read: OpenedReadStore;

@@ -4,12 +4,12 @@ import { BusForwarder } from '../../projectors/engine/bus-forwarder';
 import { ProjectionSupervisor } from '../../projectors/engine/supervisor';
 import { LeasedSequencer } from '../../projectors/log/leased-sequencer';
 import { LogSequencer } from '../../projectors/log/log-sequencer';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import { listen } from '../http/listen';
 import { openServerKeyring } from '../keys/keyring';
+import { openBus, openEventStore, openReadStore, readStoreLocation } from '../stores/stores';
+import { createMetrics } from '../support/metrics';
 import { createOpsApp } from '../wiring/http-app';
-import { createMetrics } from '../wiring/metrics';
-import { openBus, openEventStore, openReadStore, readStoreLocation } from '../wiring/stores';
 import { httpBanner, type RunningRole, runRole } from './role-process';
 
 /**

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { type Config, ConfigError, loadConfig } from '../config';
-import { createLogger } from '../logger';
+import { type Config, ConfigError, loadConfig } from '../config/config';
+import { createLogger } from '../support/logger';
 
 /** A started process of the service: where it listens, and how it stops gracefully. */
 export interface RunningRole {

@@ -1,13 +1,15 @@
-/** The messages between the server's main thread and its delivery thread (runtime/delivery-thread.ts). */
+/** The messages between the server's main thread and its delivery thread (delivery-thread.ts). */
+import type { Worker } from 'node:worker_threads';
 import type { AttemptRecord, DeliveryStatus } from '../../projectors/webhooks/delivery-log';
-import type { DeliveryView } from '../../projectors/webhooks/dispatcher-projection';
-import type { Config } from '../config';
-import type { ReadStoreLocation } from '../wiring/stores';
+import type { DeliveryView } from '../../projectors/webhooks/delivery-queue-projection';
+import type { Config } from '../config/config';
+import type { ReadStoreLocation } from '../stores/stores';
+import { startWorker } from '../support/worker-entry';
 
 export interface ThreadSettings {
   readStore: ReadStoreLocation;
   /**
-   * When set, the thread also consumes the bus and projects the owed deliveries (the dispatcher
+   * When set, the thread also consumes the bus and projects the owed deliveries (the delivery-queue
    * projection), with its own connections to the stores the configuration names: none of that work
    * runs on the admission path's thread.
    */
@@ -17,6 +19,11 @@ export interface ThreadSettings {
   secretKey: Uint8Array;
   timeoutMs: number;
   logLevel: string;
+}
+
+/** Starts the delivery thread (delivery-thread.ts, beside this file). */
+export function spawnDeliveryThread(settings: ThreadSettings): Worker {
+  return startWorker(__dirname, __filename, 'delivery-thread', settings);
 }
 
 /** One finished attempt, as the main thread's metrics need it. */
@@ -44,6 +51,6 @@ export type ThreadReport =
   | { kind: 'attempts'; attempts: AttemptReport[] }
   /** A frame for the tenant's sockets on the main thread. */
   | { kind: 'frame'; tenantId: string; frame: string }
-  /** The dispatcher projection has handled every event up to `position` (once per turn at most). */
+  /** The delivery-queue projection has handled every event up to `position` (once per turn at most). */
   | { kind: 'handled'; position: number }
   | { kind: 'stopped' };

@@ -6,20 +6,20 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ReadStore } from '../../ports/read-store';
-import { DeliveryWorker } from '../../projectors/webhooks/delivery-worker';
-import { DispatcherConsumer } from '../../projectors/webhooks/dispatcher-consumer';
+import { DeliveryQueueConsumer } from '../../projectors/webhooks/delivery-queue-consumer';
 import {
+  DELIVERY_QUEUE_GENERATION,
   type DeliveryView,
-  dispatcherProjection,
+  deliveryQueueProjection,
   WEBHOOK_DELIVERIES,
-} from '../../projectors/webhooks/dispatcher-projection';
+} from '../../projectors/webhooks/delivery-queue-projection';
+import { DeliveryWorker } from '../../projectors/webhooks/delivery-worker';
 import type { FramePublisher } from '../../projectors/webhooks/frame-fanout';
 import { TargetGuard } from '../../projectors/webhooks/target-guard';
-import type { Config } from '../config';
-import { createLogger } from '../logger';
-import { assertDispatchOrder, openBus, openEventStore, openReadStore } from '../wiring/stores';
+import type { Config } from '../config/config';
+import { assertDispatchOrder, openBus, openEventStore, openReadStore } from '../stores/stores';
+import { createLogger } from '../support/logger';
 import type { AttemptReport, ThreadReport, ThreadRequest, ThreadSettings } from './delivery-thread-protocol';
-import { DISPATCHER_GENERATION } from './webhook-delivery';
 
 const settings = workerData as ThreadSettings;
 const port = parentPort!;
@@ -30,19 +30,18 @@ const send = (report: ThreadReport) => port.postMessage(report);
 let stopConsuming: (() => Promise<void>) | null = null;
 
 /*
- * This thread runs at the process's priority. It once ran at nice 5, so that the admission path's
- * threads got the cores first; but once admissions stopped waiting for the read models they could use
- * every core, and the deliveries (~1.5 per admission with 100 webhooks) then fell further behind for as
- * long as the load lasted (a first-delivery p99 of 2.5 s). At the same priority they keep up, and
- * admissions never run more than a bounded backlog ahead of the dispatcher (runtime/embedded.ts).
+ * This thread runs at the process's priority, not below it: admissions can use every core, and at a
+ * lower priority the deliveries (~1.5 per admission with 100 webhooks) fall further behind for as long
+ * as a load lasts. At the same priority they keep up, and admissions never run more than a bounded
+ * backlog ahead of the delivery queue (runtime/wiring/embedded.ts).
  */
 
 /**
- * This thread's writes to the dispatcher's file (queued deliveries, the bus offset, delivery-log
- * pages) commit together at most this often. Under load they were ~150 small commits a second, each
- * writing the same hot pages again. In interleaved runs with 100 webhooks the thread's CPU per
- * admission fell ~10% at 20 ms and ~14% more at 50 ms (the receiver's too: it gets its deliveries in
- * bursts); 100 ms gained nothing more. The cost: a delivery's first attempt and a webhook command's
+ * This thread's writes to webhook delivery's file (queued deliveries, the bus offset, delivery-log
+ * pages) commit together at most this often, not as ~150 small commits a second under load that each
+ * write the same hot pages again: with 100 webhooks that costs the thread about a fifth less CPU per
+ * admission (and the receiver too: it gets its deliveries in bursts); a longer interval saves no more.
+ * The cost: a delivery's first attempt and a webhook command's
  * answer wait up to a few intervals more (the bench's first-delivery p99 stays well under its 1 s).
  */
 const DISPATCH_COMMIT_INTERVAL_MS = 50;
@@ -62,7 +61,7 @@ function sendAttemptReports(): void {
   attemptReports = [];
 }
 
-/** The dispatcher projection's progress, for the main thread's bound on its lag: once per turn. */
+/** The delivery-queue projection's progress, for the main thread's bound on its lag: once per turn. */
 let handled = 0;
 let handledScheduled = false;
 function reportHandled(position: number): void {
@@ -82,17 +81,17 @@ const frames: FramePublisher = {
   publish: (tenantId, frame) => send({ kind: 'frame', tenantId, frame }),
 };
 
-/** The dispatcher projection on this thread: bus → owed deliveries in the read store → wake the worker. */
+/** The delivery-queue projection on this thread: bus → owed deliveries in the read store → wake the worker. */
 async function startConsuming(config: Config, readStore: ReadStore, worker: DeliveryWorker) {
   const logger = createLogger(settings.logLevel);
   const events = await openEventStore(config, { follower: true });
   const bus = await openBus(config, events.store, readStore, { logger });
   assertDispatchOrder(bus);
-  const consumer = new DispatcherConsumer({
+  const consumer = new DeliveryQueueConsumer({
     bus: bus.bus,
     readStore,
-    projection: dispatcherProjection({ publicUrl: config.publicUrl }),
-    generation: DISPATCHER_GENERATION,
+    projection: deliveryQueueProjection({ publicUrl: config.publicUrl }),
+    generation: DELIVERY_QUEUE_GENERATION,
     deliveries: WEBHOOK_DELIVERIES,
     onQueuing: (deliveries) => worker.remember(deliveries),
     onQueued: (deliveries) => worker.offer(deliveries),
@@ -178,5 +177,5 @@ async function main(): Promise<void> {
 }
 
 // A failure (the read store cannot be opened) is an unhandled rejection: it ends the thread with an
-// 'error' event, which the main thread reports and which fails the dispatcher's start.
+// 'error' event, which the main thread reports and which fails webhook delivery's start.
 void main();

@@ -1,5 +1,5 @@
-/** The messages between the server's main thread and its projection thread (runtime/projection-thread.ts). */
-import type { Config } from '../config';
+/** The messages between the server's main thread and its projection thread (projection-thread.ts). */
+import type { Config } from '../config/config';
 
 export interface ProjectionThreadData {
   /** The thread opens its own connections to the stores this configuration names. */
@@ -15,7 +15,7 @@ export const FORWARDED_METRICS = [
   'projectorIsWriter',
   'projectorErrors',
 ] as const;
-export type ForwardedMetric = (typeof FORWARDED_METRICS)[number];
+type ForwardedMetric = (typeof FORWARDED_METRICS)[number];
 
 export interface MetricUpdate {
   metric: ForwardedMetric;

@@ -11,9 +11,9 @@ import { SqliteEventStore } from '../../adapters/sqlite/event-store';
 import type { EventStore } from '../../ports/event-store';
 import { projections } from '../../projectors';
 import { ProjectionSupervisor } from '../../projectors/engine/supervisor';
-import { createLogger } from '../logger';
-import { createMetrics, type Metrics } from '../wiring/metrics';
-import { openEventStore, openReadStore, readStoreLocation } from '../wiring/stores';
+import { openEventStore, openReadStore, readStoreLocation } from '../stores/stores';
+import { createLogger } from '../support/logger';
+import { createMetrics, type Metrics } from '../support/metrics';
 import {
   FORWARDED_METRICS,
   type MetricUpdate,

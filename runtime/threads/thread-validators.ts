@@ -1,6 +1,6 @@
 /**
  * The admission's validator round and envelope seal on the validator thread
- * (runtime/validator-thread.ts): the same in-process validators and node key, the same bytes; only
+ * (validator-thread.ts): the same in-process validators and node key, the same bytes; only
  * the CPU moves off the admission path. The rounds asked during one event-loop turn (concurrent
  * admissions) travel in messages of up to ROUNDS_PER_MESSAGE; each answer comes back on its own.
  */
@@ -8,6 +8,7 @@ import type { KeyObject } from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
 import type { AdmissionCertifier, CertifiedEnvelope } from '../../domain/governance/admission-round';
 import { QuorumNotReachedError, ValidatorNetworkError } from '../../domain/governance/validators';
+import { startWorker } from '../support/worker-entry';
 import type {
   RoundAnswer,
   RoundBatch,
@@ -15,7 +16,6 @@ import type {
   RoundItem,
   ValidatorThreadData,
 } from './validator-thread-protocol';
-import { startWorker } from './worker-entry';
 
 /**
  * Rounds sent to the thread as soon as this many are asked, rather than all at the end of the turn.

@@ -1,4 +1,4 @@
-/** Messages between the admission path and the validator thread (runtime/validator-thread.ts). */
+/** Messages between the admission path and the validator thread (validator-thread.ts). */
 import type { KeyObject } from 'node:crypto';
 import type { CertifiedEnvelope, EnvelopeFields } from '../../domain/governance/admission-round';
 import type { VoteRequest } from '../../domain/governance/validators';

@@ -6,19 +6,19 @@ import { witnessAggregate } from '../../command-api/governance/witness/witness-c
 import { authorityNodeIdOf } from '../../domain/governance/envelope';
 import { createLocalValidators } from '../../domain/governance/validators';
 import type { EventStore } from '../../ports/event-store';
+import type { LogSource } from '../../ports/log';
 import type { ReadStore } from '../../ports/read-store';
 import { ProjectionCatalog } from '../../projectors/engine/catalog';
-import type { LogSource } from '../../projectors/log/log-source';
+import { DELIVERY_QUEUE_COLLECTIONS } from '../../projectors/webhooks/delivery-queue-projection';
 import { TargetGuard } from '../../projectors/webhooks/target-guard';
 import type { ReadBarrier } from '../../read-api/engine/read-barrier';
 import { ReadModels } from '../../read-api/engine/read-models';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import type { CoreServices } from '../core/services';
 import { RequestRateLimiter } from '../http/rate-limit';
 import type { Keyring } from '../keys/keyring';
+import type { Metrics } from '../support/metrics';
 import { ValidatorThread } from '../threads/thread-validators';
-import { DISPATCHER_COLLECTIONS } from '../threads/webhook-delivery';
-import type { Metrics } from './metrics';
 import { SequencedLog } from './sequenced-log';
 
 export interface ServiceParts {
@@ -102,7 +102,7 @@ export function composeServices(parts: ServiceParts): ComposedServices {
     webhooks: {
       guard: new TargetGuard({ allow: config.webhookAllow }),
       secretKey: keyring.webhookSecretKey,
-      collections: DISPATCHER_COLLECTIONS,
+      collections: DELIVERY_QUEUE_COLLECTIONS,
       awaitDispatcher: parts.awaitDispatcher,
     },
   };

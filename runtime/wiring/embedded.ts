@@ -7,41 +7,47 @@ import { BusForwarder } from '../../projectors/engine/bus-forwarder';
 import { ProjectionSupervisor, type RunningProjections } from '../../projectors/engine/supervisor';
 import { ADMISSION_EVENT_TYPES, LogSequencer } from '../../projectors/log/log-sequencer';
 import { type Follower, ReadBarrier } from '../../read-api/engine/read-barrier';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import { listen } from '../http/listen';
 import { openServerKeyring } from '../keys/keyring';
-import { createLogger } from '../logger';
-import { ProjectionThread } from '../threads/threaded-projections';
 import {
-  type DispatcherProgress,
-  type RunningDispatcher,
-  startDispatcher,
-} from '../threads/webhook-delivery';
+  assertDispatchOrder,
+  openBus,
+  openEventStore,
+  openReadStore,
+  readStoreLocation,
+} from '../stores/stores';
+import { createLogger } from '../support/logger';
+import { createMetrics, type Metrics } from '../support/metrics';
+import { ProjectionThread } from '../threads/threaded-projections';
 import { composeServices } from './compose-services';
 import { createRequestHandler } from './http-app';
-import { createMetrics, type Metrics } from './metrics';
 import { observeAppends } from './observed-appends';
 import { remoteWaitsOn } from './remote-waits';
-import { assertDispatchOrder, openBus, openEventStore, openReadStore, readStoreLocation } from './stores';
+import {
+  type DeliveryQueueProgress,
+  type RunningWebhookDelivery,
+  startWebhookDelivery,
+} from './webhook-delivery';
 
 /**
- * The webhook dispatcher as a follower of acknowledged admissions, where it reads this process's
+ * Webhook delivery's queue as a follower of acknowledged admissions, where it reads this process's
  * event store. It never holds one up while it has handled everything acknowledged more than
- * DISPATCHER_MAX_LAG_MS ago; past that, admissions wait for it, so that under a load the cores cannot
+ * DELIVERY_QUEUE_MAX_LAG_MS ago; past that, admissions wait for it, so that under a load the cores cannot
  * carry, deliveries stay within about a second of their admissions instead of falling further behind
- * for as long as the load lasts. A delivery thread that fails stops counting (runtime/dispatcher.ts).
+ * for as long as the load lasts. A delivery thread that fails stops counting (webhook-delivery.ts).
  *
  * The bound is in time, not positions: the delivery thread groups its commits (50 ms apart, one for a
- * batch's deliveries and one for the bus offset), so even an idle dispatcher reports its progress in
- * steps of ~100 ms. A bound of 250 positions was less than one such step brings at ~1,800
- * admissions/s: admissions waited ~110 ms at every step, ~15% of them, with the dispatcher's thread
- * at 6% of a core (p99 150 ms, against 44 ms without the wait).
+ * batch's deliveries and one for the bus offset), so even an idle delivery queue reports its progress
+ * in steps of ~100 ms. A bound in positions smaller than what one step brings would hold admissions up
+ * at every step though the queue keeps up (250 positions at ~1,800 admissions/s: ~15% of admissions
+ * would wait ~110 ms, with the delivery thread at 6% of a core).
  */
-const DISPATCHER_MAX_LAG_MS = 500;
-const DISPATCHER_FOLLOWER: Follower = {
-  name: 'webhook-dispatcher',
+const DELIVERY_QUEUE_MAX_LAG_MS = 500;
+const DELIVERY_QUEUE_FOLLOWER: Follower = {
+  name: 'delivery-queue',
   eventTypes: ADMISSION_EVENT_TYPES,
-  maxLagMs: DISPATCHER_MAX_LAG_MS,
+  maxLagMs: DELIVERY_QUEUE_MAX_LAG_MS,
 };
 
 export interface EmbeddedOptions {
@@ -55,7 +61,7 @@ export interface RunningServer {
   /** The read-model projectors (on their own thread unless GOV_PROJECTION_THREAD=0). */
   supervisor: RunningProjections;
   sequencer: LogSequencer;
-  dispatcher: RunningDispatcher;
+  webhookDelivery: RunningWebhookDelivery;
   /** Graceful stop: stop accepting, drain in-flight requests, store checkpoints, close the stores. */
   close(): Promise<void>;
 }
@@ -63,7 +69,7 @@ export interface RunningServer {
 /**
  * The all-in-one server: every role in one process on one HTTP port. By default on the embedded
  * SQLite stores and the in-process bus; the same composition runs on EventStoreDB, MongoDB or Kafka
- * when they are configured (runtime/stores.ts).
+ * when they are configured (runtime/stores/stores.ts).
  */
 export async function startEmbedded(
   config: Config,
@@ -104,11 +110,11 @@ export async function startEmbedded(
     ? new BusForwarder({ eventStore, readStore, bus: bus.bus, logger, metrics })
     : null;
   await forwarder?.start();
-  // Requests may arrive between listen and the dispatcher's start; webhook commands wait for it.
-  let dispatcherProgress: DispatcherProgress | null = null;
-  let resolveDispatcher!: (started: Promise<RunningDispatcher>) => void;
-  const dispatcherStarted = new Promise<RunningDispatcher>((resolve) => {
-    resolveDispatcher = (started) => void started.then(resolve, () => undefined);
+  // Requests may arrive between listen and webhook delivery's start; webhook commands wait for it.
+  let deliveryQueueProgress: DeliveryQueueProgress | null = null;
+  let resolveWebhookDelivery!: (started: Promise<RunningWebhookDelivery>) => void;
+  const webhookDeliveryStarted = new Promise<RunningWebhookDelivery>((resolve) => {
+    resolveWebhookDelivery = (started) => void started.then(resolve, () => undefined);
   });
   const {
     services,
@@ -125,17 +131,17 @@ export async function startEmbedded(
     logSource: sequencer,
     awaitProjections: (position, eventTypes) => supervisor.waitForPosition(position, eventTypes),
     // This process serves the reads of its own projections: admissions need not wait for them.
-    // Through Kafka, the dispatcher's lag includes the broker's: admissions do not wait on a broker.
+    // Through Kafka, the delivery queue's lag includes the broker's: admissions do not wait on a broker.
     readBarrier: new ReadBarrier(
-      bus.needsForwarder ? projections : [...projections, DISPATCHER_FOLLOWER],
+      bus.needsForwarder ? projections : [...projections, DELIVERY_QUEUE_FOLLOWER],
       {
         appliedPosition: (name) =>
-          name === DISPATCHER_FOLLOWER.name
-            ? (dispatcherProgress?.handledPosition() ?? null)
+          name === DELIVERY_QUEUE_FOLLOWER.name
+            ? (deliveryQueueProgress?.handledPosition() ?? null)
             : supervisor.appliedPosition(name),
         waitForProjection: (name, position) =>
-          name === DISPATCHER_FOLLOWER.name
-            ? dispatcherStarted.then((started) => started.progress.waitForPosition(position))
+          name === DELIVERY_QUEUE_FOLLOWER.name
+            ? webhookDeliveryStarted.then((started) => started.progress.waitForPosition(position))
             : supervisor.waitForProjection(name, position),
       },
       config.integrationTimeoutMs,
@@ -143,7 +149,7 @@ export async function startEmbedded(
     // A consumer on this thread is waited for in memory; the delivery thread's (the default) through
     // the tenant's progress it stores.
     awaitDispatcher: (position, tenantId) =>
-      dispatcherStarted.then((started) =>
+      webhookDeliveryStarted.then((started) =>
         started.consumer
           ? started.consumer.waitForPosition(position)
           : remoteWaitsOn(readStore).awaitDispatcher(position, tenantId),
@@ -159,22 +165,22 @@ export async function startEmbedded(
   }
 
   // Deliveries get their own thread, except where a test moves an injected clock.
-  const starting = startDispatcher({
+  const starting = startWebhookDelivery({
     services,
     bus: bus.bus,
     readStore: location,
     thread: options.clock === undefined,
   });
-  resolveDispatcher(starting);
-  const dispatcher = await starting;
-  dispatcherProgress = dispatcher.progress;
+  resolveWebhookDelivery(starting);
+  const webhookDelivery = await starting;
+  deliveryQueueProgress = webhookDelivery.progress;
 
   let closing: Promise<void> | null = null;
   const close = () => {
     closing ??= (async () => {
       await http.close();
       await stopServiceThreads();
-      await dispatcher.stop();
+      await webhookDelivery.stop();
       await forwarder?.stop();
       await bus.bus.close();
       await sequencer.stop();
@@ -185,7 +191,7 @@ export async function startEmbedded(
     })();
     return closing;
   };
-  return { url: http.url, services, supervisor, sequencer, dispatcher, close };
+  return { url: http.url, services, supervisor, sequencer, webhookDelivery, close };
 }
 
 async function startInline(stores: {

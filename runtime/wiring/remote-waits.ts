@@ -8,16 +8,16 @@ import type { ReadStore } from '../../ports/read-store';
 import { projections } from '../../projectors';
 import { ProjectionCatalog } from '../../projectors/engine/catalog';
 import { checkpointName, type Projection, physicalCollection } from '../../projectors/engine/projection';
-import { DISPATCHER_PROGRESS } from '../../projectors/webhooks/dispatcher-consumer';
-import { sleep } from '../sleep';
-import { DISPATCHER_GENERATION } from '../threads/webhook-delivery';
+import { DELIVERY_QUEUE_PROGRESS } from '../../projectors/webhooks/delivery-queue-consumer';
+import { DELIVERY_QUEUE_GENERATION } from '../../projectors/webhooks/delivery-queue-projection';
+import { sleep } from '../support/sleep';
 
 export interface RemoteWaitsOptions {
   readStore: ReadStore;
   catalog: ProjectionCatalog;
   projections: readonly Projection[];
-  /** The generation the dispatcher's collections live in. */
-  dispatcherGeneration: number;
+  /** The generation the delivery queue's collections live in. */
+  deliveryQueueGeneration: number;
   /** Give up after this long (the other process is down or far behind): the request fails with 500. */
   timeoutMs?: number;
 }
@@ -46,7 +46,7 @@ export class RemoteWaits {
 
   /** Resolves once the dispatcher has handled the events of `tenantId` up to `position`. */
   async awaitDispatcher(position: number, tenantId: string): Promise<void> {
-    const progress = physicalCollection(DISPATCHER_PROGRESS, this.options.dispatcherGeneration);
+    const progress = physicalCollection(DELIVERY_QUEUE_PROGRESS, this.options.deliveryQueueGeneration);
     await this.until(
       async () => ((await this.options.readStore.get(progress, tenantId))?.position ?? 0) >= position,
       `the dispatcher has not handled position ${position} of tenant ${tenantId}: is a dispatcher process running?`,
@@ -69,6 +69,6 @@ export function remoteWaitsOn(readStore: ReadStore): RemoteWaits {
     readStore,
     catalog: new ProjectionCatalog(readStore),
     projections,
-    dispatcherGeneration: DISPATCHER_GENERATION,
+    deliveryQueueGeneration: DELIVERY_QUEUE_GENERATION,
   });
 }

@@ -1,11 +1,11 @@
 import { addSignatureLines, fromHex, LeafHashIndex, toHex } from '../../merkle-core';
 import type { EventStore } from '../../ports/event-store';
+import type { LeafView, LogSource, PublishedLog, PublishedTreeHead } from '../../ports/log';
 import {
   governanceProjection,
   LEAVES,
   type StoredLeaf,
 } from '../../projectors/governance/governance-projection';
-import type { LogSource } from '../../projectors/log/log-source';
 import {
   type CosignatureView,
   TREE_HEADS,
@@ -15,7 +15,6 @@ import {
 } from '../../projectors/log/tree-heads';
 import { ReadModelsBehindError, withinTimeout } from '../../read-api/engine/read-barrier';
 import type { ReadModels } from '../../read-api/engine/read-models';
-import type { LeafView, PublishedLog, PublishedTreeHead } from '../../read-api/governance/log/published-log';
 import { leafRecordOf } from '../../read-api/governance/reports/admission-records';
 
 /** The latest head with its witness cosignatures, as of the read-model document at `position`. */

@@ -2,8 +2,8 @@
 import { SqliteEventStore } from '../../adapters/sqlite/event-store';
 import { SqliteReadStore } from '../../adapters/sqlite/read-store';
 import { ProjectorRunner } from '../../projectors/engine/runner';
-import { createLogger } from '../../runtime/logger';
-import { createMetrics } from '../../runtime/wiring/metrics';
+import { createLogger } from '../../runtime/support/logger';
+import { createMetrics } from '../../runtime/support/metrics';
 import { streamStatsProjection } from '../support/stream-stats.projection';
 
 const [eventsFile, readFile, batchSize] = process.argv.slice(2);

@@ -34,7 +34,7 @@ export interface PromiseInputs {
   audit: GovRunOptions;
 }
 
-export type PromiseName = 'acknowledged' | 'indices' | 'heads' | 'webhooks' | 'audit';
+type PromiseName = 'acknowledged' | 'indices' | 'heads' | 'webhooks' | 'audit';
 
 export interface PromiseReport {
   treeSize: number;
@@ -68,7 +68,7 @@ export async function expectPromisesKept(inputs: PromiseInputs): Promise<Promise
   return report;
 }
 
-export async function checkPromises(inputs: PromiseInputs): Promise<PromiseReport> {
+async function checkPromises(inputs: PromiseInputs): Promise<PromiseReport> {
   const problems: Record<PromiseName, string[]> = {
     acknowledged: [],
     indices: [],

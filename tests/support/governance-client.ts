@@ -17,8 +17,8 @@ import {
   verifyConsistency,
   verifyInclusion,
 } from '../../merkle-core';
-import { loadConfig } from '../../runtime/config';
-import { createLogger } from '../../runtime/logger';
+import { loadConfig } from '../../runtime/config/config';
+import { createLogger } from '../../runtime/support/logger';
 import { type RunningServer, startEmbedded } from '../../runtime/wiring/embedded';
 import { tempDir } from './temp-dir';
 

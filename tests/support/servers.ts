@@ -22,7 +22,7 @@ export const KAFKA_SERVER: ExternalServer = {
 };
 
 /** The value of the server's variable, or null when the suite must be skipped. */
-export function serverAddress(server: ExternalServer): string | null {
+function serverAddress(server: ExternalServer): string | null {
   const value = process.env[server.variable]?.trim();
   if (value) return value;
   if (process.env.GOV_TEST_REQUIRE_SERVERS === '1')

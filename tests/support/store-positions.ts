@@ -9,7 +9,7 @@ import type { RecordedEvent } from '../../ports/event-store';
 import type { StoredDocument } from '../../ports/read-store';
 
 /** Which event each position of a store names. */
-export function eventIdsByPosition(events: readonly RecordedEvent[]): Map<number, string> {
+function eventIdsByPosition(events: readonly RecordedEvent[]): Map<number, string> {
   return new Map(events.map((event) => [event.position, event.id]));
 }
 

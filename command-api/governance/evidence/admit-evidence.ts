@@ -5,8 +5,9 @@
  */
 import { QuorumNotReachedError, ValidatorNetworkError } from '../../../domain/governance/validators';
 import type { SubmitEvidenceBody } from '../../../event-schemas';
+import type { IntegratedLeaf } from '../../../ports/log';
 import type { TenantView } from '../../../projectors/governance/tenants';
-import { ADMISSION_EVENT_TYPES, type IntegratedLeaf } from '../../../projectors/log/log-sequencer';
+import { ADMISSION_EVENT_TYPES } from '../../../projectors/log/log-sequencer';
 import type { HttpAnswer } from '../../../runtime/http/answer';
 import { errorAnswer } from '../../../runtime/http/errors';
 import type { AggregateWriter, Committed } from '../../engine/aggregate-writer';

@@ -1,6 +1,6 @@
 /**
  * The hottest write, `POST /governance/evidence`, answered before Express. Express's router, body
- * parser and middleware chain (and the garbage they leave) took about 40% of the main thread's time
+ * parser and middleware chain (and the garbage they leave) take about 40% of the main thread's time
  * per admission, and the main thread, which also decides and sequences, is what limits admissions.
  *
  * Express keeps every error answer. The fast path takes only a request whose headers are the plain

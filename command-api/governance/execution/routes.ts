@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import type { SubmitExecutionBody } from '../../../event-schemas';
+import type { IntegratedLeaf } from '../../../ports/log';
 import {
   BUNDLES,
   type BundleView,
@@ -7,7 +8,6 @@ import {
   LEAVES,
   type StoredLeaf,
 } from '../../../projectors/governance/governance-projection';
-import type { IntegratedLeaf } from '../../../projectors/log/log-sequencer';
 import { sendAnswer } from '../../../runtime/http/answer';
 import { sendError } from '../../../runtime/http/errors';
 import { errorResponse, invalid, json, schema } from '../../../runtime/http/openapi-parts';

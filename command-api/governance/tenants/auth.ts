@@ -40,7 +40,7 @@ export function requireClosedLoopTier(_req: Request, res: Response, next: NextFu
  * After `authenticate`, on every route that manages the account (key rotation, webhooks, the tenant
  * policy): 403 FORBIDDEN for a key in its grace period after a rotation, which may still read and
  * submit but not manage. The deciders check the same against the tenant's stream
- * (command-api/current-key.ts), which also covers a rotation made since this read.
+ * (command-api/governance/tenants/current-key.ts), which also covers a rotation made since this read.
  */
 export function requireCurrentKey(_req: Request, res: Response, next: NextFunction): void {
   if (callerOf(res).keyExpiresAt === null) {

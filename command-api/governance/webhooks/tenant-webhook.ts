@@ -3,7 +3,7 @@
  * of another form, a removed webhook and another tenant's webhook all answer as unknown.
  */
 import type { Response } from 'express';
-import type { WebhookView } from '../../../projectors/webhooks/dispatcher-projection';
+import type { WebhookView } from '../../../projectors/webhooks/delivery-queue-projection';
 import { sendError } from '../../../runtime/http/errors';
 import { notFound, schema } from '../../../runtime/http/openapi-parts';
 import type { PathParameter } from '../../../runtime/http/route-table';

@@ -21,7 +21,7 @@ export interface CommandContext {
 export interface WebhookRegistration {
   url: string;
   events: WebhookRegistered['events'];
-  /** The signing secret, already sealed for storage (see projectors/dispatcher/secret-box.ts). */
+  /** The signing secret, already sealed for storage (see projectors/webhooks/secret-box.ts). */
   secretSealed: string;
   secretGenerated: boolean;
 }

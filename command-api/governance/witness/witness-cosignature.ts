@@ -34,12 +34,12 @@ export type CosignatureCheck =
   | { readonly ok: false; readonly problem: FieldProblem };
 
 /** The signature line with its final newline (the body may omit it). */
-export function asSignatureLine(text: string): string {
+function asSignatureLine(text: string): string {
   return text.endsWith('\n') ? text : `${text}\n`;
 }
 
 /** The note as the log signed it: its text and its first signature line, without witness lines. */
-export function logSignedNote(note: string): string {
+function logSignedNote(note: string): string {
   const { text, signatures } = parseNote(note);
   const logLine = signatures[0];
   if (!logLine) throw new NoteFormatError('the checkpoint note has no signature');
@@ -47,7 +47,7 @@ export function logSignedNote(note: string): string {
 }
 
 /** The trusted key named by a signature line (same name and key ID), if any. */
-export function trustedKeyOf(
+function trustedKeyOf(
   signature: Pick<NoteSignature, 'name' | 'keyId'>,
   trusted: readonly VerifierKey[],
 ): VerifierKey | undefined {
@@ -59,7 +59,7 @@ function problem(reason: string): { ok: false; problem: FieldProblem } {
 }
 
 /** Parses a signature line on its own (it is checked against a note later). */
-export function parseSignatureLine(line: string): NoteSignature | string {
+function parseSignatureLine(line: string): NoteSignature | string {
   try {
     // Any valid note text will do: only the signature block is read.
     return parseNote(`-\n\n${asSignatureLine(line)}`).signatures[0]!;

@@ -8,9 +8,9 @@
  */
 import type http from 'node:http';
 import type { Logger } from 'pino';
+import type { PublishedLog } from '../../../ports/log';
 import { correlationIdOf } from '../../../runtime/http/correlation';
-import type { Metrics } from '../../../runtime/wiring/metrics';
-import type { PublishedLog } from './published-log';
+import type { Metrics } from '../../../runtime/support/metrics';
 import { inclusionProofJson, JSON_TYPE } from './routes';
 
 const PREFIX = '/gov/v1/log/proof?leaf_hash=';

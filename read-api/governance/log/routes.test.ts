@@ -29,8 +29,8 @@ import {
   verifyConsistency,
   verifyInclusion,
 } from '../../../merkle-core';
+import type { LeafType, LeafView, PublishedLog, PublishedTreeHead } from '../../../ports/log';
 import { sendError } from '../../../runtime/http/errors';
-import type { LeafType, LeafView, PublishedLog, PublishedTreeHead } from './published-log';
 import { type LogRoutesOptions, logRoutes } from './routes';
 
 const ORIGIN = 'gov.example/log';

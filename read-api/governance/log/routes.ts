@@ -19,6 +19,7 @@ import type { GovernanceServices } from '../../../command-api/governance/service
 import { leafDataOfRecord } from '../../../domain/log';
 import type { FieldProblem } from '../../../event-schemas';
 import { bytesEqual, encodeEntryBundle, leafHash, parseTilePath, TILE_WIDTH } from '../../../merkle-core';
+import type { LeafView, PublishedLog, PublishedTreeHead } from '../../../ports/log';
 import { sendError } from '../../../runtime/http/errors';
 import {
   errorResponse,
@@ -34,7 +35,6 @@ import {
 import { unknownParameterReason } from '../../../runtime/http/query';
 import { groupRouter, PUBLIC, type RouteGroup } from '../../../runtime/http/route-table';
 import { retiredKeysAnswer } from '../../../runtime/keys/key-history';
-import type { LeafView, PublishedLog, PublishedTreeHead } from './published-log';
 
 const gzip = promisify(gzipCallback);
 

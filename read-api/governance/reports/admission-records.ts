@@ -1,7 +1,7 @@
 /**
  * The large parts of an admission (the proof bundle, the certificate, the envelope, a leaf's record)
  * are read from its event, which the read models name by global position, instead of being copied
- * into them: a copy was ~7 KB per admission, most of the read models' writes and file.
+ * into them: a copy would be ~7 KB per admission, most of what the read models write and keep.
  */
 import type { EventPayloads, EvidenceAdmitted } from '../../../event-schemas';
 import type { EventStore } from '../../../ports/event-store';

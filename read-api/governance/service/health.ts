@@ -1,6 +1,6 @@
 import { type CoreServices, SERVICE_NAME, SERVICE_VERSION } from '../../../runtime/core/services';
 
-export type UpstreamStatus = 'healthy' | 'unhealthy';
+type UpstreamStatus = 'healthy' | 'unhealthy';
 
 export interface HealthReport {
   status: 'ok' | 'degraded';

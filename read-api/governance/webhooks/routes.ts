@@ -19,7 +19,7 @@ import {
   type DeliveryStatus,
   scheduleOf,
 } from '../../../projectors/webhooks/delivery-log';
-import type { WebhookView } from '../../../projectors/webhooks/dispatcher-projection';
+import type { WebhookView } from '../../../projectors/webhooks/delivery-queue-projection';
 import { sendInvalid } from '../../../runtime/http/errors';
 import { invalid, json, schema } from '../../../runtime/http/openapi-parts';
 import { unknownQueryParameters } from '../../../runtime/http/query';

@@ -1,6 +1,7 @@
 /**
- * The dispatcher projection: which webhooks exist, and every delivery owed to them. It only queues
+ * The delivery-queue projection: which webhooks exist, and every delivery owed to them. It only queues
  * (`webhook_deliveries`, ordered by `seq`); sending, signing and retrying belong to the delivery worker.
+ * Its stored name is `dispatcher` (the name its catalog entry and data folders carry).
  *
  *   webhooks                 webhook_id → the webhook (removed ones stay, with removed_at)
  *   webhook_tenants          tenant_id → its active webhooks and their events: who gets an event, in one read
@@ -32,7 +33,7 @@ import type {
 } from '../../event-schemas';
 import type { RecordedEvent } from '../../ports/event-store';
 import type { Change } from '../../ports/read-store';
-import type { Projection, ProjectionState } from '../engine/projection';
+import { type Projection, type ProjectionState, physicalCollection } from '../engine/projection';
 import { subjectKey } from '../governance/governance-projection';
 import { type BodyRecipe, type BodySource, renderBody } from './body-recipe';
 import {
@@ -65,9 +66,19 @@ export const WEBHOOK_DELIVERIES = 'webhook_deliveries';
 export const WEBHOOK_REDELIVERIES = 'webhook_redeliveries';
 export const WEBHOOK_DISPATCH_META = 'webhook_dispatch_meta';
 
-/** `webhook_dispatch_meta` documents: leaves awaiting the log, the last seq, the last event applied. */
+/** The delivery queue's collections are not rebuilt blue/green (its queue must not be re-sent): one generation. */
+export const DELIVERY_QUEUE_GENERATION = 1;
+/** Physical names of the webhooks and the deliveries, in that one generation. */
+export const DELIVERY_QUEUE_COLLECTIONS = {
+  webhooks: physicalCollection(WEBHOOKS, DELIVERY_QUEUE_GENERATION),
+  deliveries: physicalCollection(WEBHOOK_DELIVERIES, DELIVERY_QUEUE_GENERATION),
+};
+
+/** The `webhook_dispatch_meta` document counting the leaves that await the log. */
 export const PENDING_COUNT_ID = 'pending';
-export const LAST_SEQ_ID = 'seq';
+/** The `webhook_dispatch_meta` document holding the last seq handed out. */
+const LAST_SEQ_ID = 'seq';
+/** The `webhook_dispatch_meta` document holding the last event applied (a replayed one changes nothing). */
 export const APPLIED_ID = 'applied';
 
 /** seq = event position × SEQ_STRIDE + k (k-th delivery the event queues), unless that would not exceed the last seq. */
@@ -84,7 +95,7 @@ export interface WebhookView {
   removed_at: string | null;
 }
 
-export interface ActiveWebhook {
+interface ActiveWebhook {
   webhook_id: string;
   events: WebhookEventName[];
 }
@@ -95,7 +106,7 @@ export interface WebhookTenantView {
 }
 
 /** What a queued compliance_report_ready needs rendered: the notice, and the report it announces. */
-export interface ComplianceReportRender {
+interface ComplianceReportRender {
   kind: 'compliance_report';
   artifact_hash: string;
   leaf_index: number;
@@ -135,7 +146,7 @@ export interface DeliveryView {
   redelivery_of: string | null;
 }
 
-export type PendingLeafSource = Exclude<BodySource, { type: 'GateFailed' }>;
+type PendingLeafSource = Exclude<BodySource, { type: 'GateFailed' }>;
 
 /** An admitted leaf awaiting integration into the log, and what it fires then. */
 export interface PendingLeafView {
@@ -153,17 +164,17 @@ export interface PendingLeafView {
   alert: ObservablesChange | null;
 }
 
-export interface ChainDepthView {
+interface ChainDepthView {
   depth: number;
 }
 
-export interface SubjectObservablesView {
+interface SubjectObservablesView {
   tenant_id: string;
   subject_id: string;
   observables: Observables;
 }
 
-export interface DispatcherProjectionOptions {
+export interface DeliveryQueueProjectionOptions {
   /** The service's public base URL (GOV_PUBLIC_URL): links in bodies are built from it. */
   publicUrl: string;
 }
@@ -187,7 +198,7 @@ export function storedDelivery(view: DeliveryView): DeliveryView {
   return view.recipe && view.body !== null ? { ...view, body: null } : view;
 }
 
-export function dispatcherProjection(options: DispatcherProjectionOptions): Projection {
+export function deliveryQueueProjection(options: DeliveryQueueProjectionOptions): Projection {
   const links = webhookLinks(options.publicUrl);
   return {
     name: 'dispatcher',
@@ -694,10 +705,10 @@ function draftsFor(out: Outgoing, webhooks: readonly ActiveWebhook[], tenantId: 
 /**
  * The id of the k-th delivery that the event at `position` queues: both numbers in base 36,
  * zero-padded, so that ids sort in queueing order. Ordered ids keep the read store's key indexes
- * (the queue's and the delivery log's) growing at their ends; ids that began with the webhook's id
- * and went on with a hash put every insert on a random index page, and each group commit wrote and
- * checkpointed about a page per delivery (measured with 100 webhooks: half of dispatch.db's page
- * writes, ~5% of the delivery thread's CPU). Deterministic, as the old ids were: a replayed event
+ * (the queue's and the delivery log's) growing at their ends; ids in no order (a webhook id and a
+ * hash) would put every insert on a random index page, and each group commit would write and
+ * checkpoint about a page per delivery (with 100 webhooks, half of dispatch.db's page writes and ~5%
+ * of the delivery thread's CPU). Deterministic: a replayed event
  * queues the same drafts in the same order, so the same ids, which the position guard skips. Unique
  * because each event's handler calls `queue` once, with all of the event's drafts.
  */

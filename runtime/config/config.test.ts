@@ -1,5 +1,5 @@
 /** GOV_ED25519: which library signs, refused when misspelt or when it asks for what is not installed. */
-import { ed25519Implementation } from '../merkle-core';
+import { ed25519Implementation } from '../../merkle-core';
 import { ConfigError, loadConfig } from './config';
 
 describe('GOV_ED25519', () => {

@@ -1,14 +1,14 @@
 /**
- * Composes the dispatcher: the bus consumer that projects owed deliveries, and the delivery worker
+ * Composes webhook delivery (what the dispatcher role runs, and the embedded server in-process): the
+ * bus consumer that projects owed deliveries (the delivery-queue projection), and the delivery worker
  * that sends them. The consumer follows the bus after commits, so it never holds up an admission; the
- * worker runs on a thread of its own (runtime/delivery-thread.ts) so attempts use another core.
+ * worker runs on a thread of its own (runtime/threads/delivery-thread.ts) so attempts use another core.
  */
 
 import type { GovernanceServices } from '../../command-api/governance/services';
 import type { Bus } from '../../ports/bus';
 import type { RecordedEvent } from '../../ports/event-store';
 import { FollowedPosition } from '../../projectors/engine/position-waiters';
-import { physicalCollection } from '../../projectors/engine/projection';
 import {
   BUNDLES,
   type BundleView,
@@ -16,31 +16,29 @@ import {
 } from '../../projectors/governance/governance-projection';
 import { renderFromRecipe } from '../../projectors/webhooks/body-recipe';
 import type { AttemptRecord, DeliveryStatus } from '../../projectors/webhooks/delivery-log';
-import { DeliveryWorker, type DeliveryWorkerOptions } from '../../projectors/webhooks/delivery-worker';
-import { DispatcherConsumer } from '../../projectors/webhooks/dispatcher-consumer';
+import { DeliveryQueueConsumer } from '../../projectors/webhooks/delivery-queue-consumer';
 import {
+  DELIVERY_QUEUE_COLLECTIONS,
+  DELIVERY_QUEUE_GENERATION,
   type DeliveryView,
-  dispatcherProjection,
+  deliveryQueueProjection,
   WEBHOOK_DELIVERIES,
-  WEBHOOKS,
-} from '../../projectors/webhooks/dispatcher-projection';
+} from '../../projectors/webhooks/delivery-queue-projection';
+import { DeliveryWorker, type DeliveryWorkerOptions } from '../../projectors/webhooks/delivery-worker';
 import { FrameFanout } from '../../projectors/webhooks/frame-fanout';
 import { webhookLinks } from '../../projectors/webhooks/webhook-events';
 import { renderComplianceReportReady } from '../../projectors/webhooks/webhook-payloads';
 import { buildReport } from '../../read-api/governance/reports/routes';
-import type { ReadStoreLocation } from '../wiring/stores';
-import type { ThreadReport, ThreadRequest, ThreadSettings } from './delivery-thread-protocol';
-import { startWorker } from './worker-entry';
-
-/** The dispatcher's collections are not rebuilt blue/green (its queue must not be re-sent): one generation. */
-export const DISPATCHER_GENERATION = 1;
-export const DISPATCHER_COLLECTIONS = {
-  webhooks: physicalCollection(WEBHOOKS, DISPATCHER_GENERATION),
-  deliveries: physicalCollection(WEBHOOK_DELIVERIES, DISPATCHER_GENERATION),
-};
+import type { ReadStoreLocation } from '../stores/stores';
+import {
+  spawnDeliveryThread,
+  type ThreadReport,
+  type ThreadRequest,
+  type ThreadSettings,
+} from '../threads/delivery-thread-protocol';
 
 /** The delivery worker, wherever it runs. */
-export interface DeliveryRunner {
+interface DeliveryRunner {
   /** Something was queued: look now. */
   wake(): void;
   /** One full pass, awaited: everything queued taken in, every due attempt made and recorded. */
@@ -48,8 +46,8 @@ export interface DeliveryRunner {
   stop(): Promise<void>;
 }
 
-/** How far the dispatcher projection has got, wherever it runs (admissions bound its lag). */
-export interface DispatcherProgress {
+/** How far the delivery-queue projection has got, wherever it runs (admissions bound its lag). */
+export interface DeliveryQueueProgress {
   /** The newest event position it has handled (0 before any). */
   handledPosition(): number;
   /** Resolves once it has handled every event up to `position`. */
@@ -57,7 +55,7 @@ export interface DispatcherProgress {
 }
 
 /** The delivery thread's progress, as its reports tell it. */
-export class ReportedProgress implements DispatcherProgress {
+export class ReportedProgress implements DeliveryQueueProgress {
   private readonly handled = new FollowedPosition();
 
   handledPosition(): number {
@@ -78,20 +76,20 @@ export class ReportedProgress implements DispatcherProgress {
   }
 }
 
-export interface RunningDispatcher {
+export interface RunningWebhookDelivery {
   /**
    * The bus consumer, when it runs on this thread (in-process deliveries, tests with an injected
    * clock); null when the delivery thread consumes. Webhook commands then wait for the tenant's
    * progress in the read store.
    */
-  consumer: DispatcherConsumer | null;
-  progress: DispatcherProgress;
+  consumer: DeliveryQueueConsumer | null;
+  progress: DeliveryQueueProgress;
   worker: DeliveryRunner;
   fanout: FrameFanout;
   stop(): Promise<void>;
 }
 
-export interface DispatcherOptions {
+export interface WebhookDeliveryOptions {
   services: GovernanceServices;
   /** The bus the consumer reads when it runs on this thread; the delivery thread opens its own. */
   bus?: Bus;
@@ -106,13 +104,13 @@ export interface DispatcherOptions {
   thread: boolean;
 }
 
-export async function startDispatcher({
+export async function startWebhookDelivery({
   services,
   bus,
   readStore,
   recordProgress,
   thread,
-}: DispatcherOptions): Promise<RunningDispatcher> {
+}: WebhookDeliveryOptions): Promise<RunningWebhookDelivery> {
   const render = (delivery: DeliveryView) =>
     delivery.recipe ? renderRecipe(services, delivery) : renderComplianceReport(services, delivery);
   const fanout = new FrameFanout();
@@ -124,15 +122,15 @@ export async function startDispatcher({
     });
     return { consumer: null, progress, worker, fanout, stop: () => worker.stop() };
   }
-  if (!bus) throw new Error('a dispatcher consuming on this thread needs the bus');
+  if (!bus) throw new Error('webhook delivery consuming on this thread needs the bus');
   // The in-process bus has one consumer, this one; a Kafka partition may move between dispatchers.
   const soleConsumer = services.config.kafka === null;
   const worker = await startInProcess(services, render, { webhookChangesFollowed: soleConsumer });
-  const consumer = new DispatcherConsumer({
+  const consumer = new DeliveryQueueConsumer({
     bus,
     readStore: services.readStore,
-    projection: dispatcherProjection({ publicUrl: services.config.publicUrl }),
-    generation: DISPATCHER_GENERATION,
+    projection: deliveryQueueProjection({ publicUrl: services.config.publicUrl }),
+    generation: DELIVERY_QUEUE_GENERATION,
     deliveries: WEBHOOK_DELIVERIES,
     onQueuing: (deliveries) => worker.remember(deliveries),
     onQueued: (deliveries) => worker.offer(deliveries),
@@ -182,7 +180,7 @@ async function startInProcess(
   const worker = new DeliveryWorker({
     ...options,
     readStore: services.readStore,
-    collections: DISPATCHER_COLLECTIONS,
+    collections: DELIVERY_QUEUE_COLLECTIONS,
     guard: services.webhooks.guard,
     secretKey: services.webhooks.secretKey,
     clock: services.clock,
@@ -207,13 +205,13 @@ async function startDeliveryThread(
   const settings: ThreadSettings = {
     readStore,
     consume,
-    collections: DISPATCHER_COLLECTIONS,
+    collections: DELIVERY_QUEUE_COLLECTIONS,
     allow: config.webhookAllow,
     secretKey: new Uint8Array(services.webhooks.secretKey as Uint8Array),
     timeoutMs: config.webhookTimeoutMs,
     logLevel: config.logLevel,
   };
-  const thread = startWorker(__dirname, __filename, 'delivery-thread', settings);
+  const thread = spawnDeliveryThread(settings);
   const ran = new Map<number, () => void>();
   let nextRun = 0;
   let started!: () => void;
@@ -259,7 +257,7 @@ async function startDeliveryThread(
     progress.abandon();
     failed(error);
   });
-  // Stopped, or ended by a failure: either way admissions stop waiting for its dispatcher.
+  // Stopped, or ended by a failure: either way admissions stop waiting for its delivery queue.
   thread.on('exit', () => progress.abandon());
   await whenStarted;
   fanout.watchSubscribers((tenantId, subscribed) =>
@@ -298,7 +296,7 @@ async function renderComplianceReport(services: GovernanceServices, delivery: De
   if (!render) throw new Error(`delivery ${delivery.delivery_id} has neither a body nor a renderer`);
   let bundle = await services.readModels.get<BundleView>(governanceProjection, BUNDLES, render.artifact_hash);
   if (!bundle) {
-    // The governance read model may trail the dispatcher: let it catch up with the newest admission.
+    // The governance read model may trail the delivery queue: let it catch up with the newest admission.
     // (Not with the head: a projector reaches only positions of the events it reads, so a head of
     // another type — a webhook registered, a tier changed — was reached only by the next admission,
     // and the intake, and with it every delivery, waited for one.)

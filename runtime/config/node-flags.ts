@@ -7,8 +7,8 @@
  * on a pool of helper threads. The server already runs five JavaScript threads (HTTP and decisions,
  * validators, event writer, read models, deliveries), often on 2 cores; the helpers competed with
  * them for those cores, and a thread stopped for a scavenge waited for helpers the kernel had not
- * scheduled (pauses up to ~50 ms). At 64 connections on 2 vCPUs, 5 interleaved pairs, every pair was
- * faster with it: 1,095 → 1,327 admissions/s on average, 1,569 → 1,301 µs of CPU per admission.
+ * scheduled (pauses up to ~50 ms). At 64 connections on 2 vCPUs the server admits about a fifth more
+ * per second with it, at about a sixth less CPU per admission.
  * On a machine with many more cores than the server has threads, parallel collection may win back.
  */
 export const SERVER_NODE_FLAGS: readonly string[] = ['--single-threaded-gc'];

@@ -23,7 +23,7 @@ import type { Change } from '../../ports/read-store';
 import { ProjectionSpecification, type SpecEvent } from '../engine/projection-spec';
 import {
   type DeliveryView,
-  dispatcherProjection,
+  deliveryQueueProjection,
   type PendingLeafView,
   queuedDeliveryId,
   storedDelivery,
@@ -36,7 +36,7 @@ import {
   WEBHOOK_TENANTS,
   WEBHOOKS,
   type WebhookView,
-} from './dispatcher-projection';
+} from './delivery-queue-projection';
 import { webhookEventId } from './webhook-events';
 
 /** As the dispatcher consumer stores a change: a delivery without the body its recipe renders. */
@@ -45,7 +45,7 @@ const stored = (change: Change): Change =>
     ? { ...change, data: storedDelivery(change.data as DeliveryView) }
     : change;
 
-const given = ProjectionSpecification.for(dispatcherProjection({ publicUrl: 'https://gov.example' }), {
+const given = ProjectionSpecification.for(deliveryQueueProjection({ publicUrl: 'https://gov.example' }), {
   stored,
 });
 

@@ -16,12 +16,12 @@ import type { Bus } from '../../ports/bus';
 import type { EventStore } from '../../ports/event-store';
 import type { LeaseManager } from '../../ports/lease';
 import type { ReadStore } from '../../ports/read-store';
-import { isDispatcherState } from '../../projectors/webhooks/dispatcher-state';
-import type { Config } from '../config';
+import { isWebhookDeliveryState } from '../../projectors/webhooks/webhook-delivery-state';
+import type { Config } from '../config/config';
 
 /**
  * Where the read store is, in a form a worker thread can be handed. The SQLite one is two files: the
- * read models in `file`, the dispatcher's state in `dispatchFile` (SplitReadStore).
+ * read models in `file`, webhook delivery's state in `dispatchFile` (SplitReadStore).
  */
 export type ReadStoreLocation =
   | { kind: 'sqlite'; file: string; dispatchFile: string }
@@ -42,10 +42,11 @@ export interface OpenedReadStore {
 }
 
 /**
- * Page size of a new dispatcher file. Its writes are ~5 KB per admission with webhooks (a delivery
- * with its body, its log entry, index entries landing on scattered pages); with 8 KB pages each commit
- * and checkpoint moves fewer, fuller pages, and the delivery thread spent ~8% less CPU per admission
- * than with SQLite's 4 KB (interleaved runs). A file made before keeps its pages.
+ * Page size of a new webhook delivery file (dispatch.db). Its writes are ~5 KB per admission with
+ * webhooks (a delivery with its body, its log entry, index entries landing on scattered pages); with
+ * 8 KB pages each commit and checkpoint moves fewer, fuller pages, and the delivery thread spends ~8%
+ * less CPU per admission than with SQLite's 4 KB. A page size is fixed when its file is made: an
+ * existing file keeps its own.
  */
 const DISPATCH_FILE_PAGE_BYTES = 8192;
 
@@ -54,7 +55,7 @@ export async function openReadStore(
   /** Told when the MongoDB client is replaced because its server monitor stalled. */
   logger?: Pick<Logger, 'warn'>,
   /**
-   * Embedded only: commit the dispatcher file's writes together, at most once per this many ms. For
+   * Embedded only: commit the webhook delivery file's writes together, at most once per this many ms. For
    * the delivery thread, the file's one writer, whose writes wait for nothing on the admission path.
    */
   options: { dispatchCommitIntervalMs?: number } = {},
@@ -70,7 +71,7 @@ export async function openReadStore(
     });
     return { store, leases: store.leases(), binding: 'mongodb' };
   }
-  const store = SplitReadStore.open(location.file, location.dispatchFile, isDispatcherState, {
+  const store = SplitReadStore.open(location.file, location.dispatchFile, isWebhookDeliveryState, {
     commitIntervalMs: options.dispatchCommitIntervalMs,
     pageBytes: DISPATCH_FILE_PAGE_BYTES,
   });
@@ -128,7 +129,7 @@ export async function openBus(
 }
 
 /**
- * The dispatcher projection decides in global commit order: a leaf's webhooks fire when the tree head
+ * The delivery-queue projection decides in global commit order: a leaf's webhooks fire when the tree head
  * (an event of the log, not of the tenant) that integrates it is projected, and replays are told by
  * position. Kafka keeps order only within a partition, so the dispatcher refuses a topic of several.
  */

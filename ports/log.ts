@@ -1,4 +1,11 @@
-import type { JsonSth } from '../../../domain/log';
+/**
+ * The transparency log as the rest of the service sees it: its leaves and signed tree heads, what the
+ * public log endpoints read (`PublishedLog`), and where a process gets the log it serves (`LogSource`:
+ * the sequencer, or a follower of its events). Types only: the sequencer and follower in projectors/log
+ * implement them, the read side and the command handlers use them.
+ */
+import type { JsonSth } from '../domain/log';
+import type { TileLog } from '../merkle-core';
 
 /** The kinds of record admitted to the log, by their leaf type. */
 export type LeafType = 'GOV_GOVERNANCE_ENVELOPE_V1' | 'GOV_EXECUTION_TRACE_V1' | 'GOV_VARIANCE_RECORD_V1';
@@ -64,4 +71,35 @@ export interface PublishedLog {
    */
   leafIndexByHash(leafHashHex: string): number | null;
   leafByIndex(index: number): Promise<LeafView | null>;
+}
+
+/** An admission integrated into the log. */
+export interface IntegratedLeaf {
+  leafIndex: number;
+  /** A signed tree head covering the leaf. */
+  head: PublishedTreeHead;
+}
+
+/**
+ * Where a process gets the Merkle log it serves: the sequencer itself (embedded, or the writing
+ * sequencer process) or a follower of the sequencer's events (every other process).
+ */
+export interface LogSource {
+  /** The log's current verifier key (note format). */
+  readonly verifierKey: string;
+  /** The tree; sizes beyond `latest().sth.tree_size` are not signed yet. */
+  readonly log: TileLog;
+  latest(): PublishedTreeHead;
+  /** Event-store position of the latest head's `TreeHeadSigned` event. */
+  latestPosition(): number;
+  /**
+   * Resolves once this source holds every tree head the event store held when it was called: at once
+   * for the sequencer (it appends them), once it has read them for a follower (which may trail the
+   * sequencer, in another process, by a poll of the store).
+   */
+  catchUp(): Promise<void>;
+  /** The JSON STH of a checkpoint this log signed, under whichever of its keys. */
+  sthOf(checkpoint: string): JsonSth;
+  /** Resolves when the admission event `eventId` is a leaf under a signed tree head. */
+  waitForEvent(eventId: string): Promise<IntegratedLeaf>;
 }

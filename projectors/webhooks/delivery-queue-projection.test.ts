@@ -32,11 +32,11 @@ import { physicalCollection } from '../engine/projection';
 import { projectEvents } from '../engine/runner';
 import { renderFromRecipe } from './body-recipe';
 import { compactChanges } from './compact-changes';
-import { DispatcherConsumer, writeOrder } from './dispatcher-consumer';
+import { DeliveryQueueConsumer, writeOrder } from './delivery-queue-consumer';
 import {
   APPLIED_ID,
   type DeliveryView,
-  dispatcherProjection,
+  deliveryQueueProjection,
   PENDING_COUNT_ID,
   queuedDeliveryId,
   SEQ_STRIDE,
@@ -49,7 +49,7 @@ import {
   WEBHOOKS,
   type WebhookTenantView,
   type WebhookView,
-} from './dispatcher-projection';
+} from './delivery-queue-projection';
 import { WEBHOOK_EVENT_NAMES, webhookEventId, webhookLinks } from './webhook-events';
 import { renderComplianceReportReady } from './webhook-payloads';
 
@@ -65,13 +65,13 @@ const GENERATION = 1;
 const ADMISSIONS = new Set(['EvidenceAdmitted', 'ExecutionAdmitted', 'VarianceRecorded']);
 const [authorityKey, ...validatorKeys] = ed25519Keys(5) as [KeyObject, ...KeyObject[]];
 const validators = createLocalValidators(validatorKeys);
-const projection = dispatcherProjection({ publicUrl: PUBLIC_URL });
+const projection = deliveryQueueProjection({ publicUrl: PUBLIC_URL });
 
 let tenantCount = 0;
 let webhookCount = 0;
 
 /**
- * An event store in miniature feeding the dispatcher projection through the runtime's own path
+ * An event store in miniature feeding the delivery-queue projection through the runtime's own path
  * (`projectEvents`, then a real read store with its position guard), plus a sequencer that
  * integrates the admissions appended so far under one TreeHeadSigned.
  */
@@ -333,7 +333,7 @@ function asWrittenWithoutTransactions(write: readonly Change[]): Change[] {
 
 const ALL_EVENTS: WebhookEventName[] = [...WEBHOOK_EVENT_NAMES];
 
-describe('the dispatcher projection', () => {
+describe('the delivery-queue projection', () => {
   let world: World;
   beforeEach(() => {
     world = new World();
@@ -972,7 +972,7 @@ describe('the dispatcher projection', () => {
       } as unknown as Bus;
       const offered: DeliveryView[] = [];
       const announced: { views: DeliveryView[]; storedThen: number } = { views: [], storedThen: -1 };
-      const consumer = new DispatcherConsumer({
+      const consumer = new DeliveryQueueConsumer({
         bus,
         readStore,
         projection,

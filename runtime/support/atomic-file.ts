@@ -26,7 +26,7 @@ function writeTemp(file: string, content: string, mode: number): string {
 }
 
 /** Makes the folder's entries durable (a rename is only durable once its folder is synced). */
-export function fsyncDir(dir: string): void {
+function fsyncDir(dir: string): void {
   let fd: number;
   try {
     fd = fs.openSync(dir, 'r');

@@ -38,7 +38,7 @@ export class ProgressBar {
   }
 }
 
-export function formatProgress(label: string, p: Progress, columns: number): string {
+function formatProgress(label: string, p: Progress, columns: number): string {
   const fraction = p.target > 0 ? Math.min(1, p.position / p.target) : 1;
   const stats =
     ` ${(fraction * 100).toFixed(1).padStart(5)}% ${p.events.toLocaleString('en-US')} events` +

@@ -1,7 +1,7 @@
 import pino, { type Logger } from 'pino';
 
 /** Paths that may hold secrets; pino replaces them before a line is written. */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'req.headers.authorization',
   'headers.authorization',
   'authorization',

@@ -1,5 +1,5 @@
 /**
- * Feeds the dispatcher projection from the bus (in-process in the embedded mode, Kafka in
+ * Feeds the delivery-queue projection from the bus (in-process in the embedded mode, Kafka in
  * production): each batch is projected into owed deliveries and written before the handler resolves,
  * so the bus moves its offset only once the deliveries are durable. Then the delivery worker is woken
  * and the new events go out to connected sockets.
@@ -21,16 +21,17 @@ import {
   WEBHOOK_DISPATCH_META,
   WEBHOOK_PENDING_LEAVES,
   WEBHOOKS,
-} from './dispatcher-projection';
+} from './delivery-queue-projection';
 import type { FramePublisher } from './frame-fanout';
 
-export const DISPATCHER_GROUP = 'dispatcher';
+/** The bus consumer group (stored: the bus checkpoint is named after it). */
+export const DELIVERY_QUEUE_GROUP = 'dispatcher';
 
-export interface DispatcherConsumerOptions {
+export interface DeliveryQueueConsumerOptions {
   bus: Bus;
   readStore: ReadStore;
   projection: Projection;
-  /** The dispatcher's collections are not rebuilt blue/green: they live in one fixed generation. */
+  /** The delivery queue's collections are not rebuilt blue/green: they live in one fixed generation. */
   generation: number;
   /** Collection (logical name) holding the owed deliveries. */
   deliveries: string;
@@ -44,11 +45,11 @@ export interface DispatcherConsumerOptions {
   fanout?: FramePublisher;
   /**
    * Record in the read store, per tenant with a webhook command in the batch, the position of the
-   * newest of its events handled (collection DISPATCHER_PROGRESS), so that webhook commands answered
+   * newest of its events handled (collection DELIVERY_QUEUE_PROGRESS), so that webhook commands answered
    * by other processes can wait for it.
    */
   recordProgress?: boolean;
-  /** Told after each batch with the position handled (for a main thread bounding the dispatcher's lag). */
+  /** Told after each batch with the position handled (for a main thread bounding the queue's lag). */
   onHandled?(position: number): void;
   /** Told, once written, which webhooks a batch registered or removed (a worker keeping them forgets them). */
   onWebhooksChanged?(webhookIds: readonly string[]): void;
@@ -62,26 +63,26 @@ export interface DispatcherConsumerOptions {
 }
 
 /**
- * Per tenant: the position of the newest of its events the dispatcher has handled, moved by the
+ * Per tenant: the position of the newest of its events the delivery queue has handled, moved by the
  * batches that hold one of its webhook commands (what such a command waits for) (logical name).
  */
-export const DISPATCHER_PROGRESS = 'dispatcher_progress';
+export const DELIVERY_QUEUE_PROGRESS = 'dispatcher_progress';
 
-export class DispatcherConsumer {
+export class DeliveryQueueConsumer {
   private consumer: BusConsumer | null = null;
   private readonly handled = new FollowedPosition();
   private readonly eventTypes: ReadonlySet<string>;
   /**
-   * The dispatcher's documents as this consumer last wrote or read them, between batches: a batch
+   * The delivery queue's documents as this consumer last wrote or read them, between batches: a batch
    * otherwise reads every tenant's active webhooks, the pending count and the last seq back from the
-   * store (~40% of the reads of the delivery thread with 100 webhooks). Only for a `soleConsumer`: the
-   * dispatcher is then its collections' one writer. Forgotten when a batch fails, since the store may
-   * then hold part of it. Queued deliveries are not kept: the
-   * projection reads them only for a redelivery, and their bodies would fill the memory.
+   * store (~40% of the reads of the delivery thread with 100 webhooks). Only for a `soleConsumer`: this
+   * consumer is then its collections' one writer. Forgotten when a batch fails, since the store may
+   * then hold part of it. Queued deliveries are not kept: the projection reads them only for a
+   * redelivery, and their bodies would fill the memory.
    */
   private readonly documents = new AppliedDocuments(4096, (collection) => collection !== WEBHOOK_DELIVERIES);
 
-  constructor(private readonly options: DispatcherConsumerOptions) {
+  constructor(private readonly options: DeliveryQueueConsumerOptions) {
     this.eventTypes = new Set(options.projection.eventTypes);
   }
 
@@ -94,7 +95,7 @@ export class DispatcherConsumer {
         fields: index.fields,
       });
     this.consumer = await this.options.bus.subscribe(
-      DISPATCHER_GROUP,
+      DELIVERY_QUEUE_GROUP,
       (events) => this.handle(events),
       projection.dataMembers ? { dataMembers: projection.dataMembers } : {},
     );
@@ -110,7 +111,7 @@ export class DispatcherConsumer {
     return this.handled.position ?? 0;
   }
 
-  /** Resolves once the dispatcher has handled every event up to `position`. */
+  /** Resolves once this consumer has handled every event up to `position`. */
   waitForPosition(position: number): Promise<void> {
     return this.handled.wait(position);
   }
@@ -159,10 +160,10 @@ export class DispatcherConsumer {
   /**
    * Each increment as an upsert of the document the batch leaves: the batch state has computed it
    * (position guards included), and of a document's upserts only the last is written. A tenant's chain
-   * depth and the pending-leaf count took an increment per admission, each a read and a JSON rewrite in
-   * the store, as costly as all the batch's upserts; now they take one upsert per batch. Only for a
-   * `soleConsumer`, whose batch state holds what the store holds. An increment a replay skipped is
-   * passed on as it is.
+   * depth and the pending-leaf count change at every admission: as increments, each would be a read and
+   * a JSON rewrite in the store, as costly as all the batch's upserts; so they take one upsert per
+   * batch. Only for a `soleConsumer`, whose batch state holds what the store holds. An increment a
+   * replay skipped is passed on as it is.
    */
   private settleIncrements(changes: readonly Change[], state: BatchState): Change[] {
     const { projection, generation } = this.options;
@@ -222,7 +223,7 @@ export function writeOrder(changes: readonly Change[], generation: number): Chan
   return [written, consumed].filter((write) => write.length > 0);
 }
 
-/** The events of webhook commands, the only ones a command waits for the dispatcher to handle. */
+/** The events of webhook commands, the only ones a command waits for the delivery queue to handle. */
 const WEBHOOK_COMMAND_EVENTS: ReadonlySet<string> = new Set([
   'WebhookRegistered',
   'WebhookRemoved',
@@ -231,7 +232,7 @@ const WEBHOOK_COMMAND_EVENTS: ReadonlySet<string> = new Set([
 
 /**
  * One position-guarded upsert per tenant with a webhook command in the batch: the newest of its
- * events now handled. (An upsert per tenant of every batch was a write per admission.)
+ * events now handled. (An upsert per tenant of every batch would be a write per admission.)
  */
 function progressChanges(events: readonly RecordedEvent[], generation: number): Change[] {
   const commanding = new Set<string>();
@@ -241,7 +242,7 @@ function progressChanges(events: readonly RecordedEvent[], generation: number): 
     if (commanding.has(event.tenant_id))
       newest.set(event.tenant_id, Math.max(newest.get(event.tenant_id) ?? 0, event.position));
   }
-  const collection = physicalCollection(DISPATCHER_PROGRESS, generation);
+  const collection = physicalCollection(DELIVERY_QUEUE_PROGRESS, generation);
   return [...newest].map(([tenant, position]) => ({
     kind: 'upsert',
     collection,

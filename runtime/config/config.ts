@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { type KafkaSettings, kafkaSettingsFromEnv } from '../adapters/kafka/topic';
+import { type KafkaSettings, kafkaSettingsFromEnv } from '../../adapters/kafka/topic';
 import {
   type Ed25519Implementation,
   ed25519Implementation,
@@ -7,8 +7,8 @@ import {
   loadVerifierKey,
   SIGNATURE_TYPE_COSIGNATURE_V1,
   type VerifierKey,
-} from '../merkle-core';
-import { integerReader } from './env-integer';
+} from '../../merkle-core';
+import { integerReader } from '../support/env-integer';
 
 /** Everything the process can be configured with, read once from the environment. */
 export interface Config {
