@@ -1,4 +1,7 @@
 /**
+ * MEASURED FAST PATH: do not copy this pattern; every other route, and every new one, goes through the
+ * route table and Express. It exists only because this route limits admissions/s (bench: governance).
+ *
  * The hottest write, `POST /governance/evidence`, answered before Express. Express's router, body
  * parser and middleware chain (and the garbage they leave) take about 40% of the main thread's time
  * per admission, and the main thread, which also decides and sequences, is what limits admissions.

@@ -1,4 +1,7 @@
 /**
+ * MEASURED FAST PATH: do not copy this pattern; every other route, and every new one, goes through the
+ * route table and Express. It exists only because proof reads are the log's busiest (bench: governance).
+ *
  * The public log's hottest request, answered before Express: `GET /gov/v1/log/proof?leaf_hash=<hash>`
  * for a leaf in the latest signed tree (what verifiers and monitors ask most). Express costs several
  * times the proof itself, so this path parses the one URL shape it serves and writes the same answer
