@@ -28,12 +28,12 @@ export interface GovernanceServices extends CoreServices {
   webhooks: {
     guard: TargetGuard;
     secretKey: SecretBoxKey;
-    /** Physical names of the dispatcher projection's collections. */
+    /** Physical names of the delivery-queue projection's collections. */
     collections: { webhooks: string; deliveries: string };
     /**
-     * Resolves once the dispatcher has applied every event of tenant `tenantId` up to `position`
+     * Resolves once the delivery queue (in the dispatcher) has applied every event of tenant `tenantId` up to `position`
      * (read-your-write for webhook commands).
      */
-    awaitDispatcher(position: number, tenantId: string): Promise<void>;
+    awaitDeliveryQueue(position: number, tenantId: string): Promise<void>;
   };
 }

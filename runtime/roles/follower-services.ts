@@ -47,7 +47,7 @@ export async function startFollowerServices(
     readStore: read.store,
     logSource: follower,
     awaitProjections: (position, eventTypes) => waits.awaitProjections(position, eventTypes),
-    awaitDispatcher: (position, tenantId) => waits.awaitDispatcher(position, tenantId),
+    awaitDeliveryQueue: (position, tenantId) => waits.awaitDeliveryQueue(position, tenantId),
     bindings: { event_store: events.binding, read_store: read.binding, ...bindings },
   });
   // A cosignature recorded through another process: reload the latest head's once its read model has it.

@@ -39,7 +39,7 @@ export interface ServiceParts {
    * wait (`awaitProjections`).
    */
   readBarrier?: ReadBarrier;
-  awaitDispatcher: GovernanceServices['webhooks']['awaitDispatcher'];
+  awaitDeliveryQueue: GovernanceServices['webhooks']['awaitDeliveryQueue'];
   bindings: CoreServices['bindings'];
 }
 
@@ -103,7 +103,7 @@ export function composeServices(parts: ServiceParts): ComposedServices {
       guard: new TargetGuard({ allow: config.webhookAllow }),
       secretKey: keyring.webhookSecretKey,
       collections: DELIVERY_QUEUE_COLLECTIONS,
-      awaitDispatcher: parts.awaitDispatcher,
+      awaitDeliveryQueue: parts.awaitDeliveryQueue,
     },
   };
   return { services, log, stop: async () => validatorThread?.close() };

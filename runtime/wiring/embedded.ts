@@ -148,11 +148,11 @@ export async function startEmbedded(
     ),
     // A consumer on this thread is waited for in memory; the delivery thread's (the default) through
     // the tenant's progress it stores.
-    awaitDispatcher: (position, tenantId) =>
+    awaitDeliveryQueue: (position, tenantId) =>
       webhookDeliveryStarted.then((started) =>
         started.consumer
           ? started.consumer.waitForPosition(position)
-          : remoteWaitsOn(readStore).awaitDispatcher(position, tenantId),
+          : remoteWaitsOn(readStore).awaitDeliveryQueue(position, tenantId),
       ),
     bindings: { event_store: events.binding, read_store: read.binding, bus: bus.binding },
   });

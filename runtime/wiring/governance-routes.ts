@@ -23,8 +23,6 @@ import { webhookReadRoutes } from '../../read-api/governance/webhooks/routes';
 import type { RouteTable } from '../http/route-table';
 
 export const governanceRoutes: RouteTable<GovernanceServices> = [
-  // Path-mounted first: the log's proof and tile routes are the hottest reads, and a path-mounted
-  // router is skipped at once by every other request.
   logRouteGroup<GovernanceServices>(verifierKeys),
   {
     mount: '/',

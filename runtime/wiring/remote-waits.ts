@@ -45,7 +45,7 @@ export class RemoteWaits {
   }
 
   /** Resolves once the dispatcher has handled the events of `tenantId` up to `position`. */
-  async awaitDispatcher(position: number, tenantId: string): Promise<void> {
+  async awaitDeliveryQueue(position: number, tenantId: string): Promise<void> {
     const progress = physicalCollection(DELIVERY_QUEUE_PROGRESS, this.options.deliveryQueueGeneration);
     await this.until(
       async () => ((await this.options.readStore.get(progress, tenantId))?.position ?? 0) >= position,

@@ -218,13 +218,13 @@ function redeliver(services: GovernanceServices) {
   };
 }
 
-/** Read-your-write: the dispatcher has applied the command's event before the answer goes out. */
+/** Read-your-write: the delivery queue has applied the command's event before the answer goes out. */
 async function settled(
   services: GovernanceServices,
   tenantId: string,
   committed: Committed<unknown>,
 ): Promise<void> {
-  if (committed.position !== null) await services.webhooks.awaitDispatcher(committed.position, tenantId);
+  if (committed.position !== null) await services.webhooks.awaitDeliveryQueue(committed.position, tenantId);
 }
 
 function refuse(res: Response, refusal: WebhookRefusal): void {
