@@ -116,7 +116,7 @@ describe('read-your-write of tree heads in the production topology', () => {
 
   /** An API process of one side, in this process (what `startApiRole` runs), on the shared stores. */
   async function apiRole(side: 'commands' | 'reads', config: Config): Promise<GovClient> {
-    const services = await startFollowerServices(config, createLogger('silent'));
+    const services = await startFollowerServices(config, createLogger('silent'), side);
     const http = await listen(createRequestHandler(services.services, side), config);
     apis.push({ services, http });
     return new GovClient(http.url);
@@ -153,6 +153,21 @@ describe('read-your-write of tree heads in the production topology', () => {
       handed.push(admitted);
       failed.push(...(await askFor(reads, admitted.sth, admitted)));
       if (round > 0) failed.push(...(await askFor(reads, handed[round - 1]!.sth, handed[round - 1]!)));
+    }
+    expect(failed).toEqual([]);
+  });
+
+  it('given an admission answered by the command API, when the read API is asked for its report and the chain at once, then both show it', async () => {
+    const failed: string[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const admitted = await commands.admit(tenant.api_key, validEvidence(`report-${round}`));
+      const [report, chain] = await Promise.all([
+        reads.get(`/governance/report/${admitted.artifact_hash}`, tenant.api_key),
+        reads.get<{ length?: number; entries?: unknown[] }>('/governance/chain', tenant.api_key),
+      ]);
+      if (report.status !== 200) failed.push(`report of round ${round} → ${report.status} ${report.text}`);
+      if (!chain.text.includes(admitted.artifact_hash))
+        failed.push(`chain after round ${round} lacks ${admitted.artifact_hash}`);
     }
     expect(failed).toEqual([]);
   });

@@ -28,6 +28,11 @@ export interface SqliteEventStoreOptions {
   maxEventBytes?: number;
   /** How often a live subscription looks for appends made by other processes. Default 25 ms. */
   pollIntervalMs?: number;
+  /**
+   * How often while other processes keep appending (see AppendNotifier). Default `pollIntervalMs`;
+   * a process that follows others' appends (a topology role) polls quickly while they come.
+   */
+  activePollIntervalMs?: number;
   /** Events per page when reading `$all` or catching up. Default 1000. */
   pageSize?: number;
   /**
@@ -123,7 +128,11 @@ export class SqliteEventStore implements EventStore {
     this.maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
     this.pageSize = options.pageSize ?? 1000;
     this.now = options.now ?? (() => new Date());
-    this.notifier = new AppendNotifier(options.pollIntervalMs ?? 25, () => this.statements.dataVersion());
+    this.notifier = new AppendNotifier(
+      options.pollIntervalMs ?? 25,
+      () => this.statements.dataVersion(),
+      options.activePollIntervalMs,
+    );
     this.writer =
       options.writerThread && options.file !== ':memory:' ? new EventWriterThread(options.file) : null;
     this.committer = this.writer ? null : new GroupCommitter(this.db);

@@ -36,14 +36,19 @@ export class ProjectionCatalog {
     return (await this.entry(projectionName))?.generation ?? 1;
   }
 
-  /** The physical collection readers should query for a logical one. */
-  async servingCollection(projectionName: string, collection: string): Promise<string> {
+  /** The serving generation as request paths see it: looked up at most once per `cacheMs`. */
+  async servedGeneration(projectionName: string): Promise<number> {
     const now = Date.now();
     const hit = this.cached.get(projectionName);
-    if (hit && hit.until > now) return physicalCollection(collection, hit.generation);
+    if (hit && hit.until > now) return hit.generation;
     const generation = await this.servingGeneration(projectionName);
     if (this.cacheMs > 0) this.cached.set(projectionName, { generation, until: now + this.cacheMs });
-    return physicalCollection(collection, generation);
+    return generation;
+  }
+
+  /** The physical collection readers should query for a logical one. */
+  async servingCollection(projectionName: string, collection: string): Promise<string> {
+    return physicalCollection(collection, await this.servedGeneration(projectionName));
   }
 
   async switchTo(projection: Projection, generation: number, now = new Date()): Promise<void> {

@@ -15,7 +15,7 @@ import { sleep } from '../../runtime/support/sleep';
 import { FreshRead } from '../engine/fresh-read';
 import { FollowedPosition } from '../engine/position-waiters';
 import { LeafWaiters } from './leaf-waiters';
-import { ADMISSION_EVENT_TYPES } from './log-sequencer';
+import { ADMISSION_EVENT_TYPES, LEAF_HASH_ONLY } from './log-sequencer';
 import { LogVerifierKeys } from './log-verifier-keys';
 
 export interface LogFollowerOptions {
@@ -124,7 +124,11 @@ export class LogFollower implements LogSource {
     // Heads read before a restart may be ahead of the tree rebuilt now: serve none until caught up.
     this.head = null;
     const startHead = await eventStore.headPosition({ eventTypes: ['TreeHeadSigned'] });
-    this.subscription = eventStore.subscribeToAll({ after: null, filter: { eventTypes: FOLLOWED_TYPES } });
+    this.subscription = eventStore.subscribeToAll({
+      after: null,
+      filter: { eventTypes: FOLLOWED_TYPES },
+      dataMembers: LEAF_HASH_ONLY,
+    });
     if (this.stopped) await this.subscription.close();
     for await (const batch of this.subscription) {
       await this.apply(batch);

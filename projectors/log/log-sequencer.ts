@@ -24,6 +24,9 @@ export const LEAF_RECORD_MEMBER = {
 } as const;
 export const ADMISSION_EVENT_TYPES = Object.keys(LEAF_RECORD_MEMBER) as (keyof typeof LEAF_RECORD_MEMBER)[];
 
+/** A leaf is its stored hash: followers of the log read only that member of the (5 KB) admissions. */
+export const LEAF_HASH_ONLY = Object.fromEntries(ADMISSION_EVENT_TYPES.map((type) => [type, ['leaf_hash']]));
+
 /** Events of the service itself (not of a tenant) carry this tenant id. */
 export const SYSTEM_TENANT = 'system';
 
@@ -187,8 +190,7 @@ export class LogSequencer implements LogSource {
       after: this.lastPosition,
       filter: { eventTypes: ADMISSION_EVENT_TYPES },
       maxBatchSize: this.options.maxBatch ?? 4096,
-      // A leaf is its stored hash: the rest of the (5 KB) admission is not read here.
-      dataMembers: Object.fromEntries(ADMISSION_EVENT_TYPES.map((type) => [type, ['leaf_hash']])),
+      dataMembers: LEAF_HASH_ONLY,
     });
     if (this.stopped) await this.subscription.close();
     for await (const batch of this.subscription) {

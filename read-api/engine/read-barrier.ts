@@ -52,7 +52,13 @@ export class ReadModelsBehindError extends Error {
   }
 }
 
-export class ReadBarrier {
+/** What a read of a read model waits at first, so that it sees the writes it must see. */
+export interface ReadGate {
+  /** Null (or a promise of nothing) when `projectionName` may be read now; otherwise resolves once it may. */
+  before(projectionName: string): Promise<void> | null;
+}
+
+export class ReadBarrier implements ReadGate {
   /** Per projection: the newest acknowledged position it has to apply before it is read. */
   private readonly acknowledged = new Map<string, number>();
   /** Per follower bounded in time: when its positions were acknowledged. */

@@ -1,7 +1,7 @@
 import type { FindQuery, Page, ReadStore, StoredDocument } from '../../ports/read-store';
 import type { ProjectionCatalog } from '../../projectors/engine/catalog';
 import type { Projection } from '../../projectors/engine/projection';
-import type { ReadBarrier } from './read-barrier';
+import type { ReadGate } from './read-barrier';
 
 /**
  * Which writes a read must see:
@@ -16,8 +16,12 @@ export type Freshness = 'acknowledged' | 'applied';
 export class ReadModels {
   constructor(
     private readonly services: { readStore: ReadStore; catalog: ProjectionCatalog },
-    /** Where this process acknowledges writes before its read models apply them; see read-barrier.ts. */
-    private readonly barrier: ReadBarrier | null = null,
+    /**
+     * What a read waits for first: where this process acknowledges writes before its read models apply
+     * them, the read barrier (read-barrier.ts); where other processes acknowledge them, the store's head
+     * (runtime/wiring/remote-waits.ts).
+     */
+    private readonly barrier: ReadGate | null = null,
   ) {}
 
   async get<T>(

@@ -1,13 +1,14 @@
 import type { Logger } from 'pino';
 import type { WitnessCosigned } from '../../event-schemas';
 import type { RecordedEvent } from '../../ports/event-store';
+import { projections } from '../../projectors';
 import { LogFollower } from '../../projectors/log/log-follower';
 import type { Config } from '../config/config';
 import { openServerKeyring } from '../keys/keyring';
 import { type OpenedReadStore, openEventStore, openReadStore, readStoreLocation } from '../stores/stores';
 import { createMetrics } from '../support/metrics';
 import { type ComposedServices, composeServices } from '../wiring/compose-services';
-import { remoteWaitsOn } from '../wiring/remote-waits';
+import { remoteWaitsOn, StoreHeadGate } from '../wiring/remote-waits';
 
 export interface FollowerServices extends ComposedServices {
   read: OpenedReadStore;
@@ -16,20 +17,30 @@ export interface FollowerServices extends ComposedServices {
 }
 
 /**
+ * Which API a follower process serves: the command side acknowledges writes without waiting for the
+ * read models (beyond a bounded backlog); the read side makes its reads wait for them instead.
+ */
+export type FollowerSide = 'commands' | 'reads' | 'none';
+
+/**
  * The services of a process that serves the API but does not sequence (command-api, read-api,
- * dispatcher): the log from a follower of the sequencer's events, read-your-write by polling what the
- * projectors and the dispatcher store.
+ * dispatcher): the log from a follower of the sequencer's events, read-your-write from what the
+ * projectors and the dispatcher store (remote-waits.ts).
  */
 export async function startFollowerServices(
   config: Config,
   logger: Logger,
-  bindings: Record<string, string> = {},
+  side: FollowerSide = 'none',
 ): Promise<FollowerServices> {
   const metrics = createMetrics();
   const keyring = await openServerKeyring(config.dataDir, config.logOrigin);
-  const events = await openEventStore(config, { follower: true });
+  const events = await openEventStore(config, { follower: true, otherProcessesAppend: true });
   const read = await openReadStore(readStoreLocation(config), logger);
   const waits = remoteWaitsOn(read.store);
+  const readGate =
+    side === 'reads'
+      ? new StoreHeadGate(events.store, waits, projections, config.integrationTimeoutMs)
+      : undefined;
   let refreshCosignatures: (event: RecordedEvent) => void = () => undefined;
   const follower = new LogFollower({
     eventStore: events.store,
@@ -47,8 +58,12 @@ export async function startFollowerServices(
     readStore: read.store,
     logSource: follower,
     awaitProjections: (position, eventTypes) => waits.awaitProjections(position, eventTypes),
+    ...(side === 'commands'
+      ? { readYourWrite: (position, eventTypes) => waits.boundBacklog(position, eventTypes) }
+      : {}),
+    ...(readGate ? { readGate } : {}),
     awaitDeliveryQueue: (position, tenantId) => waits.awaitDeliveryQueue(position, tenantId),
-    bindings: { event_store: events.binding, read_store: read.binding, ...bindings },
+    bindings: { event_store: events.binding, read_store: read.binding },
   });
   // A cosignature recorded through another process: reload the latest head's once its read model has it.
   refreshCosignatures = (event) => {

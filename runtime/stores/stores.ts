@@ -84,13 +84,25 @@ export interface OpenedEventStore {
   binding: string;
 }
 
+/**
+ * How often a topology role looks for other processes' appends while they keep coming: the SQLite
+ * file has no notification across processes, and an admission crosses processes twice (to the
+ * sequencer and back), each crossing waiting for the next poll. A poll is one cheap pragma.
+ */
+const OTHER_PROCESSES_POLL_MS = 1;
+
 export async function openEventStore(
   config: Config,
   /**
    * `writerThread`: the embedded store commits on a writer thread (the server's appends). `follower`:
    * this thread or process only reads what others append (a smaller page cache; see SqliteEventStore).
    */
-  options: { writerThread?: boolean; follower?: boolean } = {},
+  options: {
+    writerThread?: boolean;
+    follower?: boolean;
+    /** A topology role: what it follows is appended by other processes (see AppendNotifier). */
+    otherProcessesAppend?: boolean;
+  } = {},
 ): Promise<OpenedEventStore> {
   if (config.eventStoreUrl) {
     const store = await EsdbEventStore.connect(config.eventStoreUrl, { maxEventBytes: config.maxEventBytes });
@@ -101,6 +113,7 @@ export async function openEventStore(
     maxEventBytes: config.maxEventBytes,
     writerThread: options.writerThread,
     follower: options.follower,
+    ...(options.otherProcessesAppend ? { activePollIntervalMs: OTHER_PROCESSES_POLL_MS } : {}),
   });
   return { store: new ValidatingEventStore(store), binding: 'sqlite' };
 }

@@ -11,7 +11,7 @@ import type { ReadStore } from '../../ports/read-store';
 import { ProjectionCatalog } from '../../projectors/engine/catalog';
 import { DELIVERY_QUEUE_COLLECTIONS } from '../../projectors/webhooks/delivery-queue-projection';
 import { TargetGuard } from '../../projectors/webhooks/target-guard';
-import type { ReadBarrier } from '../../read-api/engine/read-barrier';
+import type { ReadBarrier, ReadGate } from '../../read-api/engine/read-barrier';
 import { ReadModels } from '../../read-api/engine/read-models';
 import type { Config } from '../config/config';
 import type { CoreServices } from '../core/services';
@@ -34,11 +34,15 @@ export interface ServiceParts {
   logSource: LogSource;
   awaitProjections: CoreServices['awaitProjections'];
   /**
-   * Where this process serves the reads of its own projections: acknowledged writes are noted here
-   * and reads wait for them, instead of each write waiting for the read models. Without one, writes
-   * wait (`awaitProjections`).
+   * Read-your-write without each write waiting for the read models. Where this process serves the
+   * reads of its own projections (embedded): `readBarrier`, acknowledged writes are noted and reads
+   * wait for them. Where other processes acknowledge the writes or serve the reads (the topology):
+   * `readYourWrite` on the command side, `readGate` on the read side. Without them, writes wait
+   * (`awaitProjections`).
    */
   readBarrier?: ReadBarrier;
+  readYourWrite?: CoreServices['readYourWrite'];
+  readGate?: ReadGate;
   awaitDeliveryQueue: GovernanceServices['webhooks']['awaitDeliveryQueue'];
   bindings: CoreServices['bindings'];
 }
@@ -60,7 +64,7 @@ export function composeServices(parts: ServiceParts): ComposedServices {
   const { config, keyring, readStore, eventStore, logSource } = parts;
   const catalog = new ProjectionCatalog(readStore, 1000);
   const barrier = parts.readBarrier ?? null;
-  const readModels = new ReadModels({ readStore, catalog }, barrier);
+  const readModels = new ReadModels({ readStore, catalog }, barrier ?? parts.readGate ?? null);
   const log = new SequencedLog(logSource, readModels, eventStore, {
     awaitTreeHeads: (position) => parts.awaitProjections(position, ['TreeHeadSigned']),
     timeoutMs: config.integrationTimeoutMs,
@@ -80,7 +84,7 @@ export function composeServices(parts: ServiceParts): ComposedServices {
     awaitProjections: parts.awaitProjections,
     readYourWrite: barrier
       ? (position, eventTypes) => barrier.acknowledge(position, eventTypes)
-      : parts.awaitProjections,
+      : (parts.readYourWrite ?? parts.awaitProjections),
     log,
     publishedKeys: keyring.published,
     awaitLeaf: (eventId) => logSource.waitForEvent(eventId),
