@@ -3,6 +3,7 @@ import type { WitnessCosigned } from '../../event-schemas';
 import type { RecordedEvent } from '../../ports/event-store';
 import { LogFollower } from '../../projectors/log/log-follower';
 import type { Config } from '../config/config';
+import type { ProcessRole } from '../core/services';
 import { openServerKeyring } from '../keys/keyring';
 import { type OpenedReadStore, openEventStore, openReadStore, readStoreLocation } from '../stores/stores';
 import { createMetrics } from '../support/metrics';
@@ -21,6 +22,7 @@ export interface FollowerServices extends ComposedServices {
  * projectors and the dispatcher store.
  */
 export async function startFollowerServices(
+  role: Exclude<ProcessRole, 'all' | 'projectors'>,
   config: Config,
   logger: Logger,
   bindings: Record<string, string> = {},
@@ -49,6 +51,7 @@ export async function startFollowerServices(
     awaitProjections: (position, eventTypes) => waits.awaitProjections(position, eventTypes),
     awaitDeliveryQueue: (position, tenantId) => waits.awaitDeliveryQueue(position, tenantId),
     bindings: { event_store: events.binding, read_store: read.binding, ...bindings },
+    role,
   });
   // A cosignature recorded through another process: reload the latest head's once its read model has it.
   refreshCosignatures = (event) => {

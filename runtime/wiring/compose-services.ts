@@ -41,6 +41,7 @@ export interface ServiceParts {
   readBarrier?: ReadBarrier;
   awaitDeliveryQueue: GovernanceServices['webhooks']['awaitDeliveryQueue'];
   bindings: CoreServices['bindings'];
+  role: CoreServices['role'];
 }
 
 export interface ComposedServices {
@@ -85,6 +86,9 @@ export function composeServices(parts: ServiceParts): ComposedServices {
     publishedKeys: keyring.published,
     awaitLeaf: (eventId) => logSource.waitForEvent(eventId),
     bindings: parts.bindings,
+    role: parts.role,
+    // The embedded server's single writers are alone and take no lease; the roles composed here run none.
+    leaseStates: () => ({}),
   };
   const services: GovernanceServices = {
     ...core,
