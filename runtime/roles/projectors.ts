@@ -51,6 +51,7 @@ export async function startProjectorsRole(config: Config, logger: Logger): Promi
     metrics,
     logger,
     leases,
+    leaseTtlMs: ttlMs,
   });
   await supervisor.start();
   const bus = await openBus(config, eventStore, readStore, { logger, metrics });
