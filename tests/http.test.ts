@@ -31,10 +31,11 @@ describe('the embedded server over HTTP', () => {
   ) => fetch(`${server.url}${route}`, { method: 'POST', body, headers });
   const eventCount = async () => (await collect(server.services.eventStore.readAll())).length;
 
-  it('GET /health answers with the service, its bindings and upstream status', async () => {
+  it('GET /health answers with the service, its bindings, upstream status and role (all: no leases)', async () => {
     const res = await fetch(`${server.url}/health`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({
+    const health = await res.json();
+    expect(health).toMatchObject({
       status: 'ok',
       service: 'gov-clearinghouse',
       version: expect.any(String),
@@ -42,7 +43,10 @@ describe('the embedded server over HTTP', () => {
       engine: { package: 'gov-clearinghouse' },
       bindings: { event_store: true, read_store: true, bus: true },
       upstream: { event_store: 'healthy', read_store: 'healthy' },
+      role: 'all',
     });
+    // Its sequencer, projectors and forwarder are alone in the process: no lease to contend for.
+    expect(health.leases).toEqual({});
   });
 
   it('GET /v1/metrics serves Prometheus text with projector metrics', async () => {

@@ -116,7 +116,8 @@ describe('read-your-write of tree heads in the production topology', () => {
 
   /** An API process of one side, in this process (what `startApiRole` runs), on the shared stores. */
   async function apiRole(side: 'commands' | 'reads', config: Config): Promise<GovClient> {
-    const services = await startFollowerServices(config, createLogger('silent'), side);
+    const role = side === 'commands' ? 'command-api' : 'read-api';
+    const services = await startFollowerServices(role, config, createLogger('silent'));
     const http = await listen(createRequestHandler(services.services, side), config);
     apis.push({ services, http });
     return new GovClient(http.url);

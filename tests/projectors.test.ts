@@ -4,7 +4,7 @@ import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { SqliteLeaseManager } from '../adapters/sqlite/lease';
 import { openSqlite } from '../adapters/sqlite/open';
 import { SqliteReadStore } from '../adapters/sqlite/read-store';
-import { FencedOutError } from '../ports/lease';
+import { FencedOutError, type LeaseManager } from '../ports/lease';
 import { ProjectionCatalog } from '../projectors/engine/catalog';
 import { type Projection, physicalCollection } from '../projectors/engine/projection';
 import { rebuildProjection } from '../projectors/engine/rebuild';
@@ -176,6 +176,40 @@ describe('projector runtime', () => {
       expect(dump).toBe(await uninterruptedDump(eventStore, path.join(dir, 'clean.db')));
       for (const i of instances) i.db.close();
       await eventStore.close();
+    });
+
+    it('given a supervisor with leases and a lease TTL, then its projectors take and renew their leases for that TTL', async () => {
+      const { eventStore, readStore, close } = await openStores(dir, 10);
+      const store = readStore.leases();
+      const ttls: number[] = [];
+      const leases: LeaseManager = {
+        acquire: (name, owner, ttlMs) => {
+          ttls.push(ttlMs);
+          return store.acquire(name, owner, ttlMs);
+        },
+        renew: (grant, ttlMs) => {
+          ttls.push(ttlMs);
+          return store.renew(grant, ttlMs);
+        },
+        release: (grant) => store.release(grant),
+      };
+      const supervisor = new ProjectionSupervisor({
+        projections: [streamStatsProjection],
+        eventStore,
+        readStore,
+        metrics: metrics(),
+        logger,
+        leases,
+        leaseTtlMs: 600,
+      });
+      await supervisor.start();
+      await supervisor.waitForPosition(10);
+      // Renewed every third of the TTL: at 200 ms, 400 ms, …
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      await supervisor.stop();
+      expect(ttls.length).toBeGreaterThanOrEqual(3);
+      expect(new Set(ttls)).toEqual(new Set([600]));
+      await close();
     });
 
     it('given an instance whose lease lapsed and was taken, when it writes with its old grant, then it is fenced out and nothing is written', async () => {

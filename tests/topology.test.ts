@@ -16,6 +16,10 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { MongoClient } from 'mongodb';
+import { projections } from '../projectors';
+import { BUS_FORWARDER } from '../projectors/engine/bus-forwarder';
+import { checkpointName } from '../projectors/engine/projection';
+import { LOG_STREAM } from '../projectors/log/log-sequencer';
 import { exited, freePort, runGov } from './support/children';
 import {
   type AdmittedEvidence,
@@ -27,6 +31,7 @@ import {
 import { PrivateKafka } from './support/private-servers';
 import { describeWithServers, KAFKA_SERVER, MONGODB_SERVER } from './support/servers';
 import {
+  health,
   killHard,
   lastOutput,
   metric,
@@ -106,13 +111,47 @@ describeWithServers(
         await start('command-api-b', 'command-api.ts'),
       ];
       await Promise.all([dispatcher, reader, commandA, commandB].map((role) => waitHealthy(role)));
+
+      // Each /health names its role; the two projectors processes contend for the same leases, and
+      // once both have settled each lease has exactly one writer.
+      const leasesOf = async (role: ServiceProcess) => (await health(role.url))?.leases ?? {};
+      const writers = (states: Record<string, string>[], lease: string) =>
+        states.filter((state) => state[lease] === 'writer').length;
+      const leaseNames = [
+        LOG_STREAM,
+        BUS_FORWARDER,
+        ...projections.map((projection) => checkpointName(projection, 1)),
+      ].sort();
       await until(
-        async () =>
-          (await metric(sequencers[0]!.url, 'gov_sequencer_is_writer')) === 1 ||
-          (await metric(sequencers[1]!.url, 'gov_sequencer_is_writer')) === 1,
-        'a sequencer to take the merkle-log lease',
+        async () => {
+          const states = await Promise.all(sequencers.map(leasesOf));
+          return leaseNames.every((lease) => writers(states, lease) === 1);
+        },
+        'each lease to be held by exactly one projectors process',
         15_000,
       );
+      const [healthA, healthB] = await Promise.all(sequencers.map((role) => health(role.url)));
+      for (const report of [healthA!, healthB!]) {
+        expect(report.role).toBe('projectors');
+        expect(Object.keys(report.leases).sort()).toEqual(leaseNames);
+      }
+      expect([healthA!.leases[LOG_STREAM], healthB!.leases[LOG_STREAM]].sort()).toEqual([
+        'standby',
+        'writer',
+      ]);
+      for (const [role, service] of [
+        ['dispatcher', dispatcher],
+        ['read-api', reader],
+        ['command-api', commandA],
+        ['command-api', commandB],
+      ] as const) {
+        const report = await health(service!.url);
+        expect({ process: service!.name, role: report?.role, leases: report?.leases }).toEqual({
+          process: service!.name,
+          role,
+          leases: {},
+        });
+      }
 
       const commands = [new GovClient(commandA.url), new GovClient(commandB.url)];
       const reads = new GovClient(reader.url);
@@ -157,15 +196,20 @@ describeWithServers(
       async function injectFaults(): Promise<void> {
         // SIGKILL whichever sequencer writes; the standby must take over within a few lease periods.
         const writer =
-          (await metric(sequencers[0]!.url, 'gov_sequencer_is_writer')) === 1
-            ? sequencers[0]!
-            : sequencers[1]!;
+          (await leasesOf(sequencers[0]!))[LOG_STREAM] === 'writer' ? sequencers[0]! : sequencers[1]!;
         const standby = writer === sequencers[0] ? sequencers[1]! : sequencers[0]!;
+        expect((await leasesOf(standby))[LOG_STREAM]).toBe('standby');
         writer.child.kill('SIGKILL');
         await exited(writer.child);
         await until(
+          async () => (await leasesOf(standby))[LOG_STREAM] === 'writer',
+          'the standby to take over (its /health)',
+          20_000,
+        );
+        // The metric says the same once its sequencer has rebuilt the tree and signs.
+        await until(
           async () => (await metric(standby.url, 'gov_sequencer_is_writer')) === 1,
-          'the standby to take over',
+          'the standby to sequence',
           20_000,
         );
         // The broker goes away for a while under load, then comes back on its data.

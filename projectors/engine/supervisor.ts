@@ -16,6 +16,8 @@ export interface SupervisorOptions {
   logger: Logger;
   /** Run every projector in single-writer mode with these leases (several processes may run them). */
   leases?: LeaseManager;
+  /** How long a projector that stopped renewing keeps its lease (GOV_LEASE_TTL_MS); default 5 s. */
+  leaseTtlMs?: number;
   /** How often the catalog is checked for a generation switched by `gov rebuild --beside`. */
   catalogPollMs?: number;
   /** Told after each batch a serving projection stores, with the position it reached. */
@@ -131,7 +133,9 @@ export class ProjectionSupervisor implements RunningProjections {
       ...this.options,
       projection,
       generation,
-      singleWriter: this.options.leases ? { leases: this.options.leases } : undefined,
+      singleWriter: this.options.leases
+        ? { leases: this.options.leases, ttlMs: this.options.leaseTtlMs }
+        : undefined,
     });
     this.runners.set(projection.name, runner);
     await runner.start();

@@ -46,7 +46,17 @@ export interface CoreServices {
   awaitLeaf(eventId: string): Promise<IntegratedLeaf>;
   /** Names of the ports' adapters, for /health. */
   bindings: Record<string, string>;
+  /** Which process of the deployment this is, for /health. */
+  role: ProcessRole;
+  /** The single-writer leases this process contends for, by lease name, for /health; none: `{}`. */
+  leaseStates(): Record<string, LeaseState>;
 }
+
+/** The embedded server (`all`) or one process of the production topology (runtime/roles/). */
+export type ProcessRole = 'all' | 'command-api' | 'read-api' | 'projectors' | 'dispatcher';
+
+/** Of a single-writer lease: this process holds it and writes, or waits to take it over. */
+export type LeaseState = 'writer' | 'standby';
 
 export const SERVICE_NAME = 'gov-clearinghouse';
 // Read at run time from the package root: two levels above runtime/wiring/, three above dist/runtime/wiring/.

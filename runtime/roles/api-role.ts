@@ -16,7 +16,11 @@ export async function startApiRole(
   config: Config,
   logger: Logger,
 ): Promise<RunningRole> {
-  const follower = await startFollowerServices(config, logger, side);
+  const follower = await startFollowerServices(
+    side === 'commands' ? 'command-api' : 'read-api',
+    config,
+    logger,
+  );
   const http = await listen(createRequestHandler(follower.services, side), config);
   return {
     banner: httpBanner(config, http.url, http.port),

@@ -12,7 +12,7 @@ import { httpBanner, type RunningRole, runRole } from './role-process';
  * deliveries they owe in the read store, and sends them from its delivery thread. Run one.
  */
 export async function startDispatcherRole(config: Config, logger: Logger): Promise<RunningRole> {
-  const follower = await startFollowerServices(config, logger);
+  const follower = await startFollowerServices('dispatcher', config, logger);
   const { services } = follower;
   services.bindings.bus = config.kafka ? 'kafka' : 'in-process';
   // The delivery thread opens the bus it consumes (and checks its order); this thread needs none.

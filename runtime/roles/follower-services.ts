@@ -4,6 +4,7 @@ import type { RecordedEvent } from '../../ports/event-store';
 import { projections } from '../../projectors';
 import { LogFollower } from '../../projectors/log/log-follower';
 import type { Config } from '../config/config';
+import type { ProcessRole } from '../core/services';
 import { openServerKeyring } from '../keys/keyring';
 import { type OpenedReadStore, openEventStore, openReadStore, readStoreLocation } from '../stores/stores';
 import { createMetrics } from '../support/metrics';
@@ -17,28 +18,24 @@ export interface FollowerServices extends ComposedServices {
 }
 
 /**
- * Which API a follower process serves: the command side acknowledges writes without waiting for the
- * read models (beyond a bounded backlog); the read side makes its reads wait for them instead.
- */
-export type FollowerSide = 'commands' | 'reads' | 'none';
-
-/**
  * The services of a process that serves the API but does not sequence (command-api, read-api,
  * dispatcher): the log from a follower of the sequencer's events, read-your-write from what the
  * projectors and the dispatcher store (remote-waits.ts).
  */
 export async function startFollowerServices(
+  role: Exclude<ProcessRole, 'all' | 'projectors'>,
   config: Config,
   logger: Logger,
-  side: FollowerSide = 'none',
 ): Promise<FollowerServices> {
   const metrics = createMetrics();
   const keyring = await openServerKeyring(config.dataDir, config.logOrigin);
   const events = await openEventStore(config, { follower: true, otherProcessesAppend: true });
   const read = await openReadStore(readStoreLocation(config), logger);
   const waits = remoteWaitsOn(read.store);
+  // Read-your-write: the command API acknowledges without waiting for the read models (beyond a
+  // bounded backlog); the read API makes its reads wait for them instead.
   const readGate =
-    side === 'reads'
+    role === 'read-api'
       ? new StoreHeadGate(events.store, waits, projections, config.integrationTimeoutMs)
       : undefined;
   let refreshCosignatures: (event: RecordedEvent) => void = () => undefined;
@@ -58,12 +55,13 @@ export async function startFollowerServices(
     readStore: read.store,
     logSource: follower,
     awaitProjections: (position, eventTypes) => waits.awaitProjections(position, eventTypes),
-    ...(side === 'commands'
+    ...(role === 'command-api'
       ? { readYourWrite: (position, eventTypes) => waits.boundBacklog(position, eventTypes) }
       : {}),
     ...(readGate ? { readGate } : {}),
     awaitDeliveryQueue: (position, tenantId) => waits.awaitDeliveryQueue(position, tenantId),
     bindings: { event_store: events.binding, read_store: read.binding },
+    role,
   });
   // A cosignature recorded through another process: reload the latest head's once its read model has it.
   refreshCosignatures = (event) => {

@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
 import { projections } from '../../projectors';
-import { BusForwarder } from '../../projectors/engine/bus-forwarder';
+import { BUS_FORWARDER, BusForwarder } from '../../projectors/engine/bus-forwarder';
 import { ProjectionSupervisor } from '../../projectors/engine/supervisor';
 import { LeasedSequencer } from '../../projectors/log/leased-sequencer';
-import { LogSequencer } from '../../projectors/log/log-sequencer';
+import { LOG_STREAM, LogSequencer } from '../../projectors/log/log-sequencer';
 import type { Config } from '../config/config';
+import type { LeaseState } from '../core/services';
 import { listen } from '../http/listen';
 import { openServerKeyring } from '../keys/keyring';
 import { openBus, openEventStore, openReadStore, readStoreLocation } from '../stores/stores';
@@ -50,6 +51,7 @@ export async function startProjectorsRole(config: Config, logger: Logger): Promi
     metrics,
     logger,
     leases,
+    leaseTtlMs: ttlMs,
   });
   await supervisor.start();
   const bus = await openBus(config, eventStore, readStore, { logger, metrics });
@@ -65,8 +67,28 @@ export async function startProjectorsRole(config: Config, logger: Logger): Promi
     : null;
   await forwarder?.start();
   const bindings = { event_store: events.binding, read_store: read.binding, bus: bus.binding };
+  const state = (writing: boolean): LeaseState => (writing ? 'writer' : 'standby');
+  // Each single writer's lease by its name: the log stream's, the forwarder's, each projector generation's.
+  const leaseStates = () => {
+    const states: Record<string, LeaseState> = { [LOG_STREAM]: state(sequencer.writer !== null) };
+    if (forwarder) states[BUS_FORWARDER] = state(forwarder.isWriter);
+    for (const { name } of projections) {
+      const runner = supervisor.runner(name);
+      if (runner) states[runner.checkpoint] = state(runner.isWriter);
+    }
+    return states;
+  };
   const http = await listen(
-    createOpsApp({ config, logger, metrics, eventStore, readStore, bindings }),
+    createOpsApp({
+      config,
+      logger,
+      metrics,
+      eventStore,
+      readStore,
+      bindings,
+      role: 'projectors',
+      leaseStates,
+    }),
     config,
   );
   return {

@@ -45,6 +45,7 @@ export interface ServiceParts {
   readGate?: ReadGate;
   awaitDeliveryQueue: GovernanceServices['webhooks']['awaitDeliveryQueue'];
   bindings: CoreServices['bindings'];
+  role: CoreServices['role'];
 }
 
 export interface ComposedServices {
@@ -89,6 +90,9 @@ export function composeServices(parts: ServiceParts): ComposedServices {
     publishedKeys: keyring.published,
     awaitLeaf: (eventId) => logSource.waitForEvent(eventId),
     bindings: parts.bindings,
+    role: parts.role,
+    // The embedded server's single writers are alone and take no lease; the roles composed here run none.
+    leaseStates: () => ({}),
   };
   const services: GovernanceServices = {
     ...core,

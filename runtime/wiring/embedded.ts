@@ -155,6 +155,7 @@ export async function startEmbedded(
           : remoteWaitsOn(readStore).awaitDeliveryQueue(position, tenantId),
       ),
     bindings: { event_store: events.binding, read_store: read.binding, bus: bus.binding },
+    role: 'all',
   });
   await log.start();
   const http = await listen(createRequestHandler(services), config);

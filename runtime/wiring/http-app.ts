@@ -37,7 +37,7 @@ export function createApp(services: GovernanceServices, side: ServedSide = 'all'
 
 type OpsServices = Pick<
   CoreServices,
-  'logger' | 'metrics' | 'eventStore' | 'readStore' | 'bindings' | 'config'
+  'logger' | 'metrics' | 'eventStore' | 'readStore' | 'bindings' | 'config' | 'role' | 'leaseStates'
 >;
 
 /** A process that serves no API (projectors, dispatcher): /health, /v1/metrics and /v1/version only. */

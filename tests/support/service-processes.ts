@@ -6,6 +6,7 @@
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { HealthReport } from '../../read-api/governance/service/health';
 import { exited, REPO_ROOT, spawnTypeScript } from './children';
 
 export interface ServiceProcess {
@@ -94,6 +95,15 @@ export async function metric(url: string, name: string): Promise<number | null> 
   for (const match of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm')))
     total = (total ?? 0) + Number(match[1]);
   return total;
+}
+
+/** The process's GET /health (200 or 503), or null when it does not answer. */
+export async function health(url: string): Promise<HealthReport | null> {
+  try {
+    return (await (await fetch(`${url}/health`)).json()) as HealthReport;
+  } catch {
+    return null;
+  }
 }
 
 /** Polls `condition` every 50 ms; throws naming `what` after `timeoutMs`. */

@@ -5,13 +5,14 @@
  * command APIs. Each role keeps its port, so it can be killed and started again where clients expect it.
  */
 import path from 'node:path';
+import { LOG_STREAM } from '../../projectors/log/log-sequencer';
 import { freePort } from './children';
 import { GovClient } from './governance-client';
 import {
+  health,
   isRunning,
   killHard,
   lastOutput,
-  metric,
   type ServiceProcess,
   startServiceProcess,
   until,
@@ -96,10 +97,10 @@ export class Topology {
     return process !== undefined && isRunning(process);
   }
 
-  /** The projectors process whose sequencer writes, or null while none does. */
+  /** The projectors process whose sequencer holds the `merkle-log` lease (its /health), or null while none does. */
   async writingSequencer(): Promise<RoleName | null> {
     for (const role of ['projectors-a', 'projectors-b'] as const)
-      if (this.isRunning(role) && (await metric(this.client(role).url, 'gov_sequencer_is_writer')) === 1)
+      if (this.isRunning(role) && (await health(this.client(role).url))?.leases[LOG_STREAM] === 'writer')
         return role;
     return null;
   }

@@ -1,4 +1,10 @@
-import { type CoreServices, SERVICE_NAME, SERVICE_VERSION } from '../../../runtime/core/services';
+import {
+  type CoreServices,
+  type LeaseState,
+  type ProcessRole,
+  SERVICE_NAME,
+  SERVICE_VERSION,
+} from '../../../runtime/core/services';
 
 type UpstreamStatus = 'healthy' | 'unhealthy';
 
@@ -12,11 +18,15 @@ export interface HealthReport {
   bindings: Record<string, boolean>;
   upstream: Record<string, UpstreamStatus>;
   adapters: Record<string, string>;
+  /** Which process answers: `all` (the embedded server) or a role of the production topology. */
+  role: ProcessRole;
+  /** The single-writer leases the process contends for, by lease name (only `projectors` has any). */
+  leases: Record<string, LeaseState>;
 }
 
 /** GET /health: the shape of the platform spec, with each store actually asked for something. */
 export async function checkHealth(
-  services: Pick<CoreServices, 'eventStore' | 'readStore' | 'bindings'>,
+  services: Pick<CoreServices, 'eventStore' | 'readStore' | 'bindings' | 'role' | 'leaseStates'>,
 ): Promise<HealthReport> {
   const upstream: Record<string, UpstreamStatus> = {
     event_store: await probe(() => services.eventStore.headPosition()),
@@ -32,6 +42,8 @@ export async function checkHealth(
     bindings: Object.fromEntries(Object.keys(services.bindings).map((port) => [port, true])),
     upstream,
     adapters: services.bindings,
+    role: services.role,
+    leases: services.leaseStates(),
   };
 }
 

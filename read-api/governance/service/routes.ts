@@ -5,7 +5,10 @@ import { PUBLIC, type Route } from '../../../runtime/http/route-table';
 import { checkHealth } from './health';
 
 /** What the operations routes read: every process has it, those that serve no API too. */
-type OperationsServices = Pick<CoreServices, 'metrics' | 'eventStore' | 'readStore' | 'bindings'>;
+type OperationsServices = Pick<
+  CoreServices,
+  'metrics' | 'eventStore' | 'readStore' | 'bindings' | 'role' | 'leaseStates'
+>;
 
 /** Health, metrics and version: served by every process of every topology. */
 export const operationsRoutes: readonly Route<OperationsServices>[] = [
