@@ -33,7 +33,7 @@ fetch() {
 start() {
   fetch
   rm -rf "$state" && mkdir -p "$state/data"
-  nohup "$binary" --handler=sqlite --sqlite-url="file:$state/data/" --state-dir="$state" \
+  nohup "$binary" --handler=sqlite --sqlite-url="file:$state/data/?_pragma=synchronous(normal)" --state-dir="$state" \
     --listen-addr="127.0.0.1:$port" --debug-addr="127.0.0.1:0" --telemetry=disable --log-level=warn \
     >"$state/server.log" 2>&1 &
   echo $! >"$state/pid"

@@ -7,12 +7,15 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { WriterReport, WriterRequest, WriterThreadData } from './event-writer-protocol';
 import { GroupCommitter, outcomeToWire } from './group-commit';
 import { openSqlite } from './open';
+import { retryLocksHere } from './write-lock';
 
 const { file } = workerData as WriterThreadData;
 const port = parentPort!;
 // It only appends (the right edge of the B-trees) and looks up a few index pages: a small cache.
 const db = openSqlite(file, 'durable', 8);
-const committer = new GroupCommitter(db);
+// This thread may block: it waits for a write lock held by another process itself, trying often.
+retryLocksHere(db);
+const committer = new GroupCommitter(db, true);
 const send = (report: WriterReport) => port.postMessage(report);
 
 port.on('message', (request: WriterRequest) => {

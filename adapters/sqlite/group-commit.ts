@@ -11,6 +11,7 @@ import {
   WrongExpectedVersionError,
 } from '../../ports/event-store';
 import type { SqliteDatabase } from './open';
+import { beginImmediate } from './write-lock';
 
 /** One event of an append, already serialized and size-checked. */
 export interface EventRow {
@@ -38,7 +39,14 @@ export class GroupCommitter {
   private readonly eventById;
   private readonly transaction;
 
-  constructor(db: SqliteDatabase) {
+  /**
+   * `lockRetry`: take the write lock with `beginImmediate` (a connection that may block: the writer
+   * thread) instead of SQLite's busy handler.
+   */
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly lockRetry = false,
+  ) {
     this.insert = db.prepare(
       `INSERT INTO events (id, stream, revision, type, recorded_at, tenant_id, correlation_id, causation_id, schema_version, data)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -56,9 +64,21 @@ export class GroupCommitter {
    */
   commit(group: readonly AppendRequest[], recordedAt: string): AppendOutcome[] {
     const outcomes: AppendOutcome[] = [];
-    this.transaction.immediate(() => {
+    const work = () => {
       for (const append of group) outcomes.push(this.applyOne(append, recordedAt));
-    });
+    };
+    if (!this.lockRetry) {
+      this.transaction.immediate(work);
+      return outcomes;
+    }
+    beginImmediate(this.db);
+    try {
+      work();
+      this.db.exec('COMMIT');
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw error;
+    }
     return outcomes;
   }
 

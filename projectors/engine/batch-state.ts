@@ -1,14 +1,23 @@
 import type { Change, ReadStore, StoredDocument } from '../../ports/read-store';
 import { type AppliedDocuments, documentKey } from './applied-documents';
-import { type ProjectionState, physicalCollection } from './projection';
+import { type DocumentKey, type ProjectionState, physicalCollection } from './projection';
 
 /**
  * The state a projection sees while a batch is projected: the read store overlaid with the changes
  * of the batch's earlier events, which are not stored yet (the batch is applied in one go). With
  * `applied`, the documents the runner stored or read before are taken from there.
  */
+/**
+ * Reads in flight at once while prefetching: enough to overlap round trips, few enough for a server
+ * that serves each connection apart (FerretDB v1 gives each its own SQLite connection: hundreds of
+ * reads at once took seconds each).
+ */
+const PREFETCH_LANES = 8;
+
 export class BatchState implements ProjectionState {
   private readonly overlay = new Map<string, { collection: string; id: string; document: Overlaid }>();
+  /** Documents read ahead for this batch (`prefetch`). */
+  private readonly fetched = new Map<string, Overlaid>();
 
   constructor(
     private readonly readStore: ReadStore,
@@ -17,13 +26,37 @@ export class BatchState implements ProjectionState {
   ) {}
 
   async get<T>(collection: string, id: string): Promise<StoredDocument<T> | null> {
-    const overlaid = this.overlay.get(documentKey(collection, id));
+    const key = documentKey(collection, id);
+    const overlaid = this.overlay.get(key);
     if (overlaid) return overlaid.document as StoredDocument<T> | null;
+    const fetched = this.fetched.get(key);
+    if (fetched !== undefined) return fetched as StoredDocument<T> | null;
     const known = this.applied?.get(collection, id);
     if (known !== undefined) return known as StoredDocument<T> | null;
     const stored = await this.readStore.get<T>(physicalCollection(collection, this.generation), id);
     this.applied?.remember(collection, id, stored as StoredDocument<object> | null);
     return stored;
+  }
+
+  /** Reads the documents of `keys` not known here yet, all at once (see `Projection.reads`). */
+  async prefetch(keys: readonly DocumentKey[]): Promise<void> {
+    const wanted = new Map<string, DocumentKey>();
+    for (const key of keys) {
+      const name = documentKey(key.collection, key.id);
+      if (this.overlay.has(name) || this.fetched.has(name) || wanted.has(name)) continue;
+      if (this.applied?.get(key.collection, key.id) !== undefined) continue;
+      wanted.set(name, key);
+    }
+    const queue = [...wanted];
+    const lane = async () => {
+      for (let next = queue.pop(); next; next = queue.pop()) {
+        const [name, { collection, id }] = next;
+        const stored = await this.readStore.get<object>(physicalCollection(collection, this.generation), id);
+        this.fetched.set(name, stored);
+        this.applied?.remember(collection, id, stored);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PREFETCH_LANES, queue.length) }, lane));
   }
 
   /**

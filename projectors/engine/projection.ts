@@ -28,6 +28,18 @@ export interface Projection {
    */
   readonly dataMembers?: Readonly<Record<string, readonly string[]>>;
   project(event: RecordedEvent, state: ProjectionState): Promise<Change[]> | Change[];
+  /**
+   * The documents `project` will `get` for `event`, if it can say: the runner reads those of a whole
+   * batch at once, before projecting it. Each `get` otherwise waits for its own answer in turn, and on
+   * a read store across the network (MongoDB) a batch's reads then cost a round trip per event.
+   */
+  reads?(event: RecordedEvent): readonly DocumentKey[];
+}
+
+/** A document of a projection's (logical) collection. */
+export interface DocumentKey {
+  collection: string;
+  id: string;
 }
 
 /**

@@ -232,6 +232,7 @@ export async function projectInto(
   batch: readonly RecordedEvent[],
 ): Promise<Change[]> {
   const changes: Change[] = [];
+  if (projection.reads) await state.prefetch(batch.flatMap((event) => projection.reads!(event)));
   for (const event of batch) {
     for (const change of await projection.project(event, state)) {
       await state.record(change);

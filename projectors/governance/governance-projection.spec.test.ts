@@ -15,6 +15,8 @@ import type {
   VarianceRecord,
   VarianceRecorded,
 } from '../../event-schemas';
+import type { RecordedEvent } from '../../ports/event-store';
+import type { ProjectionState } from '../engine/projection';
 import { ProjectionSpecification, type SpecEvent } from '../engine/projection-spec';
 import {
   BUNDLES,
@@ -377,5 +379,27 @@ describe('the governance projection', () => {
             }),
           },
         }));
+  });
+});
+
+describe('the governance projection declares what it reads', () => {
+  it('given every kind of event, when projected, then each document it gets was named by `reads` (the runner reads them for a whole batch at once)', async () => {
+    const events = [evidence(1), gateFailed(2), executionAdmitted(AUTH_1), varianceRecorded(AUTH_1)];
+    const undeclared: string[] = [];
+    let position = 0;
+    for (const spec of events) {
+      const event = { ...spec, id: `e-${++position}`, position } as unknown as RecordedEvent;
+      const declared = new Set(
+        governanceProjection.reads!(event).map(({ collection, id }) => `${collection}/${id}`),
+      );
+      const state: ProjectionState = {
+        get: async (collection, id) => {
+          if (!declared.has(`${collection}/${id}`)) undeclared.push(`${event.type}: ${collection}/${id}`);
+          return null;
+        },
+      };
+      await governanceProjection.project(event, state);
+    }
+    expect(undeclared).toEqual([]);
   });
 });

@@ -22,7 +22,7 @@ import type {
 import type { RecordedEvent } from '../../ports/event-store';
 import type { LeafType, LeafView } from '../../ports/log';
 import type { Change } from '../../ports/read-store';
-import type { Projection, ProjectionState } from '../engine/projection';
+import type { DocumentKey, Projection, ProjectionState } from '../engine/projection';
 
 export const LEAVES = 'leaves';
 export const LOG_META = 'log_meta';
@@ -100,6 +100,21 @@ export const governanceProjection: Projection = {
       'lifecycle',
       'observables',
     ],
+  },
+  reads(event: RecordedEvent): DocumentKey[] {
+    const data = event.data as { tenant_id: string; subject_id: string; leaf_hash?: string };
+    const subject = { collection: SUBJECTS, id: subjectKey(data.tenant_id, data.subject_id) };
+    if (event.type === 'GateFailed') return [subject];
+    const leaf = [
+      { collection: LOG_META, id: 'size' },
+      { collection: LEAVES, id: data.leaf_hash as string },
+    ];
+    if (event.type === 'EvidenceAdmitted') return [...leaf, subject];
+    if (event.type === 'VarianceRecorded') {
+      const parent = (event.data as VarianceRecorded).record.parent_auth_leaf_hash;
+      return [...leaf, { collection: CLOSED_LOOP, id: parent }, subject];
+    }
+    return event.type === 'ExecutionAdmitted' ? leaf : [];
   },
   async project(event: RecordedEvent, state: ProjectionState): Promise<Change[]> {
     const at = event.position;

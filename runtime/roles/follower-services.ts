@@ -29,7 +29,11 @@ export async function startFollowerServices(
 ): Promise<FollowerServices> {
   const metrics = createMetrics();
   const keyring = await openServerKeyring(config.dataDir, config.logOrigin);
-  const events = await openEventStore(config, { follower: true, otherProcessesAppend: true });
+  const events = await openEventStore(config, {
+    follower: true,
+    otherProcessesAppend: true,
+    writerThread: config.eventWriterThread,
+  });
   const read = await openReadStore(readStoreLocation(config), logger);
   const waits = remoteWaitsOn(read.store);
   // Read-your-write: the command API acknowledges without waiting for the read models (beyond a

@@ -23,7 +23,11 @@ export async function startProjectorsRole(config: Config, logger: Logger): Promi
 
   const keyring = await openServerKeyring(config.dataDir, config.logOrigin);
   // Its sequencer appends tree heads, but its reads follow the command API's appends.
-  const events = await openEventStore(config, { follower: true, otherProcessesAppend: true });
+  const events = await openEventStore(config, {
+    follower: true,
+    otherProcessesAppend: true,
+    writerThread: config.eventWriterThread,
+  });
   const read = await openReadStore(readStoreLocation(config), logger);
   const eventStore = events.store;
   const readStore = read.store;
