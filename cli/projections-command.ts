@@ -40,6 +40,11 @@ usage error.`,
       }
       return { store: read.name, rows: found };
     });
+    if (rows.every((r) => r.serving === null))
+      console.error(
+        `gov projections: note: the read store at ${store} holds no projection catalog: no server has built ` +
+          'read models there. Is this the deployment environment (GOV_READ_STORE_URL and GOV_READ_STORE_DATABASE, or GOV_DATA_DIR)?',
+      );
     if (values.json) console.log(JSON.stringify(rows, null, 2));
     else {
       console.log(`read store ${store}`);

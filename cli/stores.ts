@@ -55,14 +55,14 @@ async function openServerEventStore(config: Config): Promise<EventStore> {
 }
 
 /** The read store as the server of this environment finds it, for messages: never with a password. */
-export function readStoreName(location: ReadStoreLocation): string {
+function readStoreName(location: ReadStoreLocation): string {
   return location.kind === 'sqlite'
     ? `sqlite:${location.file}`
     : `${redactConnectionString(location.url)} (database ${location.database})`;
 }
 
 /** The read store an operator command works on, opened as the server opens it. */
-export interface OperatorReadStore extends OpenedReadStore {
+interface OperatorReadStore extends OpenedReadStore {
   /** Names it in output (readStoreName). */
   name: string;
   close(): Promise<void>;
@@ -70,8 +70,8 @@ export interface OperatorReadStore extends OpenedReadStore {
 
 /**
  * The read store as the server of this environment opens it (runtime/stores/stores.ts). The embedded
- * file is created only `ifMissing: 'create'` (a rebuild into a fresh data folder); MongoDB creates
- * nothing until it is written to.
+ * file is created only `ifMissing: 'create'` (a rebuild into a fresh data folder); in MongoDB, opening
+ * declares the leases' index, as every process of the deployment does at its start.
  */
 async function openServerReadStore(
   config: Config,
@@ -131,7 +131,7 @@ export function withReadStore<T>(work: (read: OperatorReadStore) => Promise<T>):
 }
 
 /** What `gov rebuild` works on: the configured event store (which must exist) and read store. */
-export interface ProjectionStores {
+interface ProjectionStores {
   config: Config;
   eventStore: EventStore;
   read: OperatorReadStore;

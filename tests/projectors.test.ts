@@ -4,10 +4,16 @@ import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { SqliteLeaseManager } from '../adapters/sqlite/lease';
 import { openSqlite } from '../adapters/sqlite/open';
 import { SqliteReadStore } from '../adapters/sqlite/read-store';
+import type { EventStore } from '../ports/event-store';
 import { FencedOutError } from '../ports/lease';
 import { ProjectionCatalog } from '../projectors/engine/catalog';
 import { type Projection, physicalCollection } from '../projectors/engine/projection';
-import { GenerationBusyError, RebuildLeaseLostError, rebuildProjection } from '../projectors/engine/rebuild';
+import {
+  GenerationBusyError,
+  RebuildLeaseLostError,
+  type RebuildOptions,
+  rebuildProjection,
+} from '../projectors/engine/rebuild';
 import { ProjectorRunner } from '../projectors/engine/runner';
 import { ProjectionSupervisor } from '../projectors/engine/supervisor';
 import { createMetrics } from '../runtime/support/metrics';
@@ -49,6 +55,22 @@ function statsRunner(
     metrics: metrics(),
     logger,
     ...extra,
+  });
+}
+
+/** A rebuild of the test projection; `options` gives the mode and overrides or adds options. */
+function rebuildStats(
+  eventStore: EventStore,
+  readStore: SqliteReadStore,
+  options: Pick<RebuildOptions, 'mode'> & Partial<RebuildOptions>,
+) {
+  return rebuildProjection({
+    projection: streamStatsProjection,
+    eventStore,
+    readStore,
+    metrics: metrics(),
+    logger,
+    ...options,
   });
 }
 
@@ -216,12 +238,7 @@ describe('projector runtime', () => {
       const before = await dumpCollections(readStore, physical(streamStatsProjection, 1));
 
       const progress: number[] = [];
-      const result = await rebuildProjection({
-        projection: streamStatsProjection,
-        eventStore,
-        readStore,
-        metrics: metrics(),
-        logger,
+      const result = await rebuildStats(eventStore, readStore, {
         mode: 'in-place',
         onProgress: (p) => progress.push(p.events),
       });
@@ -237,14 +254,7 @@ describe('projector runtime', () => {
       await supervisor.waitForPosition(2000);
       const before = await dumpCollections(readStore, physical(streamStatsProjection, 1));
 
-      const result = await rebuildProjection({
-        projection: streamStatsProjection,
-        eventStore,
-        readStore,
-        metrics: metrics(),
-        logger,
-        mode: 'beside',
-      });
+      const result = await rebuildStats(eventStore, readStore, { mode: 'beside' });
       expect(result.generation).toBe(2);
       const catalog = new ProjectionCatalog(readStore);
       expect(await catalog.servingGeneration('stream_stats')).toBe(2);
@@ -271,12 +281,7 @@ describe('projector runtime', () => {
         statsRunner(eventStore, readStore, { singleWriter: { leases, ttlMs: 300, owner } });
       let standby: ProjectorRunner | null = null;
       const rebuild = (startStandby = false) =>
-        rebuildProjection({
-          projection: streamStatsProjection,
-          eventStore,
-          readStore,
-          metrics: metrics(),
-          logger,
+        rebuildStats(eventStore, readStore, {
           mode: 'in-place',
           singleWriter: {
             ttlMs: 300,
@@ -339,12 +344,7 @@ describe('projector runtime', () => {
           return typeof value === 'function' ? value.bind(target) : value;
         },
       });
-      const rebuilding = rebuildProjection({
-        projection: streamStatsProjection,
-        eventStore: unreachedHead,
-        readStore,
-        metrics: metrics(),
-        logger,
+      const rebuilding = rebuildStats(unreachedHead, readStore, {
         mode: 'beside',
         singleWriter: { leases, ttlMs: 300 },
       });
