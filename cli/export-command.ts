@@ -7,6 +7,7 @@ import { type Progress, ProgressBar } from '../runtime/support/progress-bar';
 import { type CliCommand, EXIT, UsageError } from './command';
 import {
   chooseEventStore,
+  noEventStoreMessage,
   openTransferStore,
   STORE_LOCATION_HELP,
   SUPPORTED_STORES_HELP,
@@ -61,10 +62,7 @@ error.`,
     const location = chooseEventStore(values.store);
     if (location.kind === 'sqlite' && !fs.existsSync(location.file)) {
       console.error(
-        `gov export: there is no event store at ${location.file}; ` +
-          (values.store === undefined
-            ? "set GOV_DATA_DIR (or GOV_EVENT_STORE_FILE) to the server's, or GOV_EVENT_STORE_URL to its EventStoreDB"
-            : 'check --store'),
+        `gov export: ${noEventStoreMessage(location.file, values.store === undefined ? 'configured' : 'named')}`,
       );
       return EXIT.failure;
     }

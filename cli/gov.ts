@@ -2,6 +2,7 @@
 import { ConfigError } from '../runtime/config/config';
 import { EXIT, UsageError, wantsHelp } from './command';
 import { commands } from './commands';
+import { OperatorStoreError } from './stores';
 
 function overview(): string {
   const lines = commands.map((c) => `  ${c.synopsis}\n      ${c.summary}`);
@@ -37,6 +38,10 @@ async function main(argv: string[]): Promise<number> {
     if (error instanceof UsageError || error instanceof ConfigError || code?.startsWith('ERR_PARSE_ARGS')) {
       console.error(`gov ${name}: ${(error as Error).message}\n(gov ${name} --help shows the options)`);
       return EXIT.usage;
+    }
+    if (error instanceof OperatorStoreError) {
+      console.error(`gov ${name}: ${error.message}`);
+      return EXIT.failure;
     }
     throw error;
   }

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { ADMISSION_EVENT_TYPES } from '../projectors/log/log-sequencer';
 import { type Config, loadConfig } from '../runtime/config/config';
 import {
@@ -22,6 +21,7 @@ import {
 import { KeyRotationError, type RotationTarget, rotateKeys } from '../runtime/keys/key-rotation';
 import { KeysFolderBusyError } from '../runtime/keys/keys-lock';
 import { type CliCommand, EXIT, UsageError } from './command';
+import { OperatorStoreError, withEventStore } from './stores';
 
 const SYNOPSIS =
   'gov keys generate [--force] | show [--json] | rotate <log|authority|validator> [--validator N] [--json]';
@@ -42,7 +42,9 @@ The node's signing keys live in <data>/keys (GOV_DATA_DIR, default ./data):
 
 generate   creates every missing key (a server also does at its first start) and keeps existing
            ones. With --force it replaces existing keys too, but only while the event store holds
-           nothing signed with them (no tree head, no admission): after that, rotate.
+           nothing signed with them (no tree head, no admission): after that, rotate. The event
+           store is the server's: EventStoreDB when GOV_EVENT_STORE_URL is set (it must answer),
+           else its embedded file.
 show       prints the log verifier key (C2SP note format), the authority key (node id) and the
            validator keys (validator id), each current or retired, with base64 SubjectPublicKeyInfo.
            --json prints exactly the published key set {log, authority, validators} auditors use.
@@ -100,14 +102,24 @@ export const keysCommand: CliCommand = {
 
 // ---- generate --------------------------------------------------------------------------------------
 
-/** Whether the event store holds a tree head or an admission: signatures made with the current keys. */
+/**
+ * Whether the configured event store (EventStoreDB, or the embedded file when there is one) holds a tree
+ * head or an admission: signatures made with the current keys. One that cannot be read fails the
+ * command: replacing keys is safe only when it is known to hold none.
+ */
 async function holdsSignedEvents(config: Config): Promise<boolean> {
-  if (!fs.existsSync(config.eventStoreFile)) return false;
-  const store = new SqliteEventStore({ file: config.eventStoreFile });
+  if (!config.eventStoreUrl && !fs.existsSync(config.eventStoreFile)) return false;
   try {
-    return (await store.headPosition({ eventTypes: ['TreeHeadSigned', ...ADMISSION_EVENT_TYPES] })) > 0;
-  } finally {
-    await store.close();
+    return await withEventStore(
+      async (store) =>
+        (await store.headPosition({ eventTypes: ['TreeHeadSigned', ...ADMISSION_EVENT_TYPES] })) > 0,
+      config,
+    );
+  } catch (error) {
+    if (!(error instanceof OperatorStoreError)) throw error;
+    throw new OperatorStoreError(
+      `cannot tell whether the event store holds anything signed with the keys, so nothing was changed: ${error.message}`,
+    );
   }
 }
 

@@ -174,3 +174,59 @@ async function withSilentServer(work: (port: number) => Promise<void>): Promise<
     await new Promise((resolve) => server.close(resolve));
   }
 }
+
+describe('operator commands on the configured stores, when these are not there or do not answer', () => {
+  let folder: ReturnType<typeof tempDir>;
+  beforeEach(() => {
+    folder = tempDir('gov-configured-stores');
+  });
+  afterEach(() => folder.remove());
+
+  const tenant = 'ten_0123456789abcdef01234567';
+  const esdb = { GOV_EVENT_STORE_URL: 'esdb://ops:hunter2@127.0.0.1:1?tls=false' };
+  // The driver's own wait for a server, shortened: nothing listens there.
+  const mongo = { GOV_READ_STORE_URL: 'mongodb://ops:hunter2@127.0.0.1:1/?serverSelectionTimeoutMS=300' };
+
+  /** Runs gov on the empty data folder; the folder must stay empty: no store file made on the way. */
+  async function refused(args: string[], env: NodeJS.ProcessEnv, message: RegExp): Promise<void> {
+    const run = await runGov(args, { dataDir: folder.dir, env });
+    expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr).not.toMatch(/hunter2/);
+    expect(fs.readdirSync(folder.dir)).toEqual([]);
+  }
+
+  it('given GOV_EVENT_STORE_URL, when gov tenant tier runs and EventStoreDB does not answer, then exit 1 naming it, and no embedded store is made', async () => {
+    await refused(
+      ['tenant', 'tier', tenant, 'L2'],
+      esdb,
+      /^gov tenant: EventStoreDB at esdb:\/\/ops:\*\*\*@127\.0\.0\.1:1\?tls=false cannot be read/,
+    );
+  });
+
+  it('given GOV_READ_STORE_URL, when gov projections or gov rebuild runs and MongoDB does not answer, then exit 1 naming it, and no embedded store is made', async () => {
+    const unreachable =
+      /the read store at mongodb:\/\/ops:\*\*\*@127\.0\.0\.1:1\/\S* \(database gov\) cannot be reached/;
+    await refused(['projections'], mongo, unreachable);
+    // The event store (here EventStoreDB) is opened first; with both unreachable, it is the one named.
+    await refused(['rebuild'], { ...esdb, ...mongo }, /EventStoreDB at esdb:\/\/ops:\*\*\*@/);
+  });
+
+  it('given the embedded stores and a data folder without them, when gov projections, tenant tier or rebuild runs, then exit 1 saying where none was found', async () => {
+    await refused(['projections'], {}, /there is no read store at .*read-models\.db; set GOV_DATA_DIR/);
+    await refused(
+      ['tenant', 'tier', tenant, 'L2'],
+      {},
+      /there is no event store at .*events\.db; set GOV_DATA_DIR/,
+    );
+    await refused(['rebuild'], {}, /there is no event store at .*events\.db/);
+  });
+
+  it('given GOV_EVENT_STORE_URL, when gov keys generate --force runs and EventStoreDB does not answer, then exit 1: it cannot know the keys signed nothing', async () => {
+    await refused(
+      ['keys', 'generate', '--force'],
+      esdb,
+      /cannot tell whether the event store holds anything signed with the keys, so nothing was changed: EventStoreDB at/,
+    );
+  });
+});

@@ -1,51 +1,163 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { EsdbEventStore } from '../adapters/eventstoredb/event-store';
-import { isEventStoreDbUrl, redactConnectionString } from '../adapters/eventstoredb/mapping';
+import { hidePassword, isEventStoreDbUrl, redactConnectionString } from '../adapters/eventstoredb/mapping';
 import type {
   ExportableEventStore,
   ImportableEventStore,
   RepositioningImportTarget,
 } from '../adapters/ndjson/event-stores';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
-import { SqliteReadStore } from '../adapters/sqlite/read-store';
 import { type AuditSource, AuditSourceError, eventsAuditSource, sqliteAuditSource } from '../audit';
-import { ValidatingEventStore } from '../event-schemas';
 import type { EventStore } from '../ports/event-store';
 import { type Config, loadConfig } from '../runtime/config/config';
+import {
+  type OpenedReadStore,
+  openEventStore,
+  openReadStore,
+  type ReadStoreLocation,
+  readStoreLocation,
+} from '../runtime/stores/stores';
 import { UsageError } from './command';
 
-export interface OperatorStores {
-  eventStore: EventStore;
-  readStore: SqliteReadStore;
+/**
+ * A store the deployment is configured with cannot be used by an operator command: an embedded file
+ * that is not there (never created by a command that only reads or changes what exists), or a server
+ * that does not answer. The message names it (never with a password) and says what to check; gov
+ * prints it and exits 1, having changed nothing.
+ */
+export class OperatorStoreError extends Error {
+  override readonly name = 'OperatorStoreError';
+}
+
+/** What to say when the embedded event store's file is not there: `named` with --store, or `configured`. */
+export function noEventStoreMessage(file: string, how: 'named' | 'configured'): string {
+  return (
+    `there is no event store at ${file}; ` +
+    (how === 'named'
+      ? 'check --store'
+      : "set GOV_DATA_DIR (or GOV_EVENT_STORE_FILE) to the server's, or GOV_EVENT_STORE_URL to its EventStoreDB")
+  );
+}
+
+/** The event store as the server of this environment opens it (runtime/stores/stores.ts). */
+async function openServerEventStore(config: Config): Promise<EventStore> {
+  const location = chooseEventStore(undefined, () => config);
+  if (location.kind === 'sqlite' && !fs.existsSync(location.file))
+    throw new OperatorStoreError(noEventStoreMessage(location.file, 'configured'));
+  try {
+    return (await openEventStore(config)).store;
+  } catch (error) {
+    // EventStoreDB's own message names it without the password and says what to check.
+    if (location.kind === 'eventstoredb') throw new OperatorStoreError((error as Error).message);
+    throw error;
+  }
+}
+
+/** The read store as the server of this environment finds it, for messages: never with a password. */
+function readStoreName(location: ReadStoreLocation): string {
+  return location.kind === 'sqlite'
+    ? `sqlite:${location.file}`
+    : `${redactConnectionString(location.url)} (database ${location.database})`;
+}
+
+/** The read store an operator command works on, opened as the server opens it. */
+interface OperatorReadStore extends OpenedReadStore {
+  /** Names it in output (readStoreName). */
+  name: string;
   close(): Promise<void>;
 }
 
 /**
- * Opens the stores as the server finds them (GOV_DATA_DIR, GOV_EVENT_STORE_FILE, GOV_READ_STORE_FILE),
- * runs `work` and closes them whatever happens.
+ * The read store as the server of this environment opens it (runtime/stores/stores.ts). The embedded
+ * file is created only `ifMissing: 'create'` (a rebuild into a fresh data folder); in MongoDB, opening
+ * declares the leases' index, as every process of the deployment does at its start.
  */
-export async function withOperatorStores<T>(work: (stores: OperatorStores) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  const eventStore = new ValidatingEventStore(new SqliteEventStore({ file: config.eventStoreFile }));
-  const readStore = new SqliteReadStore(config.readStoreFile);
-  const stores: OperatorStores = {
-    eventStore,
-    readStore,
-    async close() {
-      await eventStore.close();
-      await readStore.close();
-    },
-  };
+async function openServerReadStore(
+  config: Config,
+  ifMissing: 'refuse' | 'create',
+): Promise<OperatorReadStore> {
+  const location = readStoreLocation(config);
+  const name = readStoreName(location);
+  if (location.kind === 'sqlite' && ifMissing === 'refuse' && !fs.existsSync(location.file))
+    throw new OperatorStoreError(
+      `there is no read store at ${location.file}; set GOV_DATA_DIR (or GOV_READ_STORE_FILE) to the ` +
+        "server's, or GOV_READ_STORE_URL to its MongoDB",
+    );
   try {
-    return await work(stores);
-  } finally {
-    await stores.close();
+    const opened = await openReadStore(location);
+    return { ...opened, name, close: () => opened.store.close() };
+  } catch (error) {
+    if (location.kind === 'sqlite') throw error;
+    throw new OperatorStoreError(
+      `the read store at ${name} cannot be reached: ${hidePassword((error as Error).message, location.url)}. ` +
+        'Check the address, that the server runs, and GOV_READ_STORE_URL',
+    );
   }
 }
 
+/** Runs `work` on what `open` opened, and closes it whatever happens. */
+async function using<S extends { close(): Promise<void> }, T>(
+  open: () => Promise<S>,
+  work: (opened: S) => Promise<T>,
+): Promise<T> {
+  const opened = await open();
+  try {
+    return await work(opened);
+  } finally {
+    await opened.close();
+  }
+}
+
+/**
+ * Runs `work` on the configured event store, as the server finds it: GOV_EVENT_STORE_URL (EventStoreDB),
+ * else the embedded file (GOV_EVENT_STORE_FILE, GOV_DATA_DIR), which must exist. Appends are validated
+ * as the server's are.
+ */
+export function withEventStore<T>(
+  work: (eventStore: EventStore) => Promise<T>,
+  config: Config = loadConfig(),
+): Promise<T> {
+  return using(() => openServerEventStore(config), work);
+}
+
+/**
+ * Runs `work` on the configured read store, as the server finds it: GOV_READ_STORE_URL (MongoDB,
+ * GOV_READ_STORE_DATABASE), else the embedded file (GOV_READ_STORE_FILE, GOV_DATA_DIR), which must exist.
+ */
+export function withReadStore<T>(work: (read: OperatorReadStore) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  return using(() => openServerReadStore(config, 'refuse'), work);
+}
+
+/** What `gov rebuild` works on: the configured event store (which must exist) and read store. */
+interface ProjectionStores {
+  config: Config;
+  eventStore: EventStore;
+  read: OperatorReadStore;
+}
+
+/**
+ * Runs `work` on the configured event and read stores. The embedded read store's file is created when
+ * missing: the read models of a fresh data folder (after `gov import`) are built this way.
+ */
+export function withProjectionStores<T>(work: (stores: ProjectionStores) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  return withEventStore(
+    (eventStore) =>
+      using(
+        () => openServerReadStore(config, 'create'),
+        (read) => work({ config, eventStore, read }),
+      ),
+    config,
+  );
+}
+
 /** Where the stores are found, for help texts. */
-export const STORE_LOCATION_HELP = `Stores are found as the server finds them: GOV_DATA_DIR (default ./data), GOV_EVENT_STORE_FILE,
-GOV_READ_STORE_FILE.`;
+export const STORE_LOCATION_HELP = `Stores are found as the server finds them: the event store in EventStoreDB when GOV_EVENT_STORE_URL
+is set, else in GOV_EVENT_STORE_FILE (default <GOV_DATA_DIR>/events.db); the read store in MongoDB
+when GOV_READ_STORE_URL is set (database GOV_READ_STORE_DATABASE), else in GOV_READ_STORE_FILE
+(default <GOV_DATA_DIR>/read-models.db). GOV_DATA_DIR defaults to ./data.`;
 
 export const SUPPORTED_STORES_HELP = `Supported stores: the embedded SQLite event store (a file), and EventStoreDB (22.6 or later;
 written for 24.10) named by a URL: esdb://host:2113?tls=false for one insecure node,

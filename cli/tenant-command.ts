@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { type CliCommand, EXIT, UsageError } from './command';
-import { STORE_LOCATION_HELP, withOperatorStores } from './stores';
+import { STORE_LOCATION_HELP, withEventStore } from './stores';
 import { changeTier } from './tenant-tier';
 
 const USAGE =
@@ -12,7 +12,9 @@ export const tenantCommand: CliCommand = {
   summary: "change a tenant's tier (upgrades are not in the API)",
   help: `Usage: ${USAGE}
 
-Appends TenantTierChanged to the tenant's stream; a running server applies it at once.
+Appends TenantTierChanged to the tenant's stream in the configured event store (the embedded file
+or EventStoreDB); a running server applies it as soon as its projectors have read it. The read
+store is not opened.
 
 Options:
   --daily-leaf-limit N   an L2 tenant's daily allowance of leaves
@@ -22,7 +24,8 @@ Options:
 
 ${STORE_LOCATION_HELP}
 
-Exit codes: 0 done (or nothing to change), 1 failed (unknown tenant…), 2 usage error.`,
+Exit codes: 0 done (or nothing to change), 1 failed (unknown tenant, no event store at the configured
+place, EventStoreDB not answering within 5 s…: nothing changed), 2 usage error.`,
   async run(args) {
     const { values, positionals } = parseArgs({
       args,
@@ -37,7 +40,7 @@ Exit codes: 0 done (or nothing to change), 1 failed (unknown tenant…), 2 usage
     const [subcommand, tenantId, tier] = positionals;
     if (subcommand !== 'tier' || !tenantId || !tier || positionals.length !== 3)
       throw new UsageError(`usage: ${USAGE}`);
-    const result = await withOperatorStores(({ eventStore }) =>
+    const result = await withEventStore((eventStore) =>
       changeTier(eventStore, {
         tenantId,
         tier,

@@ -4,10 +4,16 @@ import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { SqliteLeaseManager } from '../adapters/sqlite/lease';
 import { openSqlite } from '../adapters/sqlite/open';
 import { SqliteReadStore } from '../adapters/sqlite/read-store';
+import type { EventStore } from '../ports/event-store';
 import { FencedOutError, type LeaseManager } from '../ports/lease';
 import { ProjectionCatalog } from '../projectors/engine/catalog';
 import { type Projection, physicalCollection } from '../projectors/engine/projection';
-import { rebuildProjection } from '../projectors/engine/rebuild';
+import {
+  GenerationBusyError,
+  RebuildLeaseLostError,
+  type RebuildOptions,
+  rebuildProjection,
+} from '../projectors/engine/rebuild';
 import { ProjectorRunner } from '../projectors/engine/runner';
 import { ProjectionSupervisor } from '../projectors/engine/supervisor';
 import { createMetrics } from '../runtime/support/metrics';
@@ -49,6 +55,22 @@ function statsRunner(
     metrics: metrics(),
     logger,
     ...extra,
+  });
+}
+
+/** A rebuild of the test projection; `options` gives the mode and overrides or adds options. */
+function rebuildStats(
+  eventStore: EventStore,
+  readStore: SqliteReadStore,
+  options: Pick<RebuildOptions, 'mode'> & Partial<RebuildOptions>,
+) {
+  return rebuildProjection({
+    projection: streamStatsProjection,
+    eventStore,
+    readStore,
+    metrics: metrics(),
+    logger,
+    ...options,
   });
 }
 
@@ -250,12 +272,7 @@ describe('projector runtime', () => {
       const before = await dumpCollections(readStore, physical(streamStatsProjection, 1));
 
       const progress: number[] = [];
-      const result = await rebuildProjection({
-        projection: streamStatsProjection,
-        eventStore,
-        readStore,
-        metrics: metrics(),
-        logger,
+      const result = await rebuildStats(eventStore, readStore, {
         mode: 'in-place',
         onProgress: (p) => progress.push(p.events),
       });
@@ -271,14 +288,7 @@ describe('projector runtime', () => {
       await supervisor.waitForPosition(2000);
       const before = await dumpCollections(readStore, physical(streamStatsProjection, 1));
 
-      const result = await rebuildProjection({
-        projection: streamStatsProjection,
-        eventStore,
-        readStore,
-        metrics: metrics(),
-        logger,
-        mode: 'beside',
-      });
+      const result = await rebuildStats(eventStore, readStore, { mode: 'beside' });
       expect(result.generation).toBe(2);
       const catalog = new ProjectionCatalog(readStore);
       expect(await catalog.servingGeneration('stream_stats')).toBe(2);
@@ -296,6 +306,90 @@ describe('projector runtime', () => {
         await uninterruptedDump(eventStore, path.join(dir, 'clean.db')),
       );
       await close();
+    });
+
+    it("under single-writer leases: refused while a projector holds the generation's lease, nothing dropped; run once it stopped, a standby started meanwhile waits and then takes over from the rebuild's checkpoint", async () => {
+      const { eventStore, readStore, close } = await openStores(dir, 2000);
+      const leases = readStore.leases();
+      const leased = (owner: string) =>
+        statsRunner(eventStore, readStore, { singleWriter: { leases, ttlMs: 300, owner } });
+      let standby: ProjectorRunner | null = null;
+      const rebuild = (startStandby = false) =>
+        rebuildStats(eventStore, readStore, {
+          mode: 'in-place',
+          singleWriter: {
+            ttlMs: 300,
+            leases: {
+              acquire: async (name, owner, ttlMs) => {
+                const grant = await leases.acquire(name, owner, ttlMs);
+                // A projectors process started once the rebuild holds the lease.
+                if (startStandby && grant && !standby) {
+                  standby = leased('projectors-b');
+                  await standby.start();
+                }
+                return grant;
+              },
+              renew: (grant, ttlMs) => leases.renew(grant, ttlMs),
+              release: (grant) => leases.release(grant),
+            },
+          },
+        });
+      const live = leased('projectors-a');
+      await live.start();
+      await live.waitForPosition(2000);
+      const before = await dumpCollections(readStore, physical(streamStatsProjection, 1));
+
+      await expect(rebuild()).rejects.toThrow(GenerationBusyError);
+      await expect(rebuild()).rejects.toThrow(
+        /being written by a running projectors process \(it holds the lease stream_stats@g1\)/,
+      );
+      expect(await dumpCollections(readStore, physical(streamStatsProjection, 1))).toBe(before);
+      expect(live.isWriter).toBe(true);
+
+      await live.stop();
+      const result = await rebuild(true);
+      expect(result).toMatchObject({ generation: 1, events: 2000 });
+      expect(await dumpCollections(readStore, physical(streamStatsProjection, 1))).toBe(before);
+      // The standby wrote nothing beside the rebuild, and resumes after it: only what was appended since.
+      const resumed = standby as ProjectorRunner | null;
+      expect(resumed?.appliedEvents).toBe(0);
+      await seed(eventStore, 100, 2000);
+      await resumed!.waitForPosition(2100);
+      expect(resumed!.appliedEvents).toBe(100);
+      await resumed!.stop();
+      expect(await dumpCollections(readStore, physical(streamStatsProjection, 1))).toBe(
+        await uninterruptedDump(eventStore, path.join(dir, 'clean.db')),
+      );
+      await close();
+    });
+
+    it('under single-writer leases: when another process takes the lease mid-way, then the rebuild fails and nothing is switched', async () => {
+      const eventStore = new SqliteEventStore({ file: path.join(dir, 'events.db') });
+      await seed(eventStore, 500);
+      const db = openSqlite(path.join(dir, 'read.db'));
+      const readStore = new SqliteReadStore(db);
+      let now = 1_000_000;
+      const leases = new SqliteLeaseManager(db, () => now);
+      // A head that is never reached: the rebuild can end only by losing its lease.
+      const unreachedHead = new Proxy(eventStore, {
+        get(target, name) {
+          if (name === 'headPosition') return async () => (await target.headPosition()) + 1000;
+          const value = Reflect.get(target, name, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const rebuilding = rebuildStats(unreachedHead, readStore, {
+        mode: 'beside',
+        singleWriter: { leases, ttlMs: 300 },
+      });
+      rebuilding.catch(() => undefined);
+      await waitUntilAsync(async () => (await readStore.getCheckpoint('stream_stats@g2')) === 500);
+      now += 10_000; // the rebuild paused past its lease…
+      expect(await leases.acquire('stream_stats@g2', 'intruder', 300)).not.toBeNull();
+      await expect(rebuilding).rejects.toThrow(RebuildLeaseLostError);
+      expect(await new ProjectionCatalog(readStore).entry('stream_stats')).toBeNull();
+      db.close();
+      await eventStore.close();
     });
 
     it('on deploy of a new projection version, the server builds it beside and switches when caught up', async () => {
@@ -335,6 +429,14 @@ describe('projector runtime', () => {
     await close();
   });
 });
+
+async function waitUntilAsync(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 async function waitUntil(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

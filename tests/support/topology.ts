@@ -49,7 +49,8 @@ export class Topology {
   private readonly processes = new Map<RoleName, ServiceProcess>();
 
   private constructor(
-    private readonly env: NodeJS.ProcessEnv,
+    /** Every role's environment: what an operator's `gov` on this machine is configured with too. */
+    readonly env: NodeJS.ProcessEnv,
     private readonly ports: Record<RoleName, number>,
     private readonly logDir?: string,
   ) {}
@@ -103,6 +104,11 @@ export class Topology {
       if (this.isRunning(role) && (await health(this.client(role).url))?.leases[LOG_STREAM] === 'writer')
         return role;
     return null;
+  }
+
+  /** SIGKILLs the roles (a lease they held lapses after GOV_LEASE_TTL_MS); resolves once they ended. */
+  async kill(roles: readonly RoleName[]): Promise<void> {
+    await Promise.all(roles.map((role) => killHard(this.processes.get(role)!)));
   }
 
   /** SIGKILLs the role and starts it again on its port; resolves once it is healthy. */
