@@ -66,6 +66,8 @@ export async function registerL4Tenants(
   base: string,
   dataDir: string,
   count: number,
+  /** Where GET routes are served (the read API of the topology); `base` by default. */
+  readBase = base,
 ): Promise<Array<{ api_key: string; tenant_id: string }>> {
   const tenants: Array<{ api_key: string; tenant_id: string }> = [];
   for (let i = 0; i < count; i++) {
@@ -82,7 +84,9 @@ export async function registerL4Tenants(
   await store.close();
   for (const tenant of tenants) {
     for (;;) {
-      const res = await fetch(`${base}/account`, { headers: { authorization: `Bearer ${tenant.api_key}` } });
+      const res = await fetch(`${readBase}/account`, {
+        headers: { authorization: `Bearer ${tenant.api_key}` },
+      });
       if (((await res.json()) as { tier: string }).tier === 'L4') break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -96,11 +100,11 @@ export function load(options: autocannon.Options): Promise<autocannon.Result> {
   });
 }
 
-export function admissions(base: string, keys: string[], seconds: number) {
+export function admissions(base: string, keys: string[], seconds: number, connections = CONNECTIONS) {
   let next = 0;
   return load({
     url: `${base}/governance/evidence`,
-    connections: CONNECTIONS,
+    connections,
     duration: seconds,
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -10,6 +10,7 @@ import { merkleBench } from './merkle.bench';
 import type { BenchRow, BenchSuite } from './report';
 import { soakBench } from './soak.bench';
 import { printTable } from './table';
+import { topologyBench } from './topology.bench';
 import { webhookBench } from './webhooks.bench';
 
 /**
@@ -23,6 +24,7 @@ const suites: Record<string, BenchSuite> = {
   webhooks: webhookBench,
   audit: auditBench,
   soak: soakBench,
+  topology: topologyBench,
 };
 
 async function main(): Promise<void> {

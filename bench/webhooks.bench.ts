@@ -28,7 +28,7 @@ const BURST = 100;
 const ROUNDS = 5;
 
 /** The receiver, started in its own process; `receipts` grows as it reports them. */
-async function startReceiver() {
+export async function startReceiver() {
   // The same extension as this file: .js when built, .ts under a TypeScript loader.
   const entry = path.join(__dirname, `webhook-receiver-process${path.extname(__filename)}`);
   const child = fork(entry, [], {
@@ -63,7 +63,7 @@ interface Registered {
   webhook_id: string;
 }
 
-async function registerWebhook(
+export async function registerWebhook(
   base: string,
   key: string,
   url: string,
@@ -87,7 +87,7 @@ async function removeWebhook(base: string, { key, webhook_id }: Registered): Pro
 }
 
 /** Resolves once `count()` has not changed for `quietMs`. */
-async function quiet(count: () => number, quietMs: number, timeoutMs: number): Promise<void> {
+export async function quiet(count: () => number, quietMs: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = -1;
   let since = Date.now();

@@ -3,7 +3,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 
-export const REPO_ROOT = path.resolve(__dirname, '../..');
+/** The repository (this file also runs built, from dist/, where a benchmark starts the CI servers). */
+export const REPO_ROOT = path.resolve(
+  __dirname,
+  __dirname.includes(`${path.sep}dist${path.sep}`) ? '../../..' : '../..',
+);
 const GOV_CLI = path.join(REPO_ROOT, 'cli/gov.ts');
 
 /**
