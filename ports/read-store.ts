@@ -23,12 +23,22 @@ export interface StoredDocument<T> {
 /**
  * A write produced by a projector for one event at `position` (a non-negative integer). It takes
  * effect only when `position` is greater than the position stored for that document, a deleted one
- * included (a delete leaves a tombstone); otherwise it is a replay and is skipped. Hence a projector
+ * included (a delete leaves a tombstone); otherwise it is a replay and is skipped (a `create` takes
+ * effect only when nothing is stored). Hence a projector
  * emits at most one change per document per event: `apply` rejects a batch holding two changes to one
  * document at one position, rather than silently skipping the second.
  */
 export type Change =
   | { kind: 'upsert'; collection: string; id: string; position: number; data: object }
+  /**
+   * Writes the document at `position` only if the store holds none with that id: an existing one,
+   * live or a tombstone, is left as it is, whatever its position. So the first create of an id wins
+   * and a deleted document stays deleted (an upsert brings it back); the created document's position
+   * guards it like any other. For write-once documents (a lookup keeping its first value): the
+   * projection need not read the document to know whether to write it, and adapters write it without
+   * reading it either.
+   */
+  | { kind: 'create'; collection: string; id: string; position: number; data: object }
   | { kind: 'delete'; collection: string; id: string; position: number }
   /**
    * Adds `by` to the numeric member `field` of the document (document or member created at 0 when

@@ -8,6 +8,10 @@ import { incrementTargetName } from '../shared/read-store-validation';
  * state unless you already hold position ≥ p"), so replaying it, or two instances applying the same
  * batch, leave one state. Computing the batch first is also how an invalid increment is found before
  * anything is written.
+ *
+ * A document the batch only creates is not read: its write inserts the first create's state where
+ * nothing is stored and leaves any stored document (a tombstone included) as it is. A document both
+ * created and otherwise changed in one batch is read, so that its state after the batch is known.
  */
 
 export interface DocumentState {
@@ -20,23 +24,62 @@ export interface PlannedWrite {
   collection: string;
   id: string;
   state: DocumentState;
+  /** Write `state` only if nothing is stored under the id (a create); otherwise as a guarded replacement. */
+  ifAbsent?: true;
 }
 
 /** Stored states by collection and id; a document read but absent maps to null. */
 export type StoredStates = ReadonlyMap<string, ReadonlyMap<string, DocumentState | null>>;
 
 type IncrementChange = Extract<Change, { kind: 'increment' }>;
+type DataChange = Extract<Change, { kind: 'upsert' | 'create' }>;
 
-/** The documents whose stored state the plan needs: those the batch increments. */
+/** The documents the batch increments: counters, written last (`countersLast`). */
 export function incrementTargets(changes: readonly Change[]): Map<string, Set<string>> {
+  return documentsWhere(changes, (documentChanges) =>
+    documentChanges.some((change) => change.kind === 'increment'),
+  );
+}
+
+/**
+ * The documents whose stored state the plan needs: those the batch increments, and those it both
+ * creates and otherwise changes (whether the create takes effect depends on what is stored).
+ */
+export function readTargets(changes: readonly Change[]): Map<string, Set<string>> {
+  return documentsWhere(
+    changes,
+    (documentChanges) =>
+      documentChanges.some((change) => change.kind === 'increment') ||
+      (documentChanges.some((change) => change.kind === 'create') &&
+        documentChanges.some((change) => change.kind !== 'create')),
+  );
+}
+
+function documentsWhere(
+  changes: readonly Change[],
+  wanted: (documentChanges: readonly Change[]) => boolean,
+): Map<string, Set<string>> {
   const targets = new Map<string, Set<string>>();
-  for (const change of changes) {
-    if (change.kind !== 'increment') continue;
-    const ids = targets.get(change.collection) ?? new Set<string>();
-    ids.add(change.id);
-    targets.set(change.collection, ids);
+  for (const documentChanges of byDocument(changes).values()) {
+    if (!wanted(documentChanges)) continue;
+    const { collection, id } = documentChanges[0]!;
+    const ids = targets.get(collection) ?? new Set<string>();
+    ids.add(id);
+    targets.set(collection, ids);
   }
   return targets;
+}
+
+/** A batch's changes by document, in the order documents first appear. */
+function byDocument(changes: readonly Change[]): Map<string, Change[]> {
+  const grouped = new Map<string, Change[]>();
+  for (const change of changes) {
+    const key = `${change.collection}\u0000${change.id}`;
+    const list = grouped.get(key) ?? [];
+    list.push(change);
+    grouped.set(key, list);
+  }
+  return grouped;
 }
 
 /**
@@ -56,24 +99,30 @@ export function countersLast(
 
 /**
  * The writes of a validated batch, one per document it changes, in the order documents first appear.
- * Throws, before anything is written, when an increment meets a non-numeric member.
+ * `stored` holds the states of `readTargets(changes)`. Throws, before anything is written, when an
+ * increment meets a non-numeric member.
  */
 export function planWrites(changes: readonly Change[], stored: StoredStates): PlannedWrite[] {
-  const byDocument = new Map<string, Change[]>();
-  for (const change of changes) {
-    const key = `${change.collection}\u0000${change.id}`;
-    const list = byDocument.get(key) ?? [];
-    list.push(change);
-    byDocument.set(key, list);
-  }
   const writes: PlannedWrite[] = [];
-  for (const documentChanges of byDocument.values()) {
+  for (const documentChanges of byDocument(changes).values()) {
     const { collection, id } = documentChanges[0]!;
-    // Undefined: not read (no increment); only replacements follow, which do not depend on it.
+    // Undefined: not read (no increment, no create beside other changes).
     let state = stored.get(collection)?.get(id);
+    if (state === undefined && documentChanges.every((change) => change.kind === 'create')) {
+      // Only creates: the first one's state, where nothing is stored; the later ones find it there.
+      const first = documentChanges[0] as DataChange;
+      writes.push({ collection, id, state: createdState(first), ifAbsent: true });
+      continue;
+    }
     let changed = false;
     for (const change of documentChanges) {
       if (state && state.position >= change.position) continue; // a replay: already in effect
+      if (change.kind === 'create') {
+        if (state === undefined)
+          throw new Error(`${collection}/${id} is created in a batch but was not read`);
+        if (state) continue; // stored or written earlier in the batch (a tombstone included): it stays
+      }
+      // Undefined before a replacement: what follows a replacement does not depend on the stored state.
       state = nextState(state ?? null, change);
       changed = true;
     }
@@ -82,10 +131,15 @@ export function planWrites(changes: readonly Change[], stored: StoredStates): Pl
   return writes;
 }
 
+function createdState(change: DataChange): DocumentState {
+  return { position: change.position, deleted: false, data: storableData(change) };
+}
+
 function nextState(prior: DocumentState | null, change: Change): DocumentState {
   switch (change.kind) {
     case 'upsert':
-      return { position: change.position, deleted: false, data: storableData(change) };
+    case 'create':
+      return createdState(change);
     case 'delete':
       return { position: change.position, deleted: true, data: {} };
     case 'increment': {
@@ -100,7 +154,7 @@ function nextState(prior: DocumentState | null, change: Change): DocumentState {
  * A JSON copy of the upserted data (what the embedded adapter stores too: dates become strings,
  * undefined members vanish), refusing member names MongoDB servers disagree on or reject.
  */
-function storableData(change: Extract<Change, { kind: 'upsert' }>): Record<string, unknown> {
+function storableData(change: DataChange): Record<string, unknown> {
   return JSON.parse(JSON.stringify(change.data), (name: string, value: unknown) => {
     if (name.startsWith('$') || name.includes('.')) {
       throw new Error(

@@ -4,6 +4,7 @@ import { readStoreContract } from '../../ports/contract/read-store.contract';
 import { FencedOutError, type LeaseGrant } from '../../ports/lease';
 import type { Change, Page, ReadStore } from '../../ports/read-store';
 import { describeWithServer, MONGODB_SERVER } from '../../tests/support/servers';
+import { SqliteReadStore } from '../sqlite/read-store';
 import { LEASES_COLLECTION, type MongoLeaseManager } from './lease';
 import { MongoReadStore } from './read-store';
 
@@ -125,6 +126,52 @@ describeWithServer(MONGODB_SERVER, 'MongoReadStore', (url) => {
       await expect(store.ensureIndex({ collection: 'events', fields: ['a"; drop'] })).rejects.toThrow(
         /member path/,
       );
+    });
+
+    it('given batches mixing creates with every other change, then the documents are those the embedded adapter leaves', async () => {
+      const store = await connect();
+      const embedded = new SqliteReadStore(':memory:');
+      try {
+        for (const [i, batch] of randomBatches(0xc0de, 5, 120).entries()) {
+          await store.apply(batch, { projector: 'stats', position: (i + 1) * 120 });
+          await embedded.apply(batch, { projector: 'stats', position: (i + 1) * 120 });
+        }
+        const expected = await dump(embedded);
+        const created = [...expected.stats, ...expected.cases].filter(
+          (document) => (document.data as { label?: string }).label === 'new',
+        );
+        expect(created.length).toBeGreaterThan(0);
+        expect(await dump(store)).toEqual(expected);
+      } finally {
+        await embedded.close();
+      }
+    });
+
+    it('given creates of documents stored or not, then apply sends inserts only: no read, no update', async () => {
+      const database = uniqueDatabase();
+      const client = await MongoClient.connect(url, { monitorCommands: true });
+      try {
+        const store = await MongoReadStore.open(client.db(database));
+        await store.apply([upsert('leaves', 'stored', 1, { index: 0 })]);
+        const sent: string[] = [];
+        client.on('commandStarted', ({ commandName, command }) =>
+          sent.push(`${commandName} ${command[commandName]}`),
+        );
+        await store.apply(
+          [
+            { kind: 'create', collection: 'leaves', id: 'stored', position: 2, data: { index: 1 } },
+            { kind: 'create', collection: 'leaves', id: 'new', position: 3, data: { index: 2 } },
+          ],
+          { projector: 'governance', position: 3 },
+        );
+        // The one insert meets E11000 for `stored` and is done; the update is the checkpoint's.
+        expect(sent).toEqual(['insert read.leaves', 'update checkpoints']);
+        expect((await store.get('leaves', 'stored'))?.data).toEqual({ index: 0 });
+        expect((await store.get('leaves', 'new'))?.data).toEqual({ index: 2 });
+      } finally {
+        await client.db(database).dropDatabase();
+        await client.close();
+      }
     });
 
     it('given a store opened on a shared database, when it closes, then the client stays open for its owner', async () => {
@@ -388,6 +435,15 @@ function randomBatches(seed: number, count: number, size: number): Change[][] {
       const roll = next(10);
       if (roll < 2) return { kind: 'delete', collection, id, position };
       if (roll < 5) return upsert(collection, id, position, { n: next(100), label: `v${position}` });
+      // Half of the creates name ids nothing else changes.
+      if (roll < 6)
+        return {
+          kind: 'create',
+          collection,
+          id: `d${next(24)}`,
+          position,
+          data: { n: next(100), label: 'new' },
+        };
       return {
         kind: 'increment',
         collection,

@@ -27,6 +27,7 @@ import {
   incrementTargets,
   type PlannedWrite,
   planWrites,
+  readTargets,
   type StoredStates,
 } from './batch-plan';
 import {
@@ -58,7 +59,8 @@ import { defaultStallWatch, RenewingClient, type StallWatch, urlOptions } from '
  *
  * `apply` computes each changed document's state after the batch (`batch-plan.ts`), which is how a
  * batch is validated in full, increment targets included, before the first write; then it writes
- * each state (an insert, or a replacement guarded by `position < p`) and stores the checkpoint last.
+ * each state (an insert, or a replacement guarded by `position < p`; a created document, only the
+ * insert) and stores the checkpoint last.
  * Only the order of changes to one document matters to the position guard, and computing the state
  * keeps it; without transactions no reader could rely on the order of writes across documents.
  *
@@ -250,8 +252,10 @@ export class MongoReadStore implements ReadStore {
 
   async apply(changes: readonly Change[], checkpoint?: Checkpoint): Promise<void> {
     assertValidBatch(changes, checkpoint);
-    const targets = incrementTargets(changes);
-    const phases = countersLast(planWrites(changes, await this.readStates(targets)), targets);
+    const phases = countersLast(
+      planWrites(changes, await this.readStates(readTargets(changes))),
+      incrementTargets(changes),
+    );
     const fence = checkpoint?.fence;
     if (fence && !(await isCurrentGrant(this.leaseRecords, fence, this.now()))) {
       throw new FencedOutError(fence.name, fence.epoch);
@@ -351,6 +355,7 @@ export class MongoReadStore implements ReadStore {
    * stored document is at ≥ p (a replay, or another instance's identical write). No upsert race: a
    * document that met E11000 exists, and documents are never removed but by `dropCollections`.
    * (FerretDB v1 also runs each update as a scan of the collection, where a batch insert is cheap.)
+   * A create that meets E11000 is done: the stored document stays as it is.
    */
   private async writeCollectionStates(collection: string, writes: readonly PlannedWrite[]): Promise<void> {
     const documents = this.documents(collection);
@@ -361,7 +366,9 @@ export class MongoReadStore implements ReadStore {
         { ordered: false },
       );
     } catch (error) {
-      existing = duplicateKeyWrites(error).map((index) => writes[index]!);
+      existing = duplicateKeyWrites(error)
+        .map((index) => writes[index]!)
+        .filter((write) => !write.ifAbsent);
     }
     for (let start = 0; start < existing.length; start += REPLACEMENTS_PER_COMMAND) {
       const operations = existing.slice(start, start + REPLACEMENTS_PER_COMMAND).map(({ id, state }) => ({

@@ -64,6 +64,7 @@ function assertValidChange(change: Change): void {
   assertPosition(change.position, `The position of ${change.collection}/${change.id}`);
   switch (change.kind) {
     case 'upsert':
+    case 'create':
       if (typeof change.data !== 'object' || change.data === null || Array.isArray(change.data)) {
         throw new Error(`The data of ${change.collection}/${change.id} must be a JSON object`);
       }

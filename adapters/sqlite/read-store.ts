@@ -75,6 +75,9 @@ const SQL = {
     ON CONFLICT (collection, id) DO UPDATE
     SET position = excluded.position, deleted = 0, data = excluded.data
     WHERE excluded.position > documents.position`,
+  // Any stored row, a tombstone included, keeps the document as it is.
+  create: `INSERT INTO documents (collection, id, position, deleted, data) VALUES (?, ?, ?, 0, ?)
+    ON CONFLICT (collection, id) DO NOTHING`,
   delete: `INSERT INTO documents (collection, id, position, deleted, data) VALUES (?, ?, ?, 1, '{}')
     ON CONFLICT (collection, id) DO UPDATE
     SET position = excluded.position, deleted = 1, data = '{}'
@@ -283,7 +286,8 @@ export class SqliteReadStore implements ReadStore {
   private applyChange(change: Change): void {
     switch (change.kind) {
       case 'upsert':
-        this.statements.upsert.run(
+      case 'create':
+        this.statements[change.kind].run(
           change.collection,
           change.id,
           change.position,

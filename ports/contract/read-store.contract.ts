@@ -170,6 +170,140 @@ export function readStoreContract(
       });
     });
 
+    describe('create', () => {
+      it('given no document, when creating it, then id, position and data come back', async () => {
+        const leaves = named('leaves');
+        await store.apply([create(leaves, 'l1', 4, { index: 0 })]);
+        expect(await store.get(leaves, 'l1')).toEqual({ id: 'l1', position: 4, data: { index: 0 } });
+        expect(ids(await store.find(leaves, { limit: 10 }))).toEqual(['l1']);
+      });
+
+      it('given a created document, when the same id is created at a later position, then the first stays', async () => {
+        const leaves = named('leaves');
+        await store.apply([create(leaves, 'l1', 4, { index: 0 })]);
+        await store.apply([create(leaves, 'l1', 9, { index: 5 })]);
+        expect(await store.get(leaves, 'l1')).toEqual({ id: 'l1', position: 4, data: { index: 0 } });
+      });
+
+      it('given an upserted document, when a newer create of it arrives, then the document stays as it is', async () => {
+        const leaves = named('leaves');
+        await store.apply([upsert(leaves, 'l1', 2, { index: 7 })]);
+        await store.apply([create(leaves, 'l1', 3, { index: 8 })]);
+        expect(await store.get(leaves, 'l1')).toEqual({ id: 'l1', position: 2, data: { index: 7 } });
+      });
+
+      it('given a batch of creates, when it is replayed, then the documents and the checkpoint are the same', async () => {
+        const leaves = named('leaves');
+        const projector = named('projector');
+        const batch = [create(leaves, 'a', 1, { index: 0 }), create(leaves, 'b', 2, { index: 1 })];
+        await store.apply(batch, { projector, position: 2 });
+        await store.apply([create(leaves, 'c', 3, { index: 2 })], { projector, position: 3 });
+        await store.apply(batch, { projector, position: 2 });
+        const page = await store.find(leaves, { limit: 10 });
+        expect(page.items).toEqual([
+          { id: 'a', position: 1, data: { index: 0 } },
+          { id: 'b', position: 2, data: { index: 1 } },
+          { id: 'c', position: 3, data: { index: 2 } },
+        ]);
+        expect(await store.getCheckpoint(projector)).toBe(3);
+      });
+
+      it('given a deleted document, when a newer create arrives, then it stays deleted (a newer upsert recreates it)', async () => {
+        const leaves = named('leaves');
+        await store.apply([upsert(leaves, 'l1', 1, { index: 0 }), remove(leaves, 'l1', 2)]);
+        await store.apply([create(leaves, 'l1', 3, { index: 1 })]);
+        expect(await store.get(leaves, 'l1')).toBeNull();
+        expect(await store.count(leaves)).toBe(0);
+        await store.apply([upsert(leaves, 'l1', 4, { index: 2 })]);
+        expect(await store.get(leaves, 'l1')).toEqual({ id: 'l1', position: 4, data: { index: 2 } });
+      });
+
+      it('given a delete and then a create of a document in one batch, then it stays deleted', async () => {
+        const leaves = named('leaves');
+        await store.apply([remove(leaves, 'l1', 1), create(leaves, 'l1', 2, { index: 0 })]);
+        expect(await store.get(leaves, 'l1')).toBeNull();
+      });
+
+      it('given two creates of one id in one batch, then the first one is stored', async () => {
+        const leaves = named('leaves');
+        await store.apply([create(leaves, 'l1', 1, { index: 0 }), create(leaves, 'l1', 2, { index: 1 })]);
+        expect(await store.get(leaves, 'l1')).toEqual({ id: 'l1', position: 1, data: { index: 0 } });
+      });
+
+      it('given a create and then a newer upsert in one batch, then the upsert wins, whether or not the document was stored', async () => {
+        const leaves = named('leaves');
+        await store.apply([upsert(leaves, 'stored', 1, { v: 'stored' })]);
+        const batch = (id: string) => [
+          create(leaves, id, 2, { v: 'created' }),
+          upsert(leaves, id, 3, { v: 'upserted' }),
+        ];
+        await store.apply([...batch('stored'), ...batch('absent')]);
+        expect(await store.get(leaves, 'stored')).toEqual({
+          id: 'stored',
+          position: 3,
+          data: { v: 'upserted' },
+        });
+        expect(await store.get(leaves, 'absent')).toEqual({
+          id: 'absent',
+          position: 3,
+          data: { v: 'upserted' },
+        });
+      });
+
+      it('given an upsert and then a create of one id in one batch, then the create does nothing', async () => {
+        const leaves = named('leaves');
+        await store.apply([
+          upsert(leaves, 'l1', 1, { v: 'upserted' }),
+          create(leaves, 'l1', 2, { v: 'created' }),
+        ]);
+        expect(await store.get(leaves, 'l1')).toEqual({ id: 'l1', position: 1, data: { v: 'upserted' } });
+      });
+
+      it('given a create and an older upsert of a document stored between them, in one batch, then the create does nothing and the upsert is a replay', async () => {
+        const leaves = named('leaves');
+        await store.apply([upsert(leaves, 'l1', 5, { v: 'stored' })]);
+        await store.apply([
+          upsert(leaves, 'l1', 4, { v: 'older' }),
+          create(leaves, 'l1', 6, { v: 'created' }),
+        ]);
+        expect(await store.get(leaves, 'l1')).toEqual({ id: 'l1', position: 5, data: { v: 'stored' } });
+      });
+
+      it('given a create and increments of one id in one batch, then the counts add to what is stored', async () => {
+        const stats = named('stats');
+        await store.apply([upsert(stats, 'stored', 1, { n: 10 })]);
+        await store.apply([
+          create(stats, 'stored', 2, { n: 0, label: 'created' }),
+          increment(stats, 'stored', 3, 'n', 1),
+          create(stats, 'absent', 2, { n: 0, label: 'created' }),
+          increment(stats, 'absent', 3, 'n', 1),
+          increment(stats, 'counted', 2, 'n', 1),
+          create(stats, 'counted', 3, { n: 0, label: 'created' }),
+        ]);
+        expect(await store.get(stats, 'stored')).toEqual({ id: 'stored', position: 3, data: { n: 11 } });
+        expect(await data(stats, 'absent')).toEqual({ n: 1, label: 'created' });
+        expect(await store.get(stats, 'counted')).toEqual({ id: 'counted', position: 2, data: { n: 1 } });
+      });
+
+      it('given a created document, then its position guards it like any other: an older upsert is a replay, a newer one replaces it', async () => {
+        const leaves = named('leaves');
+        await store.apply([create(leaves, 'l1', 5, { v: 'created' })]);
+        await store.apply([upsert(leaves, 'l1', 4, { v: 'older' })]);
+        expect(await data(leaves, 'l1')).toEqual({ v: 'created' });
+        await store.apply([upsert(leaves, 'l1', 6, { v: 'newer' })]);
+        expect(await store.get(leaves, 'l1')).toEqual({ id: 'l1', position: 6, data: { v: 'newer' } });
+      });
+
+      it('given a batch whose creates all meet stored documents, then the checkpoint still moves', async () => {
+        const leaves = named('leaves');
+        const projector = named('projector');
+        await store.apply([create(leaves, 'l1', 1, { index: 0 })], { projector, position: 1 });
+        await store.apply([create(leaves, 'l1', 2, { index: 1 })], { projector, position: 2 });
+        expect(await store.getCheckpoint(projector)).toBe(2);
+        expect(await data(leaves, 'l1')).toEqual({ index: 0 });
+      });
+    });
+
     describe('apply is all or nothing', () => {
       it('given an increment of a text member mid-batch, then apply rejects, writes nothing, keeps the checkpoint', async () => {
         const cases = named('cases');
@@ -212,6 +346,34 @@ export function readStoreContract(
         ).rejects.toThrow();
         expect(await store.get(cases, 'ok')).toBeNull();
         expect(await store.getCheckpoint(projector)).toBeNull();
+      });
+
+      it('given a create whose data is not an object, then apply rejects and creates nothing', async () => {
+        const leaves = named('leaves');
+        const projector = named('projector');
+        const bad = { kind: 'create', collection: leaves, id: 'bad', position: 2, data: [1] } as Change;
+        await expect(
+          store.apply([create(leaves, 'ok', 1, { v: 1 }), bad], { projector, position: 2 }),
+        ).rejects.toThrow(/JSON object/);
+        expect(await store.get(leaves, 'ok')).toBeNull();
+        expect(await store.getCheckpoint(projector)).toBeNull();
+      });
+
+      it('given a create and an invalid increment in one batch, then apply rejects and creates nothing', async () => {
+        const stats = named('stats');
+        await store.apply([upsert(stats, 's1', 1, { n: 'text' })]);
+        await expect(
+          store.apply([create(stats, 'created', 2, { v: 1 }), increment(stats, 's1', 3, 'n', 1)]),
+        ).rejects.toThrow();
+        expect(await store.get(stats, 'created')).toBeNull();
+      });
+
+      it('given a create and an upsert of one document at one position, then apply rejects and writes nothing', async () => {
+        const leaves = named('leaves');
+        await expect(
+          store.apply([create(leaves, 'l1', 3, { v: 1 }), upsert(leaves, 'l1', 3, { v: 2 })]),
+        ).rejects.toThrow(/position/);
+        expect(await store.get(leaves, 'l1')).toBeNull();
       });
 
       it('given two changes to one document at one position, then apply rejects and writes nothing', async () => {
@@ -548,6 +710,10 @@ export function readStoreContract(
 
 function upsert(collection: string, id: string, position: number, data: object): Change {
   return { kind: 'upsert', collection, id, position, data };
+}
+
+function create(collection: string, id: string, position: number, data: object): Change {
+  return { kind: 'create', collection, id, position, data };
 }
 
 function remove(collection: string, id: string, position: number): Change {

@@ -6,6 +6,7 @@
  * −0.02, −0.015, +0.02; a BREACH: −0.05, −0.035, +0.05; from 0.5 each).
  */
 import { createHash } from 'node:crypto';
+import { SqliteReadStore } from '../../adapters/sqlite/read-store';
 import type {
   EvidenceAdmitted,
   ExecutionAdmitted,
@@ -16,8 +17,10 @@ import type {
   VarianceRecorded,
 } from '../../event-schemas';
 import type { RecordedEvent } from '../../ports/event-store';
+import type { ReadStore } from '../../ports/read-store';
 import type { ProjectionState } from '../engine/projection';
 import { ProjectionSpecification, type SpecEvent } from '../engine/projection-spec';
+import { projectEvents } from '../engine/runner';
 import {
   BUNDLES,
   type BundleView,
@@ -254,6 +257,20 @@ describe('the governance projection', () => {
         [LOG_META]: { size: { size: 2 } },
       }));
 
+  it('given the same record admitted twice in one batch, and the batch delivered again, then the lookup keeps its first index', () =>
+    given([])
+      .when(
+        [
+          evidence(1),
+          { type: 'EvidenceAdmitted', data: { ...evidence(1).data, artifact_hash: hex('artifact-9') } },
+        ],
+        { numberOfTimes: 2 },
+      )
+      .thenDocuments({
+        [LEAVES]: { [AUTH_1]: authLeaf(1, 0, 1) },
+        [LOG_META]: { size: { size: 2 } },
+      }));
+
   it('given a new subject, when a gate fails, then no leaf, and the subject counts the failure and its observables fall', () =>
     given([])
       .when([gateFailed(1)])
@@ -379,6 +396,51 @@ describe('the governance projection', () => {
             }),
           },
         }));
+  });
+});
+
+describe('the governance projection reads no leaf', () => {
+  it('given admissions of every kind, a duplicate record among them, when projected as the runner does, then no read of `leaves` reaches the store', async () => {
+    const store = new SqliteReadStore(':memory:');
+    const reads: string[] = [];
+    const counting: ReadStore = new Proxy(store, {
+      get(target, name, receiver) {
+        const member = Reflect.get(target, name, receiver);
+        if (name !== 'get' && name !== 'find' && name !== 'count') return member.bind(target);
+        return (collection: string, ...rest: unknown[]) => {
+          reads.push(collection);
+          return member.call(target, collection, ...rest);
+        };
+      },
+    });
+    const duplicate = {
+      type: 'EvidenceAdmitted',
+      data: { ...evidence(1).data, artifact_hash: hex('artifact-9') },
+    };
+    const batches = [
+      [evidence(1), executionAdmitted(AUTH_1)],
+      [varianceRecorded(AUTH_1), duplicate, evidence(2)],
+    ];
+    let position = 0;
+    try {
+      for (const batch of batches) {
+        const events = batch.map(
+          (spec) =>
+            ({ ...spec, id: `e-${++position}`, position, tenant_id: TENANT }) as unknown as RecordedEvent,
+        );
+        const changes = await projectEvents(governanceProjection, counting, 1, events);
+        await counting.apply(changes, { projector: 'governance@g1', position });
+      }
+      expect(reads.length).toBeGreaterThan(0); // the log size, the subjects, the closed loop
+      expect(reads.filter((collection) => collection.startsWith(`${LEAVES}__`))).toEqual([]);
+      // Five admissions, four records: the duplicate keeps the first leaf's index.
+      const leaves = (await store.find<StoredLeaf>(`${LEAVES}__g1`, { limit: 10 })).items;
+      expect(leaves.map((leaf) => leaf.data.leaf_index).sort()).toEqual([0, 1, 2, 4]);
+      expect(leaves.find((leaf) => leaf.id === AUTH_1)?.data.leaf_index).toBe(0);
+      expect((await store.get(`${LOG_META}__g1`, 'size'))?.data).toEqual({ size: 5 });
+    } finally {
+      await store.close();
+    }
   });
 });
 

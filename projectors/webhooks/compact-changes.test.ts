@@ -13,7 +13,7 @@ const batch = (from: number) =>
       fc.record({
         collection: fc.constantFrom(...COLLECTIONS),
         id: fc.constantFrom('a', 'b', 'c'),
-        kind: fc.constantFrom('upsert', 'delete', 'increment'),
+        kind: fc.constantFrom('upsert', 'delete', 'increment', 'create'),
         step: fc.integer({ min: 0, max: 3 }),
         value: fc.integer({ min: -5, max: 5 }),
       }),
@@ -31,6 +31,8 @@ const batch = (from: number) =>
         const target = { collection: draft.collection, id: draft.id, position };
         if (draft.kind === 'upsert') changes.push({ kind: 'upsert', ...target, data: { n: draft.value } });
         else if (draft.kind === 'delete') changes.push({ kind: 'delete', ...target });
+        else if (draft.kind === 'create')
+          changes.push({ kind: 'create', ...target, data: { n: draft.value } });
         else changes.push({ kind: 'increment', ...target, field: 'n', by: draft.value });
       }
       return changes;

@@ -6,14 +6,15 @@
  *
  * An upsert or delete replaces the whole document and is position-guarded, so the document ends the
  * same whatever state the batch is applied to, a replayed or half-applied one included. Increments
- * after the last write are kept as they are (merging them would change what a replay skips).
+ * and creates after the last write are kept as they are (merging them would change what a replay
+ * skips); a create replaces nothing, so it never drops what came before it.
  */
 import type { Change } from '../../ports/read-store';
 
 export function compactChanges(changes: readonly Change[]): Change[] {
   const lastWrite = new Map<string, number>();
   changes.forEach((change, index) => {
-    if (change.kind !== 'increment') lastWrite.set(documentKey(change), index);
+    if (change.kind === 'upsert' || change.kind === 'delete') lastWrite.set(documentKey(change), index);
   });
   return changes.filter((change, index) => index >= (lastWrite.get(documentKey(change)) ?? 0));
 }
