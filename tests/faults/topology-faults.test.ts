@@ -67,6 +67,9 @@ describeWithServers([MONGODB_SERVER, KAFKA_SERVER], 'fault: the production topol
         commandApis.filter((role) => running.isRunning(role)).map((role) => running.client(role)),
       apiKey: tenant.api_key,
       concurrency: 8,
+      // The faults, not the speed, are under test: as many admissions as the suite was sized for, which
+      // the dispatcher on FerretDB delivers within the promises' wait (docs/operating-the-topology.md).
+      perSecond: 25,
       log: () => (running.isRunning('read-api') ? reads : null),
     }).start();
 

@@ -19,6 +19,11 @@ export interface AdmissionLoadOptions {
   apiKey: string;
   /** Requests in flight at once. */
   concurrency: number;
+  /**
+   * At most this many submissions a second over all lanes (none by default): a fault test's work then
+   * stays the same whatever the speed of what it runs against.
+   */
+  perSecond?: number;
   /** Where GET /gov/v1/log/sth is polled while the load runs; null: no polling. */
   log?: () => GovClient | null;
   subjects?: number;
@@ -71,7 +76,12 @@ export class AdmissionLoad {
   }
 
   private async lane(): Promise<void> {
+    const interval = this.options.perSecond ? (1000 * this.options.concurrency) / this.options.perSecond : 0;
+    let started = 0;
     while (this.running) {
+      const wait = started + interval - Date.now();
+      if (wait > 0) await pause(wait);
+      started = Date.now();
       const targets = this.options.targets();
       const target = targets[Math.floor(Math.random() * targets.length)];
       if (!target) {
