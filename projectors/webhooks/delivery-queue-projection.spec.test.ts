@@ -19,11 +19,13 @@ import type {
   WebhookRegistered,
   WebhookRemoved,
 } from '../../event-schemas';
+import type { RecordedEvent } from '../../ports/event-store';
 import type { Change } from '../../ports/read-store';
 import { ProjectionSpecification, type SpecEvent } from '../engine/projection-spec';
 import {
   type DeliveryView,
   deliveryQueueProjection,
+  PENDING_COUNT_ID,
   type PendingLeafView,
   queuedDeliveryId,
   storedDelivery,
@@ -503,5 +505,47 @@ describe('the dispatcher projection', () => {
             seq: { last: 5120 },
           },
         }));
+  });
+});
+
+describe('the dispatcher projection declares what it reads first', () => {
+  const projection = deliveryQueueProjection({ publicUrl: 'https://gov.example' });
+  /** Projects `spec` at `position` over `stored`, listing every get `reads` did not name. */
+  async function undeclaredReads(spec: SpecEvent, position: number, stored: Record<string, object> = {}) {
+    const event = { ...spec, id: `e-${position}`, position, tenant_id: TENANT } as unknown as RecordedEvent;
+    const declared = new Set(projection.reads!(event).map(({ collection, id }) => `${collection}/${id}`));
+    const undeclared: string[] = [];
+    await projection.project(event, {
+      get: async <T>(collection: string, id: string) => {
+        const key = `${collection}/${id}`;
+        if (!declared.has(key)) undeclared.push(key);
+        const data = stored[key];
+        return data ? { id, position: 1, data: data as T } : null;
+      },
+    });
+    return undeclared;
+  }
+
+  it('given admissions and gate failures of a tenant without webhooks, then every read was named', async () => {
+    expect(await undeclaredReads(evidence(1), 10)).toEqual([]);
+    expect(await undeclaredReads(gateFailed(), 11)).toEqual([]);
+  });
+
+  it('given a tree head over pending leaves, then the leaves and the counters it reads were named (the leaves’ tenants are read after)', async () => {
+    const pending: PendingLeafView = {
+      tenant_id: TENANT,
+      source_event_id: 'e-10',
+      source: { type: 'EvidenceAdmitted', data: evidenceSourceOf(1) },
+      events: ['leaf_admitted'],
+      webhook_ids: [W1],
+      depth: null,
+      alert: null,
+    };
+    const undeclared = await undeclaredReads(treeHead(0, [10, 11]), 12, {
+      [`${WEBHOOK_DISPATCH_META}/${PENDING_COUNT_ID}`]: { count: 2 },
+      [`${WEBHOOK_PENDING_LEAVES}/10`]: pending,
+      [`${WEBHOOK_PENDING_LEAVES}/11`]: pending,
+    });
+    expect(undeclared).toEqual([`${WEBHOOK_TENANTS}/${TENANT}`]);
   });
 });

@@ -33,7 +33,12 @@ import type {
 } from '../../event-schemas';
 import type { RecordedEvent } from '../../ports/event-store';
 import type { Change } from '../../ports/read-store';
-import { type Projection, type ProjectionState, physicalCollection } from '../engine/projection';
+import {
+  type DocumentKey,
+  type Projection,
+  type ProjectionState,
+  physicalCollection,
+} from '../engine/projection';
 import { subjectKey } from '../governance/governance-projection';
 import { type BodyRecipe, type BodySource, renderBody } from './body-recipe';
 import {
@@ -243,6 +248,7 @@ export function deliveryQueueProjection(options: DeliveryQueueProjectionOptions)
         'lifecycle',
       ],
     },
+    reads: readsOf,
     async project(event: RecordedEvent, state: ProjectionState): Promise<Change[]> {
       // Every event moves the `applied` marker: one projected again after later ones (a redelivered
       // batch) is recognised and changes nothing, instead of being re-decided on newer state.
@@ -264,6 +270,36 @@ export function deliveryQueueProjection(options: DeliveryQueueProjectionOptions)
       ];
     },
   };
+}
+
+/**
+ * What `project` reads first for the events that come by the thousand: admissions, gate failures and
+ * the tree heads that release their leaves. What it reads after those (the webhooks a tenant has, a
+ * leaf's tenant) it reads itself.
+ */
+function readsOf(event: RecordedEvent): DocumentKey[] {
+  const keys: DocumentKey[] = [{ collection: WEBHOOK_DISPATCH_META, id: APPLIED_ID }];
+  if (event.type === 'TreeHeadSigned') {
+    keys.push({ collection: WEBHOOK_DISPATCH_META, id: PENDING_COUNT_ID });
+    keys.push({ collection: WEBHOOK_DISPATCH_META, id: LAST_SEQ_ID });
+    for (const position of (event.data as TreeHeadSigned).leaf_positions)
+      keys.push({ collection: WEBHOOK_PENDING_LEAVES, id: String(position) });
+    return keys;
+  }
+  if (!['EvidenceAdmitted', 'ExecutionAdmitted', 'VarianceRecorded', 'GateFailed'].includes(event.type))
+    return keys;
+  const { tenant_id: tenantId, subject_id: subjectId } = event.data as {
+    tenant_id: string;
+    subject_id: string;
+  };
+  keys.push(
+    { collection: WEBHOOK_TENANTS, id: tenantId },
+    { collection: WEBHOOK_SUBJECTS, id: subjectKey(tenantId, subjectId) },
+  );
+  if (event.type === 'EvidenceAdmitted') keys.push({ collection: WEBHOOK_CHAIN_DEPTHS, id: tenantId });
+  if (event.type !== 'GateFailed') keys.push({ collection: WEBHOOK_DISPATCH_META, id: PENDING_COUNT_ID });
+  else keys.push({ collection: WEBHOOK_DISPATCH_META, id: LAST_SEQ_ID });
+  return keys;
 }
 
 function decide(
