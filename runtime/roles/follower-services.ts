@@ -82,6 +82,7 @@ export async function startFollowerServices(
     read,
     async close() {
       await composed.stop();
+      await waits.close();
       await follower.stop();
       await events.store.close();
       await read.store.close();

@@ -87,6 +87,8 @@ export async function startEmbedded(
   const location = readStoreLocation(config);
   const read = await openReadStore(location, logger);
   const readStore = read.store;
+  // The delivery thread's progress is read from the store: one shared poll for every webhook command.
+  const deliveryQueueWaits = remoteWaitsOn(readStore);
   projectionThread = config.projectionThread
     ? await ProjectionThread.start({ config, metrics, logger })
     : null;
@@ -152,7 +154,7 @@ export async function startEmbedded(
       webhookDeliveryStarted.then((started) =>
         started.consumer
           ? started.consumer.waitForPosition(position)
-          : remoteWaitsOn(readStore).awaitDeliveryQueue(position, tenantId),
+          : deliveryQueueWaits.awaitDeliveryQueue(position, tenantId),
       ),
     bindings: { event_store: events.binding, read_store: read.binding, bus: bus.binding },
     role: 'all',
@@ -180,6 +182,7 @@ export async function startEmbedded(
   const close = () => {
     closing ??= (async () => {
       await http.close();
+      await deliveryQueueWaits.close();
       await stopServiceThreads();
       await webhookDelivery.stop();
       await forwarder?.stop();

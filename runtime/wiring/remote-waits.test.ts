@@ -53,7 +53,30 @@ const settled = async (promise: Promise<unknown>) => {
   return done;
 };
 
+const late = () => new Error('late');
+
 describe('RemoteProgress', () => {
+  it('given a wait that times out, when it is given up, then it fails and the position is polled no more', async () => {
+    const progress = new RemoteProgress();
+    let reads = 0;
+    const read = async () => {
+      reads += 1;
+      return 0;
+    };
+    await expect(progress.wait('k', read, 1, 30, late)).rejects.toThrow('late');
+    const after = reads;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(reads).toBeLessThanOrEqual(after + 1);
+  });
+
+  it('given pending waits, when closed, then they fail and polling stops', async () => {
+    const progress = new RemoteProgress();
+    const read = async () => 0;
+    const pending = progress.wait('k', read, 1, 5_000, late);
+    await progress.close();
+    await expect(pending).rejects.toThrow('closed');
+  });
+
   it('given many waiters for one stored position, when it moves past them, then all are released and each poll read it once', async () => {
     const progress = new RemoteProgress();
     let position = 0;
@@ -62,7 +85,7 @@ describe('RemoteProgress', () => {
       reads += 1;
       return position;
     };
-    const waiters = Array.from({ length: 64 }, (_, i) => progress.wait('k', read, 1 + (i % 4)));
+    const waiters = Array.from({ length: 64 }, (_, i) => progress.wait('k', read, 1 + (i % 4), 5_000, late));
     await new Promise((resolve) => setTimeout(resolve, 20));
     const readsWhileBehind = reads;
     position = 4;
@@ -79,7 +102,7 @@ describe('RemoteProgress', () => {
       reads += 1;
       return 7;
     };
-    await progress.wait('k', read, 7);
+    await progress.wait('k', read, 7, 5_000, late);
     const after = reads;
     await new Promise((resolve) => setTimeout(resolve, 40));
     expect(reads).toBe(after);

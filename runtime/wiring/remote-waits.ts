@@ -15,7 +15,6 @@ import type { ReadStore } from '../../ports/read-store';
 import { projections } from '../../projectors';
 import { ProjectionCatalog } from '../../projectors/engine/catalog';
 import { FreshRead } from '../../projectors/engine/fresh-read';
-import { PositionWaiters } from '../../projectors/engine/position-waiters';
 import { checkpointName, type Projection, physicalCollection } from '../../projectors/engine/projection';
 import { DELIVERY_QUEUE_PROGRESS } from '../../projectors/webhooks/delivery-queue-consumer';
 import { DELIVERY_QUEUE_GENERATION } from '../../projectors/webhooks/delivery-queue-projection';
@@ -23,7 +22,6 @@ import {
   MAX_UNAPPLIED_POSITIONS,
   type ReadGate,
   ReadModelsBehindError,
-  withinTimeout,
 } from '../../read-api/engine/read-barrier';
 import { sleep } from '../support/sleep';
 
@@ -32,14 +30,20 @@ const POLL_DELAYS_MS = [1, 2, 4, 8, 16, 25];
 /** A position remembered longer than this is read again before it is trusted to hold an admission. */
 const STALE_AFTER_MS = 100;
 
+/** A wait for a stored position to reach `position`. */
+interface Waiter {
+  position: number;
+  resolve(): void;
+  reject(error: Error): void;
+}
+
 /** One remotely stored position: a projection's checkpoint, or the dispatcher's progress of a tenant. */
 interface Tracked {
   read(): Promise<number>;
   reached: number;
   /** Monotonic ms of the last read. */
   readAt: number;
-  waiters: PositionWaiters;
-  waiting: number;
+  waiters: Set<Waiter>;
 }
 
 /**
@@ -49,6 +53,7 @@ interface Tracked {
 export class RemoteProgress {
   private readonly tracked = new Map<string, Tracked>();
   private polling: Promise<void> | null = null;
+  private readonly stopped = new AbortController();
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 
@@ -63,16 +68,35 @@ export class RemoteProgress {
     return tracked !== undefined && this.now() - tracked.readAt < STALE_AFTER_MS;
   }
 
-  /** Resolves once the position stored for `key` is at or past `position`. */
-  wait(key: string, read: () => Promise<number>, position: number): Promise<void> {
+  /**
+   * Resolves once the position stored for `key` is at or past `position`; rejects with `late()` after
+   * `timeoutMs` (and stops waiting: a wait given up on polls no more), or when the progress is closed.
+   */
+  wait(
+    key: string,
+    read: () => Promise<number>,
+    position: number,
+    timeoutMs: number,
+    late: () => Error,
+  ): Promise<void> {
     const tracked = this.track(key, read);
     if (tracked.reached >= position) return Promise.resolve();
-    tracked.waiting += 1;
-    const released = tracked.waiters.wait(position, tracked.reached).finally(() => {
-      tracked.waiting -= 1;
+    if (this.stopped.signal.aborted) return Promise.reject(new Error('the remote waits are closed'));
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => settle(() => reject(late())), timeoutMs);
+      const settle = (then: () => void) => {
+        clearTimeout(timer);
+        tracked.waiters.delete(waiter);
+        then();
+      };
+      const waiter: Waiter = {
+        position,
+        resolve: () => settle(resolve),
+        reject: (error) => settle(() => reject(error)),
+      };
+      tracked.waiters.add(waiter);
+      this.poll();
     });
-    this.poll();
-    return released;
   }
 
   /** Reads `key` again soon (in the background), so that `reached` is current. */
@@ -81,31 +105,34 @@ export class RemoteProgress {
     this.poll();
   }
 
+  /** Stops polling; every wait still pending is rejected. */
+  async close(): Promise<void> {
+    this.stopped.abort();
+    for (const tracked of this.tracked.values())
+      for (const waiter of [...tracked.waiters]) waiter.reject(new Error('the remote waits are closed'));
+    await this.polling;
+  }
+
   private track(key: string, read: () => Promise<number>): Tracked {
     let tracked = this.tracked.get(key);
     if (!tracked) {
-      tracked = {
-        read,
-        reached: 0,
-        readAt: Number.NEGATIVE_INFINITY,
-        waiters: new PositionWaiters(),
-        waiting: 0,
-      };
+      tracked = { read, reached: 0, readAt: Number.NEGATIVE_INFINITY, waiters: new Set() };
       this.tracked.set(key, tracked);
     }
     return tracked;
   }
 
   private poll(): void {
+    if (this.stopped.signal.aborted) return;
     this.polling ??= this.pollWhileWanted().finally(() => {
       this.polling = null;
     });
   }
 
   private async pollWhileWanted(): Promise<void> {
-    for (let round = 0; ; round++) {
+    for (let round = 0; !this.stopped.signal.aborted; round++) {
       const wanted = [...this.tracked.values()].filter(
-        (tracked) => tracked.waiting > 0 || tracked.readAt === Number.NEGATIVE_INFINITY,
+        (tracked) => tracked.waiters.size > 0 || tracked.readAt === Number.NEGATIVE_INFINITY,
       );
       if (wanted.length === 0) return;
       let moved = false;
@@ -117,7 +144,7 @@ export class RemoteProgress {
             if (position > tracked.reached) {
               tracked.reached = position;
               moved = true;
-              tracked.waiters.release(position);
+              for (const waiter of [...tracked.waiters]) if (waiter.position <= position) waiter.resolve();
             }
           } catch {
             // The store is unreachable for now: the waiters' own deadlines decide when to give up.
@@ -126,8 +153,8 @@ export class RemoteProgress {
         }),
       );
       if (moved) round = 0;
-      if (wanted.some((tracked) => tracked.waiting > 0))
-        await sleep(POLL_DELAYS_MS[Math.min(round, POLL_DELAYS_MS.length - 1)]!);
+      if (wanted.some((tracked) => tracked.waiters.size > 0))
+        await sleep(POLL_DELAYS_MS[Math.min(round, POLL_DELAYS_MS.length - 1)]!, this.stopped.signal);
     }
   }
 }
@@ -156,7 +183,9 @@ export class RemoteWaits {
       this.readersOf(eventTypes).map(async (projection) => {
         const checkpoint = await this.checkpointOf(projection.name);
         await this.within(
-          this.progress.wait(checkpoint, this.checkpointReader(checkpoint), position),
+          checkpoint,
+          this.checkpointReader(checkpoint),
+          position,
           `read model '${projection.name}' (checkpoint ${checkpoint}) has not reached position ${position}: is a projectors process running?`,
         );
       }),
@@ -179,7 +208,9 @@ export class RemoteWaits {
       if (this.progress.reached(checkpoint, read) < owed)
         lagging.push(
           this.within(
-            this.progress.wait(checkpoint, read, owed),
+            checkpoint,
+            read,
+            owed,
             `read model '${projection.name}' is more than ${MAX_UNAPPLIED_POSITIONS} positions behind position ${position}: is a projectors process running?`,
           ),
         );
@@ -193,7 +224,9 @@ export class RemoteWaits {
     const read = async () =>
       (await this.options.readStore.get<{ position: number }>(progress, tenantId))?.data.position ?? 0;
     await this.within(
-      this.progress.wait(`${progress}/${tenantId}`, read, position),
+      `${progress}/${tenantId}`,
+      read,
+      position,
       `the dispatcher has not handled position ${position} of tenant ${tenantId}: is a dispatcher process running?`,
     );
   }
@@ -216,9 +249,20 @@ export class RemoteWaits {
     );
   }
 
-  private within(work: Promise<void>, failure: string): Promise<void> {
+  /** Stops polling; pending waits are rejected. */
+  close(): Promise<void> {
+    return this.progress.close();
+  }
+
+  private within(key: string, read: () => Promise<number>, position: number, failure: string): Promise<void> {
     const timeoutMs = this.options.timeoutMs ?? 30_000;
-    return withinTimeout(work, timeoutMs, () => new Error(`${failure} (waited ${timeoutMs} ms)`));
+    return this.progress.wait(
+      key,
+      read,
+      position,
+      timeoutMs,
+      () => new Error(`${failure} (waited ${timeoutMs} ms)`),
+    );
   }
 }
 
@@ -245,8 +289,10 @@ export class StoreHeadGate implements ReadGate {
     const checkpoint = await this.waits.checkpointOf(projectionName);
     const read = this.waits.checkpointReader(checkpoint);
     if (this.waits.progress.reached(checkpoint, read) >= head) return;
-    await withinTimeout(
-      this.waits.progress.wait(checkpoint, read, head),
+    await this.waits.progress.wait(
+      checkpoint,
+      read,
+      head,
       this.timeoutMs,
       () => new ReadModelsBehindError(projectionName, head, this.timeoutMs),
     );
