@@ -3,7 +3,11 @@ import { AppendNotifier } from './append-notifier';
 /** A data_version another process moves, and how often it was read. */
 function foreignFile() {
   const file = { version: 1, reads: 0 };
-  return { file, read: () => (file.reads++, file.version) };
+  const read = () => {
+    file.reads += 1;
+    return file.version;
+  };
+  return { file, read };
 }
 
 const elapsed = async (work: Promise<void>) => {
