@@ -46,6 +46,11 @@ export class BatchState implements ProjectionState {
     return stored;
   }
 
+  /** Whether documents are kept between batches (the runner's `AppliedDocuments`). */
+  get keepsApplied(): boolean {
+    return this.applied !== undefined;
+  }
+
   /** Reads the documents of `keys` not known here yet, all at once (see `Projection.reads`). */
   async prefetch(keys: readonly DocumentKey[]): Promise<void> {
     const wanted = new Map<string, DocumentKey>();

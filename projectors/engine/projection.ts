@@ -29,8 +29,9 @@ export interface Projection {
   readonly dataMembers?: Readonly<Record<string, readonly string[]>>;
   project(event: RecordedEvent, state: ProjectionState): Promise<Change[]> | Change[];
   /**
-   * The documents `project` will `get` for `event`, if it can say: the runner reads those of a whole
-   * batch at once, before projecting it. Each `get` otherwise waits for its own answer in turn, and on
+   * The documents `project` will `get` for `event`, if it can say: a runner that keeps no documents
+   * between batches (a consumer of a partitioned bus) reads those of a whole batch at once, before
+   * projecting it. Each `get` otherwise waits for its own answer in turn, and on
    * a read store across the network (MongoDB) a batch's reads then cost a round trip per event.
    */
   reads?(event: RecordedEvent): readonly DocumentKey[];

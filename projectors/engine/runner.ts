@@ -232,7 +232,10 @@ export async function projectInto(
   batch: readonly RecordedEvent[],
 ): Promise<Change[]> {
   const changes: Change[] = [];
-  if (projection.reads) await state.prefetch(batch.flatMap((event) => projection.reads!(event)));
+  // A state that keeps what its runner stored answers most gets from memory: reading ahead there
+  // would read documents the batch itself creates.
+  if (projection.reads && !state.keepsApplied)
+    await state.prefetch(batch.flatMap((event) => projection.reads!(event)));
   for (const event of batch) {
     for (const change of await projection.project(event, state)) {
       await state.record(change);
