@@ -114,9 +114,11 @@ const CHECKPOINTS_COLLECTION = 'checkpoints';
 const DEFAULT_DATABASE = 'gov';
 /**
  * FerretDB v1.24 never answers an `update` command whose statements match 100 documents or more
- * (the connection just hangs), so replacements are sent in smaller commands.
+ * (the connection just hangs), nor, under the topology's load, two projections' `update` commands of
+ * 50 statements each at once (after which every command of that database hangs: seen as the
+ * topology stalling for good), so replacements are sent in small commands.
  */
-const REPLACEMENTS_PER_COMMAND = 50;
+const REPLACEMENTS_PER_COMMAND = 10;
 /** A counter update that keeps meeting a concurrent change (creation, reset) gives up eventually. */
 const COUNTER_ATTEMPTS = 10;
 
