@@ -50,16 +50,26 @@ export async function startServer(
       stdio: ['ignore', stdout, 'inherit'],
     },
   );
+  try {
+    await untilHealthy(`http://127.0.0.1:${port}`);
+    return child;
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+}
+
+/** Resolves once GET /health of `base` answers 200; throws after 30 s. */
+export async function untilHealthy(base: string): Promise<void> {
   for (let i = 0; i < 300; i++) {
     try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return child;
+      if ((await fetch(`${base}/health`)).ok) return;
     } catch {
       // not listening yet
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  child.kill('SIGKILL');
-  throw new Error('the server did not start');
+  throw new Error(`${base} did not start in 30 s`);
 }
 
 export async function registerL4Tenants(

@@ -13,7 +13,21 @@ import path from 'node:path';
 import { SERVER_NODE_FLAGS } from '../runtime/config/node-flags';
 import { freePort } from '../tests/support/children';
 import { PrivateFerretDb, PrivateKafka } from '../tests/support/private-servers';
-import { admissions, CONNECTIONS, registerL4Tenants, SECONDS, startServer, stopServer } from './http-server';
+import {
+  ROLE_ENTRY,
+  type RoleName,
+  type TopologyStores,
+  topologyEnvironment,
+} from '../tests/support/topology-environment';
+import {
+  admissions,
+  CONNECTIONS,
+  registerL4Tenants,
+  SECONDS,
+  startServer,
+  stopServer,
+  untilHealthy,
+} from './http-server';
 import { percentile } from './percentile';
 import type { BenchRow, BenchSuite } from './report';
 import { tempDir } from './temp-dir';
@@ -72,41 +86,23 @@ async function tenantsWithWebhooks(commandUrl: string, readUrl: string, dataDir:
 }
 
 /** The six roles of the topology, each a built role process on a port of its own. */
-async function startTopology(dataDir: string, mongoUrl: string, kafkaBrokers: string) {
-  const roles = {
-    'projectors-a': 'projectors',
-    'projectors-b': 'projectors',
-    dispatcher: 'dispatcher',
-    'read-api': 'read-api',
-    'command-api-a': 'command-api',
-    'command-api-b': 'command-api',
-  } as const;
-  const ports = {} as Record<keyof typeof roles, number>;
-  for (const role of Object.keys(roles) as (keyof typeof roles)[]) ports[role] = await freePort();
+async function startTopology(stores: TopologyStores) {
+  const ports = {} as Record<RoleName, number>;
+  for (const role of Object.keys(ROLE_ENTRY) as RoleName[]) ports[role] = await freePort();
+  // The benchmark registers its tenants from one address.
   const env = {
     ...process.env,
-    GOV_HOST: '127.0.0.1',
-    GOV_DATA_DIR: dataDir,
-    GOV_EVENT_STORE_FILE: path.join(dataDir, 'events.db'),
-    GOV_READ_STORE_FILE: '',
-    GOV_READ_STORE_URL: mongoUrl,
-    GOV_READ_STORE_DATABASE: 'gov_bench',
-    GOV_KAFKA_BROKERS: kafkaBrokers,
-    GOV_KAFKA_TOPIC: 'gov.events',
-    GOV_KAFKA_PARTITIONS: '1',
-    GOV_PUBLIC_URL: `http://127.0.0.1:${ports['read-api']}`,
-    GOV_WEBHOOK_ALLOW: '127.0.0.1',
-    GOV_LOG_LEVEL: 'warn',
+    ...topologyEnvironment(stores, ports),
     GOV_REGISTRATIONS_PER_IP_HOUR: '1000000',
   };
   const children: ChildProcess[] = [];
-  const url = (role: keyof typeof roles) => `http://127.0.0.1:${ports[role]}`;
-  const start = async (names: (keyof typeof roles)[]) => {
+  const url = (role: RoleName) => `http://127.0.0.1:${ports[role]}`;
+  const start = async (names: RoleName[]) => {
     for (const name of names)
       children.push(
         spawn(
           process.execPath,
-          [...SERVER_NODE_FLAGS, path.resolve(__dirname, '../runtime/roles', `${roles[name]}.js`)],
+          [...SERVER_NODE_FLAGS, path.resolve(__dirname, '../runtime/roles', `${ROLE_ENTRY[name]}.js`)],
           { env: { ...env, GOV_PORT: String(ports[name]) }, stdio: ['ignore', 'ignore', 'inherit'] },
         ),
       );
@@ -131,18 +127,6 @@ async function startTopology(dataDir: string, mongoUrl: string, kafkaBrokers: st
       );
     },
   };
-}
-
-async function untilHealthy(url: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`${url}/health`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${url} did not become healthy`);
 }
 
 const describeRuns = (runs: Measured[]) =>
@@ -172,7 +156,12 @@ export const topologyBench: BenchSuite = async () => {
     ferret = await PrivateFerretDb.start(servers);
     kafka = await PrivateKafka.start(servers);
     const dataDir = path.join(temp.dir, 'topology');
-    const topology = await startTopology(dataDir, ferret.url, kafka.brokers);
+    const topology = await startTopology({
+      dataDir,
+      mongoUrl: ferret.url,
+      database: 'gov_bench',
+      kafkaBrokers: kafka.brokers,
+    });
     let measured: Awaited<ReturnType<typeof measure>>;
     try {
       const keys = await tenantsWithWebhooks(topology.commandUrls[0]!, topology.readUrl, dataDir, receiver);

@@ -55,18 +55,24 @@ const settled = async (promise: Promise<unknown>) => {
 
 const late = () => new Error('late');
 
+/** A stored position another process moves (`stored.position`), counting its reads. */
+function storedPosition(position: number) {
+  const stored = { position, reads: 0 };
+  const read = async () => {
+    stored.reads += 1;
+    return stored.position;
+  };
+  return { stored, read };
+}
+
 describe('RemoteProgress', () => {
   it('given a wait that times out, when it is given up, then it fails and the position is polled no more', async () => {
     const progress = new RemoteProgress();
-    let reads = 0;
-    const read = async () => {
-      reads += 1;
-      return 0;
-    };
+    const { stored, read } = storedPosition(0);
     await expect(progress.wait('k', read, 1, 30, late)).rejects.toThrow('late');
-    const after = reads;
+    const after = stored.reads;
     await new Promise((resolve) => setTimeout(resolve, 60));
-    expect(reads).toBeLessThanOrEqual(after + 1);
+    expect(stored.reads).toBeLessThanOrEqual(after + 1);
   });
 
   it('given pending waits, when closed, then they fail and polling stops', async () => {
@@ -79,16 +85,11 @@ describe('RemoteProgress', () => {
 
   it('given many waiters for one stored position, when it moves past them, then all are released and each poll read it once', async () => {
     const progress = new RemoteProgress();
-    let position = 0;
-    let reads = 0;
-    const read = async () => {
-      reads += 1;
-      return position;
-    };
+    const { stored, read } = storedPosition(0);
     const waiters = Array.from({ length: 64 }, (_, i) => progress.wait('k', read, 1 + (i % 4), 5_000, late));
     await new Promise((resolve) => setTimeout(resolve, 20));
-    const readsWhileBehind = reads;
-    position = 4;
+    const readsWhileBehind = stored.reads;
+    stored.position = 4;
     await Promise.all(waiters);
     // One read per poll, not one per waiter: 64 waiters over ~20 ms of polls read a handful of times.
     expect(readsWhileBehind).toBeLessThan(20);
@@ -97,15 +98,11 @@ describe('RemoteProgress', () => {
 
   it('given nobody waits, when a position was read, then no more reads happen', async () => {
     const progress = new RemoteProgress();
-    let reads = 0;
-    const read = async () => {
-      reads += 1;
-      return 7;
-    };
+    const { stored, read } = storedPosition(7);
     await progress.wait('k', read, 7, 5_000, late);
-    const after = reads;
+    const after = stored.reads;
     await new Promise((resolve) => setTimeout(resolve, 40));
-    expect(reads).toBe(after);
+    expect(stored.reads).toBe(after);
   });
 });
 

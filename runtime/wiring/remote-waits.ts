@@ -167,15 +167,12 @@ export interface RemoteWaitsOptions {
   deliveryQueueGeneration: number;
   /** Give up after this long (the other process is down or far behind): the request fails with 500. */
   timeoutMs?: number;
-  progress?: RemoteProgress;
 }
 
 export class RemoteWaits {
-  readonly progress: RemoteProgress;
+  readonly progress = new RemoteProgress();
 
-  constructor(private readonly options: RemoteWaitsOptions) {
-    this.progress = options.progress ?? new RemoteProgress();
-  }
+  constructor(private readonly options: RemoteWaitsOptions) {}
 
   /** Resolves once every projection reading one of `eventTypes` has checkpointed `position`. */
   async awaitProjections(position: number, eventTypes: readonly string[]): Promise<void> {

@@ -18,29 +18,11 @@ import {
   until,
   waitHealthy,
 } from './service-processes';
+import { ROLE_ENTRY, type RoleName, type TopologyStores, topologyEnvironment } from './topology-environment';
 
-export type RoleName =
-  | 'projectors-a'
-  | 'projectors-b'
-  | 'dispatcher'
-  | 'read-api'
-  | 'command-api-a'
-  | 'command-api-b';
+export type { RoleName } from './topology-environment';
 
-const ENTRY: Record<RoleName, string> = {
-  'projectors-a': 'projectors.ts',
-  'projectors-b': 'projectors.ts',
-  dispatcher: 'dispatcher.ts',
-  'read-api': 'read-api.ts',
-  'command-api-a': 'command-api.ts',
-  'command-api-b': 'command-api.ts',
-};
-
-export interface TopologyOptions {
-  dataDir: string;
-  mongoUrl: string;
-  database: string;
-  kafkaBrokers: string;
+export interface TopologyOptions extends TopologyStores {
   /** Where each role's whole output is appended (`<role>.log`, across restarts). */
   logDir?: string;
 }
@@ -58,26 +40,8 @@ export class Topology {
   /** Starts every role: the sequencers first (the others follow a log that has a signed head). */
   static async start(options: TopologyOptions): Promise<Topology> {
     const ports = {} as Record<RoleName, number>;
-    for (const role of Object.keys(ENTRY) as RoleName[]) ports[role] = await freePort();
-    const topology = new Topology(
-      {
-        GOV_HOST: '127.0.0.1',
-        GOV_DATA_DIR: options.dataDir,
-        GOV_EVENT_STORE_FILE: path.join(options.dataDir, 'events.db'),
-        GOV_READ_STORE_FILE: '',
-        GOV_READ_STORE_URL: options.mongoUrl,
-        GOV_READ_STORE_DATABASE: options.database,
-        GOV_KAFKA_BROKERS: options.kafkaBrokers,
-        GOV_KAFKA_TOPIC: 'gov.events',
-        GOV_KAFKA_PARTITIONS: '1',
-        GOV_PUBLIC_URL: `http://127.0.0.1:${ports['read-api']}`,
-        GOV_WEBHOOK_ALLOW: '127.0.0.1',
-        GOV_LEASE_TTL_MS: '2000',
-        GOV_LOG_LEVEL: 'warn',
-      },
-      ports,
-      options.logDir,
-    );
+    for (const role of Object.keys(ROLE_ENTRY) as RoleName[]) ports[role] = await freePort();
+    const topology = new Topology(topologyEnvironment(options, ports), ports, options.logDir);
     await topology.startRoles(['projectors-a', 'projectors-b']);
     await topology.startRoles(['dispatcher', 'read-api', 'command-api-a', 'command-api-b']);
     await until(
@@ -123,7 +87,7 @@ export class Topology {
         role,
         startServiceProcess(
           role,
-          path.join('runtime/roles', ENTRY[role]),
+          path.join('runtime/roles', `${ROLE_ENTRY[role]}.ts`),
           this.ports[role],
           this.env,
           this.logDir && path.join(this.logDir, `${role}.log`),
