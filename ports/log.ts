@@ -103,3 +103,42 @@ export interface LogSource {
   /** Resolves when the admission event `eventId` is a leaf under a signed tree head. */
   waitForEvent(eventId: string): Promise<IntegratedLeaf>;
 }
+
+/**
+ * A log's short name, the `:log` segment of `/gov/v1/logs/:log/…` and the `log` member of responses:
+ * `shared` (the log every deployment has; events without a `log` member are in it), `test` (test-mode
+ * tenants) or `dedicated-<24 hex>` (an L4 tenant's own log, the hex being the tenant id's).
+ */
+export type LogName = string;
+
+export const SHARED_LOG: LogName = 'shared';
+
+export type LogKind = 'shared' | 'test' | 'dedicated';
+
+/** What anyone may know of a log: its name, kind, checkpoint origin and current verifier key. */
+export interface LogDescription {
+  name: LogName;
+  kind: LogKind;
+  /** The C2SP checkpoint origin line. */
+  origin: string;
+  /** Note format, `origin+keyid+base64`; the STH's `log_id`. */
+  verifierKey: string;
+  /** The tenant a dedicated log belongs to, else null. */
+  tenantId: string | null;
+}
+
+/**
+ * Every log a process knows, by name: the shared log from the start, the others from their
+ * `LogCreated` events. Each has its own single writer, tree and heads.
+ */
+export interface LogDirectory {
+  /** The known logs, `shared` first, then by name. */
+  list(): LogDescription[];
+  /**
+   * The log named `name`, or null when this process has not read its `LogCreated` event. A client
+   * naming a log another process has just created: call `caughtUp()` before answering 404.
+   */
+  source(name: LogName): LogSource | null;
+  /** Resolves once this process knows every log the event store held when it was called. */
+  caughtUp(): Promise<void>;
+}
