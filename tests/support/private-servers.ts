@@ -55,7 +55,7 @@ export class PrivateKafka {
   }
 }
 
-/** A FerretDB (MongoDB wire protocol, SQLite backend) of its own. */
+/** A FerretDB (MongoDB wire protocol, on a PostgreSQL of its own) of its own. */
 export class PrivateFerretDb {
   private constructor(
     private readonly env: NodeJS.ProcessEnv,
