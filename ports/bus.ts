@@ -12,6 +12,13 @@ export interface BusSubscribeOptions {
    * cannot (Kafka carries whole events) hands out the whole `data`, which holds them too.
    */
   dataMembers?: SubscribeOptions['dataMembers'];
+  /**
+   * Told each time the bus gives this consumer its share of the group's events, before the first
+   * batch of that share: `whole` when the share is every event (no other consumer of the group takes
+   * any). Whatever the consumer kept from an earlier share may be stale by then: another consumer may
+   * have handled those events meanwhile.
+   */
+  onAssigned?(whole: boolean): void;
 }
 
 /**

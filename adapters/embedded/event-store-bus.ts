@@ -43,6 +43,8 @@ export class EventStoreBus implements Bus {
     let subscription: EventSubscription | null = null;
     const wake = new AbortController();
 
+    // The embedded server's dispatcher runs once: its consumer takes every event there is.
+    options.onAssigned?.(true);
     const run = async () => {
       while (!stopped) {
         subscription = eventStore.subscribeToAll({

@@ -396,6 +396,36 @@ describeWithServer(KAFKA_SERVER, 'Kafka bus', (address) => {
       expect(ids).toEqual([...first, ...marker].map((e) => e.id));
     });
 
+    it('given one consumer in the group, then it is told it takes every event; when a second joins, each is told it takes a share; when that one leaves, the first takes every event again', async () => {
+      bus.partitions = await bus.ensureTopic(settings);
+      const other = testBus(settings.name);
+      other.partitions = bus.partitions;
+      const told: Array<[string, boolean]> = [];
+      const handler = async () => undefined;
+      const first = await bus.subscribe('shares', handler, {
+        onAssigned: (whole) => told.push(['first', whole]),
+      });
+      await until(() => told.length > 0);
+      expect(told).toEqual([['first', true]]);
+
+      const second = await other.subscribe('shares', handler, {
+        onAssigned: (whole) => told.push(['second', whole]),
+      });
+      await until(
+        () => told.some(([who]) => who === 'second') && told.filter(([who]) => who === 'first').length > 1,
+      );
+      expect(told.slice(1).sort()).toEqual([
+        ['first', false],
+        ['second', false],
+      ]);
+
+      await second.stop();
+      await other.close();
+      await until(() => told.filter(([who]) => who === 'first').length > 2, 30_000);
+      expect(told[told.length - 1]).toEqual(['first', true]);
+      await first.stop();
+    }, 60_000);
+
     it('given a malformed message between two events, then it is logged and counted, and the events around it are delivered', async () => {
       const lines: Array<Record<string, unknown>> = [];
       const logger = pino(

@@ -20,7 +20,7 @@ import {
   type Producer,
 } from 'kafkajs';
 import type { Logger } from 'pino';
-import type { Bus, BusConsumer } from '../../ports/bus';
+import type { Bus, BusConsumer, BusSubscribeOptions } from '../../ports/bus';
 import type { RecordedEvent } from '../../ports/event-store';
 import type { Metrics } from '../../runtime/support/metrics';
 import { sleep } from '../../runtime/support/sleep';
@@ -128,9 +128,16 @@ export class KafkaBus implements Bus {
     }
   }
 
-  async subscribe(group: string, handle: (events: RecordedEvent[]) => Promise<void>): Promise<BusConsumer> {
+  async subscribe(
+    group: string,
+    handle: (events: RecordedEvent[]) => Promise<void>,
+    options: BusSubscribeOptions = {},
+  ): Promise<BusConsumer> {
     if (this.closed) throw new Error('the Kafka bus is closed');
-    const consumer = new GroupConsumer(this.kafka, this.options, group, handle);
+    const consumer = new GroupConsumer(this.kafka, this.options, group, handle, {
+      onAssigned: options.onAssigned,
+      partitions: () => this.partitions,
+    });
     this.consumers.add(consumer);
     try {
       await consumer.start();
@@ -208,6 +215,11 @@ class GroupConsumer {
     private readonly options: KafkaBusOptions,
     private readonly group: string,
     private readonly handle: (events: RecordedEvent[]) => Promise<void>,
+    private readonly assignment: {
+      onAssigned: BusSubscribeOptions['onAssigned'];
+      /** The topic's partition count, when known. */
+      partitions(): number | null;
+    },
   ) {
     this.handled = new RecentIds(options.dedupWindow ?? 10_000);
     this.groupId = `${options.groupIdPrefix ?? ''}${group}`;
@@ -226,6 +238,11 @@ class GroupConsumer {
     this.consumer = consumer;
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       if (!payload.restart) this.restartLater(consumer, payload.error);
+    });
+    // kafkajs reports a join once the member has its assignment, before it fetches for it.
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      const assigned = payload.memberAssignment[this.options.topic]?.length ?? 0;
+      this.assignment.onAssigned?.(assigned > 0 && assigned === this.assignment.partitions());
     });
     try {
       await consumer.connect();

@@ -51,15 +51,10 @@ export interface DeliveryQueueConsumerOptions {
   recordProgress?: boolean;
   /** Told after each batch with the position handled (for a main thread bounding the queue's lag). */
   onHandled?(position: number): void;
+  /** Told when the bus assigns this consumer events anew: `whole` when it takes every event. */
+  onAssigned?(whole: boolean): void;
   /** Told, once written, which webhooks a batch registered or removed (a worker keeping them forgets them). */
   onWebhooksChanged?(webhookIds: readonly string[]): void;
-  /**
-   * This consumer is the only one that can ever take the bus's batches (the in-process bus, whose
-   * dispatcher runs once): it may then keep the documents it wrote between batches, and write an
-   * increment as the document it leaves. A Kafka partition may move to a standby dispatcher and back,
-   * after which what this one kept is stale, so there the store is read for every batch.
-   */
-  soleConsumer?: boolean;
 }
 
 /**
@@ -73,11 +68,20 @@ export class DeliveryQueueConsumer {
   private readonly handled = new FollowedPosition();
   private readonly eventTypes: ReadonlySet<string>;
   /**
+   * Whether the bus gives this consumer every event of the group (the in-process bus; the one
+   * dispatcher holding every Kafka partition): its collections' one writer then, it may keep the
+   * documents it wrote between batches and write an increment as the document it leaves.
+   */
+  private whole = false;
+  /** Bumped by each assignment of the bus; what was kept under an earlier one is forgotten. */
+  private assignment = 0;
+  private keptUnder = -1;
+  /**
    * The delivery queue's documents as this consumer last wrote or read them, between batches: a batch
    * otherwise reads every tenant's active webhooks, the pending count and the last seq back from the
-   * store (~40% of the reads of the delivery thread with 100 webhooks). Only for a `soleConsumer`: this
-   * consumer is then its collections' one writer. Forgotten when a batch fails, since the store may
-   * then hold part of it. Queued deliveries are not kept: the projection reads them only for a
+   * store (~40% of the reads of the delivery thread with 100 webhooks). Only while this consumer takes
+   * every event (`whole`). Forgotten when a batch fails, since the store may then hold part of it, and
+   * when the bus assigns events again, since another consumer may have written meanwhile. Queued deliveries are not kept: the projection reads them only for a
    * redelivery, and their bodies would fill the memory.
    */
   private readonly documents = new AppliedDocuments(4096, (collection) => collection !== WEBHOOK_DELIVERIES);
@@ -94,11 +98,14 @@ export class DeliveryQueueConsumer {
         collection: physicalCollection(index.collection, generation),
         fields: index.fields,
       });
-    this.consumer = await this.options.bus.subscribe(
-      DELIVERY_QUEUE_GROUP,
-      (events) => this.handle(events),
-      projection.dataMembers ? { dataMembers: projection.dataMembers } : {},
-    );
+    this.consumer = await this.options.bus.subscribe(DELIVERY_QUEUE_GROUP, (events) => this.handle(events), {
+      ...(projection.dataMembers ? { dataMembers: projection.dataMembers } : {}),
+      onAssigned: (whole) => {
+        this.whole = whole;
+        this.assignment++;
+        this.options.onAssigned?.(whole);
+      },
+    });
   }
 
   async stop(): Promise<void> {
@@ -128,7 +135,11 @@ export class DeliveryQueueConsumer {
   private async project(events: RecordedEvent[]): Promise<void> {
     const { projection, readStore, generation } = this.options;
     const relevant = events.filter((event) => this.eventTypes.has(event.type));
-    const sole = this.options.soleConsumer === true;
+    const sole = this.whole;
+    if (this.keptUnder !== this.assignment) {
+      this.documents.clear();
+      this.keptUnder = this.assignment;
+    }
     const state = new BatchState(readStore, generation, sole ? this.documents : undefined);
     const projected = relevant.length > 0 ? await projectInto(state, projection, generation, relevant) : [];
     const changes = sole ? this.settleIncrements(projected, state) : projected;
@@ -162,7 +173,7 @@ export class DeliveryQueueConsumer {
    * (position guards included), and of a document's upserts only the last is written. A tenant's chain
    * depth and the pending-leaf count change at every admission: as increments, each would be a read and
    * a JSON rewrite in the store, as costly as all the batch's upserts; so they take one upsert per
-   * batch. Only for a `soleConsumer`, whose batch state holds what the store holds. An increment a
+   * batch. Only while this consumer takes every event, so that its batch state holds what the store holds. An increment a
    * replay skipped is passed on as it is.
    */
   private settleIncrements(changes: readonly Change[], state: BatchState): Change[] {

@@ -24,7 +24,7 @@ import {
   validateWebhookPayload,
   type WebhookEventName,
 } from '../../event-schemas';
-import type { Bus } from '../../ports/bus';
+import type { Bus, BusSubscribeOptions } from '../../ports/bus';
 import type { RecordedEvent } from '../../ports/event-store';
 import type { Change, Checkpoint, ReadStore } from '../../ports/read-store';
 import { dumpCollections } from '../../tests/support/stream-stats.projection';
@@ -959,13 +959,23 @@ describe('the delivery-queue projection', () => {
       return consumer;
     }
 
-    /** A started consumer on `readStore`, whose bus batches the test hands it one by one. */
-    async function consumerOn(readStore: ReadStore, changedWebhooks: string[] = [], soleConsumer = true) {
+    /**
+     * A started consumer on `readStore`, whose bus batches the test hands it one by one; the bus assigns
+     * it every event (`whole`) or a share of them, and `reassign` assigns again.
+     */
+    async function consumerOn(readStore: ReadStore, changedWebhooks: string[] = [], whole = true) {
       let handle: ((events: RecordedEvent[]) => Promise<void>) | null = null;
+      let assigned: BusSubscribeOptions['onAssigned'];
       const bus = {
         publish: async () => undefined,
-        subscribe: async (_group: string, handler: (events: RecordedEvent[]) => Promise<void>) => {
+        subscribe: async (
+          _group: string,
+          handler: (events: RecordedEvent[]) => Promise<void>,
+          options: BusSubscribeOptions = {},
+        ) => {
           handle = handler;
+          assigned = options.onAssigned;
+          assigned?.(whole);
           return { stop: async () => undefined };
         },
         close: async () => undefined,
@@ -986,10 +996,14 @@ describe('the delivery-queue projection', () => {
           });
         },
         onWebhooksChanged: (ids) => changedWebhooks.push(...ids),
-        soleConsumer,
       });
       await consumer.start();
-      return { offered, announced, handle: (events: RecordedEvent[]) => handle!(events) };
+      return {
+        offered,
+        announced,
+        handle: (events: RecordedEvent[]) => handle!(events),
+        reassign: (all: boolean) => assigned?.(all),
+      };
     }
 
     /** `readStore` counting its reads of documents, recording its applies, refusing the next one when told to. */
@@ -1044,7 +1058,27 @@ describe('the delivery-queue projection', () => {
       expect((await world.get<{ depth: number }>(WEBHOOK_CHAIN_DEPTHS, tenant.id))?.data.depth).toBe(3);
     });
 
-    it('given a consumer that is not the bus’s only one (Kafka), then every batch reads its documents and writes increments as increments', async () => {
+    it('given a consumer that kept its documents, when the bus assigns it events again (another consumer may have written meanwhile), then its next batch reads them from the store', async () => {
+      const tenant = new Tenant(world);
+      await tenant.registerWebhook(['leaf_admitted']);
+      const { store, counted } = countingReads(world.readStore);
+      const consumer = await consumerOn(store);
+      const batch = async () => [
+        await tenant.submit('model-1', false, { project: false }),
+        await world.integrate({ project: false }),
+      ];
+      await consumer.handle(await batch());
+      counted.gets = 0;
+      await consumer.handle(await batch());
+      expect(counted.gets).toBe(0);
+
+      consumer.reassign(true);
+      await consumer.handle(await batch());
+      expect(counted.gets).toBeGreaterThan(0);
+      expect((await world.get<{ depth: number }>(WEBHOOK_CHAIN_DEPTHS, tenant.id))?.data.depth).toBe(3);
+    });
+
+    it('given a consumer the bus gives only a share of the events (Kafka partitions split between dispatchers), then every batch reads its documents and writes increments as increments', async () => {
       const tenant = new Tenant(world);
       await tenant.registerWebhook(['leaf_admitted']);
       const { store, counted } = countingReads(world.readStore);

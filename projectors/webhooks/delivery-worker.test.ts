@@ -325,6 +325,29 @@ describe('the delivery worker', () => {
     expect(await w.logged(delivery(8195).delivery_id)).toMatchObject({ status: 'cancelled', attempts: [] });
   });
 
+  it('given its consumer is assigned every event anew (Kafka), then the worker keeps webhooks from then on, forgetting what it kept before', async () => {
+    const { received, deliver } = receiver();
+    const w = await world(deliver);
+    w.worker.followWebhookChanges(true);
+    await w.queue(delivery(10240), delivery(10241));
+    await w.worker.runOnce();
+    expect(w.store.gets.get(COLLECTIONS.webhooks)).toBe(1);
+
+    // Reassigned: another dispatcher may have changed the webhook meanwhile.
+    w.worker.followWebhookChanges(true);
+    await w.queue(delivery(10242));
+    await w.worker.runOnce();
+    expect(w.store.gets.get(COLLECTIONS.webhooks)).toBe(2);
+
+    // Given only a share of the events, it no longer sees every change: it reads for every attempt.
+    w.worker.followWebhookChanges(false);
+    await w.queue(delivery(10243), delivery(10244));
+    await w.worker.runOnce();
+    await w.worker.stop();
+    expect(received).toHaveLength(5);
+    expect(w.store.gets.get(COLLECTIONS.webhooks)).toBe(4);
+  });
+
   it('given no consumer telling the worker of webhook changes, then every attempt reads its webhook', async () => {
     const { received, deliver } = receiver();
     const w = await world(deliver);

@@ -68,6 +68,7 @@ export interface DeliveryWorkerOptions {
   /**
    * The delivery-queue consumer of this process calls `forgetWebhooks` for every webhook it registers or
    * removes, once written: webhooks may then be kept in memory instead of read for every attempt.
+   * Changed by `followWebhookChanges` when the bus assigns that consumer events anew.
    */
   webhookChangesFollowed?: boolean;
 }
@@ -91,6 +92,7 @@ export class DeliveryWorker {
   private readonly secrets = new Map<string, string>();
   /** Webhooks as last read (null: absent), kept only while `webhookChangesFollowed`; attempts at once share a read. */
   private readonly webhooks = new Map<string, Promise<WebhookView | null>>();
+  private webhookChangesFollowed: boolean;
   /** Pages are written one after the other: the checkpoint never passes an unwritten page. */
   private intakeWrites: Promise<void> = Promise.resolve();
   private unwrittenPages = 0;
@@ -115,6 +117,7 @@ export class DeliveryWorker {
   private readonly pools = new PinnedPools();
 
   constructor(private readonly options: DeliveryWorkerOptions) {
+    this.webhookChangesFollowed = options.webhookChangesFollowed === true;
     this.limiter = options.limiter ?? new EndpointLimiter();
     this.deliver = options.deliver ?? httpDeliver;
     this.bodies = new DeliveryBodies({
@@ -356,8 +359,19 @@ export class DeliveryWorker {
     for (const id of webhookIds) this.webhooks.delete(id);
   }
 
+  /**
+   * The consumer of this process was assigned the bus's events anew: it sees every webhook change
+   * from now on only if it takes every event. What was kept is forgotten either way, since another
+   * consumer may have changed webhooks meanwhile.
+   */
+  followWebhookChanges(followed: boolean): void {
+    this.webhookChangesFollowed = followed;
+    this.webhooks.clear();
+  }
+
   private webhookOf(webhookId: string): Promise<WebhookView | null> {
-    const { readStore, collections, webhookChangesFollowed } = this.options;
+    const { readStore, collections } = this.options;
+    const { webhookChangesFollowed } = this;
     const known = this.webhooks.get(webhookId);
     if (known) return known;
     const read = readStore

@@ -100,7 +100,7 @@ async function startConsuming(config: Config, readStore: ReadStore, worker: Deli
     recordProgress: true,
     onHandled: reportHandled,
     onWebhooksChanged: (ids) => worker.forgetWebhooks(ids),
-    soleConsumer: bus.partitions === null,
+    onAssigned: (whole) => worker.followWebhookChanges(whole),
   });
   await consumer.start();
   return {
@@ -134,7 +134,6 @@ async function main(): Promise<void> {
       }),
     onAttempt: (entry, attempt) =>
       reportAttempt({ status: entry.status, queued_at: entry.queued_at, attempt }),
-    webhookChangesFollowed: settings.consume !== null && settings.consume.config.kafka === null,
   });
 
   port.on('message', (request: ThreadRequest) => {

@@ -24,7 +24,7 @@ import {
   deliveryQueueProjection,
   WEBHOOK_DELIVERIES,
 } from '../../projectors/webhooks/delivery-queue-projection';
-import { DeliveryWorker, type DeliveryWorkerOptions } from '../../projectors/webhooks/delivery-worker';
+import { DeliveryWorker } from '../../projectors/webhooks/delivery-worker';
 import { FrameFanout } from '../../projectors/webhooks/frame-fanout';
 import { webhookLinks } from '../../projectors/webhooks/webhook-events';
 import { renderComplianceReportReady } from '../../projectors/webhooks/webhook-payloads';
@@ -123,9 +123,7 @@ export async function startWebhookDelivery({
     return { consumer: null, progress, worker, fanout, stop: () => worker.stop() };
   }
   if (!bus) throw new Error('webhook delivery consuming on this thread needs the bus');
-  // The in-process bus has one consumer, this one; a Kafka partition may move between dispatchers.
-  const soleConsumer = services.config.kafka === null;
-  const worker = await startInProcess(services, render, { webhookChangesFollowed: soleConsumer });
+  const worker = await startInProcess(services, render);
   const consumer = new DeliveryQueueConsumer({
     bus,
     readStore: services.readStore,
@@ -137,7 +135,7 @@ export async function startWebhookDelivery({
     fanout,
     recordProgress,
     onWebhooksChanged: (ids) => worker.forgetWebhooks(ids),
-    soleConsumer,
+    onAssigned: (whole) => worker.followWebhookChanges(whole),
   });
   await consumer.start();
   return {
@@ -172,13 +170,8 @@ function recordAttempt(
     );
 }
 
-async function startInProcess(
-  services: GovernanceServices,
-  render: Render,
-  options: Pick<DeliveryWorkerOptions, 'webhookChangesFollowed'> = {},
-): Promise<DeliveryWorker> {
+async function startInProcess(services: GovernanceServices, render: Render): Promise<DeliveryWorker> {
   const worker = new DeliveryWorker({
-    ...options,
     readStore: services.readStore,
     collections: DELIVERY_QUEUE_COLLECTIONS,
     guard: services.webhooks.guard,
