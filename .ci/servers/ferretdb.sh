@@ -62,7 +62,7 @@ start_postgres() {
   as_postgres "$bin/initdb" -D "$pg/data" -U postgres -A trust --no-sync >"$state/initdb.log" 2>&1
   # A throwaway test server: durability traded for speed (a crash loses the whole state folder anyway).
   as_postgres "$bin/pg_ctl" -D "$pg/data" -l "$pg/postgres.log" -w -t 60 start -o \
-    "-c listen_addresses='' -c unix_socket_directories='$pg/socket' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 -c shared_buffers=256MB" \
+    "-c listen_addresses='' -c unix_socket_directories='$pg/socket' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=500 -c shared_buffers=256MB" \
     >/dev/null
   as_postgres "$bin/createdb" -h "$pg/socket" -U postgres ferretdb
 }
@@ -72,9 +72,12 @@ start() {
   stop
   rm -rf "$state" && mkdir -p "$state"
   local storage
+  # FerretDB v1 deadlocks for good when more commands arrive at once than its PostgreSQL pool has
+  # connections (every connection idle, no command answered), so its pool is sized above what the
+  # topology's processes send at once.
   if [ "$backend" = postgresql ]; then
     start_postgres
-    storage=(--handler=postgresql "--postgresql-url=postgres://postgres@/ferretdb?host=$(cat "$state/pg-dir")/socket")
+    storage=(--handler=postgresql "--postgresql-url=postgres://postgres@/ferretdb?host=$(cat "$state/pg-dir")/socket&pool_max_conns=400")
   else
     mkdir -p "$state/data"
     storage=(--handler=sqlite "--sqlite-url=file:$state/data/?_pragma=synchronous(normal)")

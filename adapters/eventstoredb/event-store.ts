@@ -29,6 +29,7 @@ import {
   type RecordedEvent,
   type SubscribeOptions,
 } from '../../ports/event-store';
+import { mapConcurrently } from '../../runtime/support/map-concurrently';
 import type {
   ExportableEventStore,
   RecordedAppendHooks,
@@ -521,23 +522,6 @@ function appendError(error: unknown, stream: string, expected: ExpectedRevision,
 
 function isErrorOfType(error: unknown, type: ErrorType): boolean {
   return error instanceof Error && isCommandError(error) && error.type === type;
-}
-
-async function mapConcurrently<T, R>(
-  items: readonly T[],
-  concurrency: number,
-  work: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-  return results;
 }
 
 class TimeoutError extends Error {}

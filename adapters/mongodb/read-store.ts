@@ -9,6 +9,7 @@ import type {
   ReadStore,
   StoredDocument,
 } from '../../ports/read-store';
+import { mapConcurrently } from '../../runtime/support/map-concurrently';
 import { decodeCursor, encodeCursor, queryShape } from '../shared/read-cursor';
 import {
   assertFinite,
@@ -119,6 +120,8 @@ const DEFAULT_DATABASE = 'gov';
  * topology stalling for good), so replacements are sent in small commands.
  */
 const REPLACEMENTS_PER_COMMAND = 10;
+/** Replacement commands of one write in flight at once (each on a connection of the driver's pool). */
+const COMMANDS_AT_ONCE = 8;
 /** A counter update that keeps meeting a concurrent change (creation, reset) gives up eventually. */
 const COUNTER_ATTEMPTS = 10;
 
@@ -348,7 +351,9 @@ export class MongoReadStore implements ReadStore {
       list.push(write);
       byCollection.set(write.collection, list);
     }
-    for (const [collection, list] of byCollection) await this.writeCollectionStates(collection, list);
+    await Promise.all(
+      [...byCollection].map(([collection, list]) => this.writeCollectionStates(collection, list)),
+    );
   }
 
   /**
@@ -372,12 +377,19 @@ export class MongoReadStore implements ReadStore {
         .map((index) => writes[index]!)
         .filter((write) => !write.ifAbsent);
     }
-    for (let start = 0; start < existing.length; start += REPLACEMENTS_PER_COMMAND) {
-      const operations = existing.slice(start, start + REPLACEMENTS_PER_COMMAND).map(({ id, state }) => ({
-        replaceOne: { filter: { _id: id, position: { $lt: state.position } }, replacement: state },
-      }));
-      await documents.bulkWrite(operations, { ordered: false });
-    }
+    // A batch writes each document once, so its commands are independent: sent side by side, they
+    // take one round trip each at once instead of one after the other.
+    const commands: PlannedWrite[][] = [];
+    for (let start = 0; start < existing.length; start += REPLACEMENTS_PER_COMMAND)
+      commands.push(existing.slice(start, start + REPLACEMENTS_PER_COMMAND));
+    await mapConcurrently(commands, COMMANDS_AT_ONCE, (command) =>
+      documents.bulkWrite(
+        command.map(({ id, state }) => ({
+          replaceOne: { filter: { _id: id, position: { $lt: state.position } }, replacement: state },
+        })),
+        { ordered: false },
+      ),
+    );
   }
 
   /** `$max`: a checkpoint never moves backwards; under a fence, never over a newer epoch's. */
