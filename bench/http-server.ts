@@ -131,7 +131,12 @@ export async function sequencerStats(
   base: string,
 ): Promise<{ batches: number; seconds: number; leaves: number }> {
   const text = await (await fetch(`${base}/v1/metrics`)).text();
-  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  // Summed over the series of every log (the sequencer's metrics are labelled by log).
+  const value = (name: string) =>
+    [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))].reduce(
+      (sum, match) => sum + Number(match[1]),
+      0,
+    );
   return {
     batches: value('gov_sequencer_batch_seconds_count'),
     seconds: value('gov_sequencer_batch_seconds_sum'),

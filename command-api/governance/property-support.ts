@@ -69,7 +69,10 @@ export function admissionContext(now: Date, unreachableValidators = 0): Admissio
     correlationId: 'corr-property',
     validators: validatorsWith(unreachableValidators),
     authority,
-    logBinding: { log_id: 'gov.example/gov/v1/log+01020304+AQID', log_url: 'https://gov.example/gov/v1/log' },
+    logBinding: () => ({
+      log_id: 'gov.example/gov/v1/log+01020304+AQID',
+      log_url: 'https://gov.example/gov/v1/log',
+    }),
     replayUrl: (artifactHash) => `https://gov.example/governance/replay/${artifactHash}`,
   };
 }
