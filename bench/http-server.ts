@@ -90,7 +90,12 @@ export async function registerL4Tenants(
   }
   const store = new ValidatingEventStore(new SqliteEventStore({ file: path.join(dataDir, 'events.db') }));
   for (const tenant of tenants)
-    await changeTier(store, { tenantId: tenant.tenant_id, tier: 'L4', operator: 'bench' });
+    await changeTier(store, {
+      keysDir: path.join(dataDir, 'keys'),
+      tenantId: tenant.tenant_id,
+      tier: 'L4',
+      operator: 'bench',
+    });
   await store.close();
   for (const tenant of tenants) {
     for (;;) {
