@@ -90,7 +90,12 @@ export async function registerL4Tenants(
   }
   const store = new ValidatingEventStore(new SqliteEventStore({ file: path.join(dataDir, 'events.db') }));
   for (const tenant of tenants)
-    await changeTier(store, { tenantId: tenant.tenant_id, tier: 'L4', operator: 'bench' });
+    await changeTier(store, {
+      keysDir: path.join(dataDir, 'keys'),
+      tenantId: tenant.tenant_id,
+      tier: 'L4',
+      operator: 'bench',
+    });
   await store.close();
   for (const tenant of tenants) {
     for (;;) {
@@ -131,7 +136,12 @@ export async function sequencerStats(
   base: string,
 ): Promise<{ batches: number; seconds: number; leaves: number }> {
   const text = await (await fetch(`${base}/v1/metrics`)).text();
-  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  // Summed over the series of every log (the sequencer's metrics are labelled by log).
+  const value = (name: string) =>
+    [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))].reduce(
+      (sum, match) => sum + Number(match[1]),
+      0,
+    );
   return {
     batches: value('gov_sequencer_batch_seconds_count'),
     seconds: value('gov_sequencer_batch_seconds_sum'),

@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import { loadConfig } from '../runtime/config/config';
+import { keysDirOf } from '../runtime/keys/key-files';
 import { type CliCommand, EXIT, UsageError } from './command';
 import { STORE_LOCATION_HELP, withEventStore } from './stores';
 import { changeTier } from './tenant-tier';
@@ -15,6 +17,11 @@ export const tenantCommand: CliCommand = {
 Appends TenantTierChanged to the tenant's stream in the configured event store (the embedded file
 or EventStoreDB); a running server applies it as soon as its projectors have read it. The read
 store is not opened.
+
+To L4, a live tenant gets its dedicated log (dedicated-<hex of its id>): its key is made in
+<data>/keys/logs/ if absent and the log is created, then its admissions go there; those admitted
+before stay in the shared log. Leaving L4, it admits to the shared log again; its dedicated log
+stays, frozen, still served. A test-mode tenant's leaves stay in the test log whatever its tier.
 
 Options:
   --daily-leaf-limit N   an L2 tenant's daily allowance of leaves
@@ -42,6 +49,7 @@ place, EventStoreDB not answering within 5 s…: nothing changed), 2 usage error
       throw new UsageError(`usage: ${USAGE}`);
     const result = await withEventStore((eventStore) =>
       changeTier(eventStore, {
+        keysDir: keysDirOf(loadConfig().dataDir),
         tenantId,
         tier,
         dailyLeafLimit: values['daily-leaf-limit'],
@@ -53,7 +61,7 @@ place, EventStoreDB not answering within 5 s…: nothing changed), 2 usage error
     else if (result.ok)
       console.log(
         result.changed
-          ? `${result.tenant_id}: tier ${result.previous_tier} -> ${result.tier}${result.daily_leaf_limit === null ? '' : `, ${result.daily_leaf_limit} leaves/day`}`
+          ? `${result.tenant_id}: tier ${result.previous_tier} -> ${result.tier}${result.daily_leaf_limit === null ? '' : `, ${result.daily_leaf_limit} leaves/day`}; admits to log ${result.log}${result.log_created ? ' (created now)' : ''}`
           : `${result.tenant_id}: already ${result.tier}; nothing changed`,
       );
     else console.error(`gov tenant tier: ${result.message}`);

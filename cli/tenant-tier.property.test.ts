@@ -8,7 +8,16 @@ import { PROPERTY_OPTIONS, tenantIdArb } from '../command-api/governance/propert
 import { decideRegisterTenant } from '../command-api/governance/tenants/register-tenant';
 import { tenantStream } from '../command-api/governance/tenants/tenant-state';
 import { ValidatingEventStore } from '../event-schemas';
+import { keysDirOf } from '../runtime/keys/key-files';
+import { loadOrCreateKeyring } from '../runtime/keys/keyring';
+import { tempDir } from '../tests/support/temp-dir';
 import { changeTier } from './tenant-tier';
+
+// Where an L4 tenant's dedicated log key is made (one folder: a log's key is made once).
+const data = tempDir('gov-tenant-tier');
+const keysDir = keysDirOf(data.dir);
+beforeAll(() => loadOrCreateKeyring(data.dir, 'gov.example/log'));
+afterAll(() => data.remove());
 
 /** Command-line text: anything, or close to what the option expects. */
 const text = (likely: fc.Arbitrary<string>) =>
@@ -51,7 +60,7 @@ describe('gov tenant tier (changeTier)', () => {
       fc.asyncProperty(tenantIdArb, argumentsArb, async (tenantId, args) => {
         const store = await registeredStore(tenantId);
         try {
-          const result = await changeTier(store, { tenantId, ...args });
+          const result = await changeTier(store, { keysDir, tenantId, ...args });
           if (!result.ok) expect(result.usage).toBe(true);
         } finally {
           await store.close();
@@ -71,7 +80,7 @@ describe('gov tenant tier (changeTier)', () => {
       fc.asyncProperty(tenantIdArb, wellFormed, async (tenantId, args) => {
         const store = await registeredStore(tenantId);
         try {
-          const result = await changeTier(store, { tenantId, ...args });
+          const result = await changeTier(store, { keysDir, tenantId, ...args });
           const events = [];
           for await (const event of store.readStream(tenantStream(tenantId))) events.push(event);
           expect(result).toMatchObject({ ok: true, changed: events.length === 2 });

@@ -73,7 +73,12 @@ describe('webhook deliveries survive a SIGKILL', () => {
     const client = new GovClient(base);
     const tenant = await client.register();
     const store = new ValidatingEventStore(new SqliteEventStore({ file: path.join(dataDir, 'events.db') }));
-    await changeTier(store, { tenantId: tenant.tenant_id, tier: 'L4', operator: 'crash-test' });
+    await changeTier(store, {
+      keysDir: path.join(dataDir, 'keys'),
+      tenantId: tenant.tenant_id,
+      tier: 'L4',
+      operator: 'crash-test',
+    });
     await store.close();
     for (let i = 0; ; i++) {
       const account = await client.get<{ tier: string }>('/account', tenant.api_key);

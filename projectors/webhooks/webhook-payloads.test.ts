@@ -59,7 +59,7 @@ const context: AdmissionContext = {
   correlationId: 'payload-tests',
   validators: createLocalValidators(validatorKeys),
   authority: { privateKey: authorityKey, nodeId: authorityNodeIdOf(createPublicKey(authorityKey)) },
-  logBinding: { log_id: 'gov.example/log+1a2b3c4d+AQID', log_url: `${PUBLIC_URL}/gov/v1/log` },
+  logBinding: () => ({ log_id: 'gov.example/log+1a2b3c4d+AQID', log_url: `${PUBLIC_URL}/gov/v1/log` }),
   replayUrl: links.replay,
 };
 
@@ -257,7 +257,7 @@ describe('webhook payloads', () => {
       envelope: admitted.envelope,
       leaf_index: 40,
       sth: {
-        log_id: context.logBinding.log_id,
+        log_id: context.logBinding('shared').log_id,
         ...HEAD,
         log_signature: 'c2lnbmF0dXJl',
         witness_signatures: [],

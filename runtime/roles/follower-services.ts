@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { WitnessCosigned } from '../../event-schemas';
 import type { RecordedEvent } from '../../ports/event-store';
 import { projections } from '../../projectors';
+import { ensureTestLog } from '../../projectors/log/log-directory';
 import { LogFollower } from '../../projectors/log/log-follower';
 import type { Config } from '../config/config';
 import type { ProcessRole } from '../core/services';
@@ -42,6 +43,8 @@ export async function startFollowerServices(
     role === 'read-api'
       ? new StoreHeadGate(events.store, waits, projections, config.integrationTimeoutMs)
       : undefined;
+  // Creates the test log on a first start, if no other process has (before this process admits).
+  if (role === 'command-api') await ensureTestLog(events.store, keyring);
   let refreshCosignatures: (event: RecordedEvent) => void = () => undefined;
   const follower = new LogFollower({
     eventStore: events.store,
@@ -58,6 +61,7 @@ export async function startFollowerServices(
     eventStore: events.store,
     readStore: read.store,
     logSource: follower,
+    logs: follower,
     awaitProjections: (position, eventTypes) => waits.awaitProjections(position, eventTypes),
     ...(role === 'command-api'
       ? { readYourWrite: (position, eventTypes) => waits.boundBacklog(position, eventTypes) }

@@ -137,14 +137,17 @@ export async function setTier(
   dailyLeafLimit?: string,
 ): Promise<void> {
   const result = await changeTier(server.services.eventStore, {
+    keysDir: path.join(server.services.config.dataDir, 'keys'),
     tenantId,
     tier,
     ...(dailyLeafLimit === undefined ? {} : { dailyLeafLimit }),
   });
   if (!result.ok) throw new Error(`changeTier failed: ${result.message}`);
-  await server.supervisor.waitForPosition(await server.services.eventStore.headPosition(), [
-    'TenantTierChanged',
-  ]);
+  // The change's own position: the sequencer may sign a new dedicated log's first head after it.
+  await server.supervisor.waitForPosition(
+    await server.services.eventStore.headPosition({ eventTypes: ['TenantTierChanged'] }),
+    ['TenantTierChanged'],
+  );
 }
 
 // ---- HTTP ------------------------------------------------------------------------------------------

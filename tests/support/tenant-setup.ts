@@ -3,6 +3,7 @@
  * without trial caps (as `gov tenant tier` does, on the embedded event store file), and subscribed to
  * `leaf_admitted` with a known secret.
  */
+import path from 'node:path';
 import { SqliteEventStore } from '../../adapters/sqlite/event-store';
 import { changeTier } from '../../cli/tenant-tier';
 import { ValidatingEventStore } from '../../event-schemas';
@@ -25,6 +26,8 @@ export async function loadReadyTenant(
   const store = new ValidatingEventStore(new SqliteEventStore({ file: eventStoreFile }));
   try {
     const changed = await changeTier(store, {
+      // The data folder holds the event store file and the keys folder.
+      keysDir: path.join(path.dirname(eventStoreFile), 'keys'),
       tenantId: tenant.tenant_id,
       tier: 'L4',
       operator: 'fault-test',

@@ -69,6 +69,7 @@ function submitExecution(services: GovernanceServices) {
       outcome,
       outcome.exec_leaf_hash,
       res.locals.correlationId as string,
+      outcome.log,
     );
     if (!Array.isArray(leaves)) return sendAnswer(res, leaves);
     const [exec, variance] = leaves as [IntegratedLeaf, IntegratedLeaf];
