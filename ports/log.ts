@@ -112,6 +112,22 @@ export interface LogSource {
 export type LogName = string;
 
 export const SHARED_LOG: LogName = 'shared';
+export const TEST_LOG: LogName = 'test';
+
+/** The log an event is in: its `log` member, absent in events written before there were many logs. */
+export function logOfEvent(data: object): LogName {
+  return (data as { log?: LogName }).log ?? SHARED_LOG;
+}
+
+/** A log's public URL: `/gov/v1/log` for the shared log (as ever), `/gov/v1/logs/<name>` for the others. */
+export function logUrlOf(publicUrl: string, name: LogName): string {
+  return name === SHARED_LOG ? `${publicUrl}/gov/v1/log` : `${publicUrl}/gov/v1/logs/${name}`;
+}
+
+/** An L4 tenant's own log: `dedicated-` and the tenant id's hex (`ten_<24 hex>`). */
+export function dedicatedLogOf(tenantId: string): LogName {
+  return `dedicated-${tenantId.replace(/^ten_/, '')}`;
+}
 
 export type LogKind = 'shared' | 'test' | 'dedicated';
 

@@ -1,6 +1,12 @@
 import { addSignatureLines, fromHex, LeafHashIndex, toHex } from '../../merkle-core';
 import type { EventStore } from '../../ports/event-store';
-import type { LeafView, LogSource, PublishedLog, PublishedTreeHead } from '../../ports/log';
+import {
+  type LeafView,
+  type LogSource,
+  type PublishedLog,
+  type PublishedTreeHead,
+  SHARED_LOG,
+} from '../../ports/log';
 import {
   governanceProjection,
   LEAVES,
@@ -114,7 +120,11 @@ export class SequencedLog implements PublishedLog {
   }
 
   private headDocument(treeSize: number) {
-    return this.readModels.get<TreeHeadView>(treeHeadsProjection, TREE_HEADS, treeHeadId(treeSize));
+    return this.readModels.get<TreeHeadView>(
+      treeHeadsProjection,
+      TREE_HEADS,
+      treeHeadId(SHARED_LOG, treeSize),
+    );
   }
 
   /** Keeps the latest head's cosignatures, never replacing them with an older read. */
