@@ -73,6 +73,22 @@ export interface PublishedLog {
   leafByIndex(index: number): Promise<LeafView | null>;
 }
 
+/**
+ * Every log a process serves, by name, as the public routes read them (built on the `LogDirectory`).
+ * Looking a known log up reads no store, so the hot routes stay as fast for every log.
+ */
+export interface PublishedLogs {
+  /** The log named `name` if this process serves it already (from memory), else null. */
+  get(name: LogName): PublishedLog | null;
+  /**
+   * The log named `name`, once this process has read every log the store holds (another process may
+   * have just created it); null when there is none by that name.
+   */
+  find(name: LogName): Promise<PublishedLog | null>;
+  /** Every log the store holds, `shared` first, then by name. */
+  list(): Promise<LogDescription[]>;
+}
+
 /** An admission integrated into the log. */
 export interface IntegratedLeaf {
   leafIndex: number;

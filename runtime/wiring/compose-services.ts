@@ -6,7 +6,7 @@ import { witnessAggregate } from '../../command-api/governance/witness/witness-c
 import { authorityNodeIdOf } from '../../domain/governance/envelope';
 import { createLocalValidators } from '../../domain/governance/validators';
 import type { EventStore } from '../../ports/event-store';
-import type { LogSource } from '../../ports/log';
+import { type LogDirectory, type LogSource, SHARED_LOG } from '../../ports/log';
 import type { ReadStore } from '../../ports/read-store';
 import { ProjectionCatalog } from '../../projectors/engine/catalog';
 import { DELIVERY_QUEUE_COLLECTIONS } from '../../projectors/webhooks/delivery-queue-projection';
@@ -19,7 +19,8 @@ import { RequestRateLimiter } from '../http/rate-limit';
 import type { Keyring } from '../keys/keyring';
 import type { Metrics } from '../support/metrics';
 import { ValidatorThread } from '../threads/thread-validators';
-import { SequencedLog } from './sequenced-log';
+import { SequencedLog, SequencedLogs } from './sequenced-log';
+import { singleLogDirectory } from './single-log-directory';
 
 export interface ServiceParts {
   config: Config;
@@ -30,8 +31,10 @@ export interface ServiceParts {
   /** Validating (every event checked against its schema before it is appended). */
   eventStore: EventStore;
   readStore: ReadStore;
-  /** The sequencer itself, or a follower of its events. */
+  /** The shared log: the sequencer itself, or a follower of its events. */
   logSource: LogSource;
+  /** Every log the process knows (the shared one's source is `logSource`); default: the shared log alone. */
+  logDirectory?: LogDirectory;
   awaitProjections: CoreServices['awaitProjections'];
   /**
    * Read-your-write without each write waiting for the read models. Where this process serves the
@@ -51,8 +54,10 @@ export interface ServiceParts {
 export interface ComposedServices {
   /** The governance context's services: the shared core and its own parts. */
   services: GovernanceServices;
-  /** The served log; `start` it before serving (loads the latest head's cosignatures). */
+  /** The served shared log; `start` it before serving (loads the latest head's cosignatures). */
   log: SequencedLog;
+  /** Every served log by name, the shared one being `log` (the others start when first asked for). */
+  logs: SequencedLogs;
   /** Stops what the services run beside the process's main thread (the validator thread). */
   stop(): Promise<void>;
 }
@@ -66,10 +71,14 @@ export function composeServices(parts: ServiceParts): ComposedServices {
   const catalog = new ProjectionCatalog(readStore, 1000);
   const barrier = parts.readBarrier ?? null;
   const readModels = new ReadModels({ readStore, catalog }, barrier ?? parts.readGate ?? null);
-  const log = new SequencedLog(logSource, readModels, eventStore, {
-    awaitTreeHeads: (position) => parts.awaitProjections(position, ['TreeHeadSigned']),
-    timeoutMs: config.integrationTimeoutMs,
-  });
+  const sequenced = (name: string, source: LogSource) =>
+    new SequencedLog(source, readModels, eventStore, {
+      log: name,
+      awaitTreeHeads: (position) => parts.awaitProjections(position, ['TreeHeadSigned']),
+      timeoutMs: config.integrationTimeoutMs,
+    });
+  const log = sequenced(SHARED_LOG, logSource);
+  const logs = new SequencedLogs(parts.logDirectory ?? singleLogDirectory(logSource), sequenced, log);
   const validatorThread = config.validatorThread
     ? ValidatorThread.start(keyring.validators, keyring.authority.privateKey)
     : null;
@@ -87,6 +96,7 @@ export function composeServices(parts: ServiceParts): ComposedServices {
       ? (position, eventTypes) => barrier.acknowledge(position, eventTypes)
       : (parts.readYourWrite ?? parts.awaitProjections),
     log,
+    logs,
     publishedKeys: keyring.published,
     awaitLeaf: (eventId) => logSource.waitForEvent(eventId),
     bindings: parts.bindings,
@@ -114,5 +124,5 @@ export function composeServices(parts: ServiceParts): ComposedServices {
       awaitDeliveryQueue: parts.awaitDeliveryQueue,
     },
   };
-  return { services, log, stop: async () => validatorThread?.close() };
+  return { services, log, logs, stop: async () => validatorThread?.close() };
 }
