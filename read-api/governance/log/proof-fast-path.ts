@@ -11,7 +11,7 @@
  */
 import type http from 'node:http';
 import type { Logger } from 'pino';
-import type { PublishedLog } from '../../../ports/log';
+import { type PublishedLog, SHARED_LOG } from '../../../ports/log';
 import { correlationIdOf } from '../../../runtime/http/correlation';
 import type { Metrics } from '../../../runtime/support/metrics';
 import { inclusionProofJson, JSON_TYPE } from './routes';
@@ -38,7 +38,7 @@ export function proofFastPath({ log, metrics, logger }: FastPathOptions) {
     const stop = metrics.httpRequests.startTimer();
     const started = performance.now();
     const id = correlationIdOf(req.headers['x-correlation-id']);
-    const body = inclusionProofJson(log, hash, index, size);
+    const body = inclusionProofJson(log, SHARED_LOG, hash, index, size);
     res.writeHead(200, {
       'X-Correlation-Id': id,
       'Access-Control-Allow-Origin': '*',
