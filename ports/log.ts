@@ -1,8 +1,8 @@
 /**
- * The transparency log as the rest of the service sees it: its leaves and signed tree heads, what the
- * public log endpoints read (`PublishedLog`), and where a process gets the log it serves (`LogSource`:
- * the sequencer, or a follower of its events). Types only: the sequencer and follower in projectors/log
- * implement them, the read side and the command handlers use them.
+ * The transparency logs as the rest of the service sees them: their leaves and signed tree heads, what
+ * the public log endpoints read (`PublishedLog`), and where a process gets the logs it serves
+ * (`LogSource`, `LogDirectory`: the sequencer, or a follower of its events). Types only: the sequencer
+ * and follower in projectors/log implement them, the read side and the command handlers use them.
  */
 import type { JsonSth } from '../domain/log';
 import type { TileLog } from '../merkle-core';
@@ -73,6 +73,22 @@ export interface PublishedLog {
   leafByIndex(index: number): Promise<LeafView | null>;
 }
 
+/**
+ * Every log a process serves, by name, as the public routes read them (built on the `LogDirectory`).
+ * Looking a known log up reads no store, so the hot routes stay as fast for every log.
+ */
+export interface PublishedLogs {
+  /** The log named `name` if this process serves it already (from memory), else null. */
+  get(name: LogName): PublishedLog | null;
+  /**
+   * The log named `name`, once this process has read every log the store holds (another process may
+   * have just created it); null when there is none by that name.
+   */
+  find(name: LogName): Promise<PublishedLog | null>;
+  /** Every log the store holds, `shared` first, then by name. */
+  list(): Promise<LogDescription[]>;
+}
+
 /** An admission integrated into the log. */
 export interface IntegratedLeaf {
   leafIndex: number;
@@ -108,10 +124,9 @@ export interface LogSource {
  * A log's short name, the `:log` segment of `/gov/v1/logs/:log/…` and the `log` member of responses:
  * `shared` (the log every deployment has; events without a `log` member are in it), `test` (test-mode
  * tenants) or `dedicated-<24 hex>` (an L4 tenant's own log, the hex being the tenant id's).
+ * Helpers for names (`SHARED_LOG_NAME`, `logOfEvent`, `logUrlOf`, …) are in domain/log/log-names.ts.
  */
 export type LogName = string;
-
-export const SHARED_LOG: LogName = 'shared';
 
 export type LogKind = 'shared' | 'test' | 'dedicated';
 

@@ -57,6 +57,7 @@ async function reportInput(
     certificate,
     envelope,
     leaf_index: 1,
+    log: { name: 'test', url: 'https://gov.example/gov/v1/logs/test' },
     sth: {
       log_id: 'gov.example/log+1a2b3c4d+AQID',
       tree_size: 2,
@@ -167,7 +168,7 @@ describe('compliance report', () => {
       report.sth.root_hash,
       'SHA-256(0x00 ‖ data)',
       'RFC 9162 §2.1.3.2',
-      'GET /gov/v1/log/sth',
+      'GET https://gov.example/gov/v1/logs/test/sth (the test log, which the leaf is in)',
       'GET /gov/v1/log/keys',
       report.envelope.authority_node_id,
     ])

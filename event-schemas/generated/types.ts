@@ -256,6 +256,14 @@ ablation_execution_log_hash: string
 capability_certificate_hash: string
 }
 leaf: {
+/**
+ * The log the leaf is in (`shared`, `test` or `dedicated-<24 hex>`); leaf_index is its index there and sth is that log's.
+ */
+log: string
+/**
+ * That log's base URL: its tree heads, keys and proofs are under it (`<base>/gov/v1/log` for the shared log, `<base>/gov/v1/logs/<name>` for the others).
+ */
+log_url: string
 leaf_index: number
 /**
  * RFC 9162 leaf hash of the envelope's canonical JSON: SHA-256(0x00 ‖ data).

@@ -42,6 +42,7 @@ import keyRotation from './responses/key-rotation.json';
 import logConsistency from './responses/log-consistency.json';
 import logKeys from './responses/log-keys.json';
 import logLeaf from './responses/log-leaf.json';
+import logList from './responses/log-list.json';
 import logProof from './responses/log-proof.json';
 import redelivery from './responses/redelivery.json';
 import registration from './responses/registration.json';
@@ -127,6 +128,7 @@ export const responseSchemas = {
   sth,
   'log-leaf': logLeaf,
   'log-proof': logProof,
+  'log-list': logList,
   'log-consistency': logConsistency,
   'log-keys': logKeys,
   health,

@@ -256,6 +256,7 @@ describe('webhook payloads', () => {
       certificate: admitted.certificate,
       envelope: admitted.envelope,
       leaf_index: 40,
+      log: { name: 'shared', url: `${PUBLIC_URL}/gov/v1/log` },
       sth: {
         log_id: context.logBinding('shared').log_id,
         ...HEAD,

@@ -21,7 +21,7 @@ import { RequestRateLimiter } from '../http/rate-limit';
 import type { Keyring } from '../keys/keyring';
 import type { Metrics } from '../support/metrics';
 import { ValidatorThread } from '../threads/thread-validators';
-import { SequencedLog } from './sequenced-log';
+import { SequencedLog, SequencedLogs } from './sequenced-log';
 
 export interface ServiceParts {
   config: Config;
@@ -55,8 +55,10 @@ export interface ServiceParts {
 export interface ComposedServices {
   /** The governance context's services: the shared core and its own parts. */
   services: GovernanceServices;
-  /** The served log; `start` it before serving (loads the latest head's cosignatures). */
+  /** The served shared log; `start` it before serving (loads the latest head's cosignatures). */
   log: SequencedLog;
+  /** Every served log by name, the shared one being `log` (the others start when first asked for). */
+  logs: SequencedLogs;
   /** Stops what the services run beside the process's main thread (the validator thread). */
   stop(): Promise<void>;
 }
@@ -66,14 +68,19 @@ export interface ComposedServices {
  * (embedded or one topology role). A second context takes the same core with its own parts.
  */
 export function composeServices(parts: ServiceParts): ComposedServices {
-  const { config, keyring, readStore, eventStore, logSource, logs } = parts;
+  const { config, keyring, readStore, eventStore, logSource } = parts;
+  const directory = parts.logs;
   const catalog = new ProjectionCatalog(readStore, 1000);
   const barrier = parts.readBarrier ?? null;
   const readModels = new ReadModels({ readStore, catalog }, barrier ?? parts.readGate ?? null);
-  const log = new SequencedLog(logSource, readModels, eventStore, {
-    awaitTreeHeads: (position) => parts.awaitProjections(position, ['TreeHeadSigned']),
-    timeoutMs: config.integrationTimeoutMs,
-  });
+  const sequenced = (name: string, source: LogSource) =>
+    new SequencedLog(source, readModels, eventStore, {
+      log: name,
+      awaitTreeHeads: (position) => parts.awaitProjections(position, ['TreeHeadSigned']),
+      timeoutMs: config.integrationTimeoutMs,
+    });
+  const log = sequenced(SHARED_LOG_NAME, logSource);
+  const logs = new SequencedLogs(directory, sequenced, log);
   const validatorThread = config.validatorThread
     ? ValidatorThread.start(keyring.validators, keyring.authority.privateKey)
     : null;
@@ -91,9 +98,10 @@ export function composeServices(parts: ServiceParts): ComposedServices {
       ? (position, eventTypes) => barrier.acknowledge(position, eventTypes)
       : (parts.readYourWrite ?? parts.awaitProjections),
     log,
+    logs,
     publishedKeys: keyring.published,
     awaitLeaf: (eventId, name) =>
-      name === SHARED_LOG_NAME ? logSource.waitForEvent(eventId) : awaitLeafOf(logs, name, eventId),
+      name === SHARED_LOG_NAME ? logSource.waitForEvent(eventId) : awaitLeafOf(directory, name, eventId),
     bindings: parts.bindings,
     role: parts.role,
     // The embedded server's single writers are alone and take no lease; the roles composed here run none.
@@ -110,8 +118,8 @@ export function composeServices(parts: ServiceParts): ComposedServices {
       // The votes, the node's signature and the leaf hash in one message to the validator thread.
       ...(validatorThread ? { certify: validatorThread.certify } : {}),
       // Read when asked: the embedded server learns its public URL once it listens (port 0).
-      logBinding: logBindings(logs, () => services.config.publicUrl),
-      learnLogs: () => logs.caughtUp(),
+      logBinding: logBindings(directory, () => services.config.publicUrl),
+      learnLogs: () => directory.caughtUp(),
     },
     requestLimiter: new RequestRateLimiter(parts.clock),
     webhooks: {
@@ -121,7 +129,7 @@ export function composeServices(parts: ServiceParts): ComposedServices {
       awaitDeliveryQueue: parts.awaitDeliveryQueue,
     },
   };
-  return { services, log, stop: async () => validatorThread?.close() };
+  return { services, log, logs, stop: async () => validatorThread?.close() };
 }
 
 /** A leaf of a log other than the shared one: its log may have been created a moment ago elsewhere. */
