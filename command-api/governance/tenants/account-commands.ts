@@ -1,7 +1,8 @@
 /** Decisions about a tenant's account: key rotation (API) and tier changes (operator CLI). */
 
+import { tenantLogOf } from '../../../domain/governance/tenant-log';
 import { HOUR_MS, type Tier } from '../../../domain/governance/tier-limits';
-import { dedicatedLogOf, SHARED_LOG_NAME, TEST_LOG_NAME } from '../../../domain/log';
+import { dedicatedLogOf } from '../../../domain/log';
 import type { ApiKeyRotated, TenantTierChanged } from '../../../event-schemas';
 import { type IssuedKey, issueApiKey } from './api-keys';
 import { type RetiredKeyRefusal, refuseRetiredKey } from './current-key';
@@ -82,7 +83,7 @@ export function decideChangeTier(
   if (!state.exists) throw new UnknownTenantError(`no tenant ${state.tenant_id || '(unknown)'}`);
   const previous = state.tier;
   const dedicated = dedicatedLogFor(state, change.tier);
-  const log = dedicated ?? (state.mode === 'test' ? TEST_LOG_NAME : SHARED_LOG_NAME);
+  const log = tenantLogOf({ mode: state.mode, log: dedicated ?? undefined });
   if (previous === change.tier && state.daily_leaf_limit === change.dailyLeafLimit && state.log === log) {
     return { events: [], result: { changed: false, previous_tier: previous, log } };
   }

@@ -18,8 +18,9 @@ import {
   type PolicyInForce,
   policyInForce,
 } from '../../../domain/governance/policy';
+import { tenantLogOf } from '../../../domain/governance/tenant-log';
 import type { Tier } from '../../../domain/governance/tier-limits';
-import { SHARED_LOG_NAME, TEST_LOG_NAME } from '../../../domain/log';
+import { SHARED_LOG_NAME } from '../../../domain/log';
 import type { GovernanceEvent } from '../../../event-schemas';
 import type { Aggregate, Decision, NewEventOf } from '../../engine/aggregate-writer';
 import { PersistentMap } from '../../engine/persistent-map';
@@ -116,7 +117,7 @@ export function evolveTenant(state: TenantState, event: TenantEvent): TenantStat
         tenant_id: data.tenant_id,
         tier: data.tier,
         mode: data.mode,
-        log: data.mode === 'test' ? TEST_LOG_NAME : SHARED_LOG_NAME,
+        log: tenantLogOf(data),
         registered_at: data.registered_at,
         active_key_id: data.key_id,
       };
@@ -127,13 +128,12 @@ export function evolveTenant(state: TenantState, event: TenantEvent): TenantStat
       return { ...state, policy_in_force: policyInForce(event.data) };
     case 'TenantTierChanged': {
       const { data } = event;
-      // A tier change names the dedicated log from then on; without one the tenant is back in its mode's log.
-      const log = data.log ?? (state.mode === 'test' ? TEST_LOG_NAME : SHARED_LOG_NAME);
       return {
         ...state,
         tier: data.tier,
         daily_leaf_limit: data.daily_leaf_limit,
-        log,
+        // A tier change names the dedicated log from then on; without one the tenant is back in its mode's log.
+        log: tenantLogOf({ mode: state.mode, log: data.log }),
         dedicated_log: data.log ?? state.dedicated_log,
       };
     }
