@@ -1,8 +1,9 @@
 /**
  * The transparency logs as the rest of the service sees them: their leaves and signed tree heads, what
  * the public log endpoints read (`PublishedLog`), and where a process gets the logs it serves
- * (`LogSource`, `LogDirectory`: the sequencer, or a follower of its events). Types only: the sequencer
- * and follower in projectors/log implement them, the read side and the command handlers use them.
+ * (`LogSource`, `LogDirectory`: the sequencer, or a follower of its events). Types, and the error of a
+ * log not signed yet: the sequencer and follower in projectors/log implement them, the read side and
+ * the command handlers use them.
  */
 import type { JsonSth } from '../domain/log';
 import type { TileLog } from '../merkle-core';
@@ -82,11 +83,22 @@ export interface PublishedLogs {
   get(name: LogName): PublishedLog | null;
   /**
    * The log named `name`, once this process has read every log the store holds (another process may
-   * have just created it); null when there is none by that name.
+   * have just created it); null when there is none by that name. Rejects with `LogNotSignedError`
+   * while the log has no signed tree head.
    */
   find(name: LogName): Promise<PublishedLog | null>;
   /** Every log the store holds, `shared` first, then by name. */
   list(): Promise<LogDescription[]>;
+}
+
+/** A log whose `LogCreated` is known but of which no tree head is signed yet (or read, by a follower). */
+export class LogNotSignedError extends Error {
+  constructor(readonly log: LogName) {
+    super(
+      `the log ${log} has no signed tree head yet: its sequencer signs the first (of the empty tree) as soon as it writes the log; retry shortly`,
+    );
+    this.name = 'LogNotSignedError';
+  }
 }
 
 /** An admission integrated into the log. */
@@ -105,6 +117,11 @@ export interface LogSource {
   readonly verifierKey: string;
   /** The tree; sizes beyond `latest().sth.tree_size` are not signed yet. */
   readonly log: TileLog;
+  /**
+   * Whether it holds a signed tree head: a log just created has none until its sequencer signs the
+   * first (of the empty tree), and a follower until it has read that head. `latest()` throws until then.
+   */
+  readonly signed: boolean;
   latest(): PublishedTreeHead;
   /** Event-store position of the latest head's `TreeHeadSigned` event. */
   latestPosition(): number;

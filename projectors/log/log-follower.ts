@@ -184,6 +184,10 @@ export class LogFollower implements LogSource, LogDirectory {
     return this.shared.log;
   }
 
+  get signed(): boolean {
+    return this.shared.signed;
+  }
+
   latest(): PublishedTreeHead {
     return this.shared.latest();
   }

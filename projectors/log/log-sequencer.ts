@@ -143,6 +143,10 @@ export class LogSequencer implements LogSource, LogDirectory {
     return this.shared.sthOf(checkpoint);
   }
 
+  get signed(): boolean {
+    return this.writers.get(SHARED_LOG_NAME)?.signed ?? false;
+  }
+
   latest(): PublishedTreeHead {
     return this.shared.latest();
   }

@@ -86,6 +86,10 @@ export class LogWriter implements LogSource {
     return this.keys.sthOf(checkpoint);
   }
 
+  get signed(): boolean {
+    return this.head !== null;
+  }
+
   latest(): PublishedTreeHead {
     if (!this.head) throw new Error(`the sequencer of log '${this.name}' has not started`);
     return this.head;

@@ -11,13 +11,22 @@ import {
   timestampExtension,
 } from '../../domain/log';
 import { generateKeyPair, loadSignerKey, signCheckpoint, TileLog, toHex } from '../../merkle-core';
-import type { LogDescription, LogDirectory, LogName, LogSource } from '../../ports/log';
+import {
+  type LogDescription,
+  type LogDirectory,
+  type LogName,
+  LogNotSignedError,
+  type LogSource,
+} from '../../ports/log';
 import type { StoredLeaf } from '../../projectors/governance/governance-projection';
 import type { ReadModels } from '../../read-api/engine/read-models';
 import { SequencedLog, SequencedLogs } from './sequenced-log';
 
+/** A log source whose records the read models hold, and whose head a test can withhold. */
+type FakeSource = Omit<LogSource, 'signed'> & { records: object[]; signed: boolean };
+
 /** A log source of `size` leaves under one signed head, with its own key and origin. */
-async function fakeSource(name: LogName, size: number): Promise<LogSource & { records: object[] }> {
+async function fakeSource(name: LogName, size: number): Promise<FakeSource> {
   const origin = `gov.example/gov/v1/log${name === SHARED_LOG_NAME ? '' : `/${name}`}`;
   const keys = generateKeyPair(origin);
   const log = new TileLog();
@@ -32,6 +41,7 @@ async function fakeSource(name: LogName, size: number): Promise<LogSource & { re
     records,
     verifierKey: keys.verifierKey,
     log,
+    signed: true,
     latest: () => head,
     latestPosition: () => 1,
     catchUp: async () => undefined,
@@ -65,7 +75,7 @@ function directoryOf(sources: Map<LogName, LogSource>, later = new Map<LogName, 
 }
 
 /** Read models holding the leaves of every source, as the governance projection writes them; reads counted. */
-function readModelsOf(sources: Map<LogName, LogSource & { records: object[] }>) {
+function readModelsOf(sources: Map<LogName, FakeSource>) {
   const leaves = new Map<string, StoredLeaf & { record: object }>();
   for (const [name, source] of sources) {
     source.records.forEach((record, i) => {
@@ -96,10 +106,10 @@ function readModelsOf(sources: Map<LogName, LogSource & { records: object[] }>) 
 }
 
 async function setUp(later: LogName[] = []) {
-  const sources = new Map<LogName, LogSource & { records: object[] }>();
+  const sources = new Map<LogName, FakeSource>();
   sources.set(SHARED_LOG_NAME, await fakeSource(SHARED_LOG_NAME, 5));
   sources.set('test', await fakeSource('test', 3));
-  const lateSources = new Map<LogName, LogSource & { records: object[] }>();
+  const lateSources = new Map<LogName, FakeSource>();
   for (const name of later) lateSources.set(name, await fakeSource(name, 2));
   const { readModels, reads } = readModelsOf(new Map([...sources, ...lateSources]));
   const { directory, calls } = directoryOf(sources, lateSources);
@@ -169,5 +179,24 @@ describe('the logs a process serves', () => {
     expect(await test.leafByHash(sharedLeaf)).toBeNull();
     expect((await test.leafByIndex(1))?.record).toEqual({ log: 'test', sequence: 1 });
     expect(test.leafIndexByHash(sharedLeaf)).toBeNull();
+  });
+
+  it('given a log known but not signed yet (a follower that has not read its first head), when asked for, then it reads the store’s heads and rejects until one is signed, then it is served', async () => {
+    const name = `dedicated-${'b'.repeat(24)}`;
+    const { logs, lateSources, made } = await setUp([name]);
+    const source = lateSources.get(name)!;
+    source.signed = false;
+    let catchUps = 0;
+    source.catchUp = async () => {
+      catchUps++;
+    };
+    await expect(logs.find(name)).rejects.toBeInstanceOf(LogNotSignedError);
+    expect(catchUps).toBe(1);
+    expect(logs.get(name)).toBeNull();
+    source.signed = true;
+    const found = await logs.find(name);
+    expect(found?.latest().sth.tree_size).toBe(2);
+    expect(logs.get(name)).toBe(found);
+    expect(made).toEqual([name, name]);
   });
 });

@@ -1,15 +1,16 @@
 import { SHARED_LOG_NAME, treeHeadStreamOf } from '../../domain/log';
 import { addSignatureLines, fromHex, LeafHashIndex, toHex } from '../../merkle-core';
 import type { EventStore } from '../../ports/event-store';
-import type {
-  LeafView,
-  LogDescription,
-  LogDirectory,
-  LogName,
-  LogSource,
-  PublishedLog,
-  PublishedLogs,
-  PublishedTreeHead,
+import {
+  type LeafView,
+  type LogDescription,
+  type LogDirectory,
+  type LogName,
+  LogNotSignedError,
+  type LogSource,
+  type PublishedLog,
+  type PublishedLogs,
+  type PublishedTreeHead,
 } from '../../ports/log';
 import {
   governanceProjection,
@@ -72,8 +73,16 @@ export class SequencedLog implements PublishedLog {
     this.name = options.log ?? SHARED_LOG_NAME;
   }
 
-  /** Loads the cosignatures already recorded for the latest head; call once before serving. */
+  /**
+   * Loads the cosignatures already recorded for the latest head; call once before serving. A log just
+   * created elsewhere may have no head here yet: it reads the heads the store holds first, and rejects
+   * with `LogNotSignedError` if there is still none.
+   */
   async start(): Promise<void> {
+    if (!this.sequencer.signed) {
+      await this.catchUpWithin();
+      if (!this.sequencer.signed) throw new LogNotSignedError(this.name);
+    }
     await this.treeHeadAt(this.sequencer.latest().sth.tree_size);
   }
 
@@ -89,8 +98,14 @@ export class SequencedLog implements PublishedLog {
   }
 
   async caughtUp(): Promise<PublishedTreeHead> {
+    await this.catchUpWithin();
+    return this.latest();
+  }
+
+  /** The source's `catchUp`, or 503 after the read timeout. */
+  private catchUpWithin(): Promise<void> {
     const { timeoutMs } = this.options;
-    await withinTimeout(
+    return withinTimeout(
       this.sequencer.catchUp(),
       timeoutMs,
       () =>
@@ -98,10 +113,9 @@ export class SequencedLog implements PublishedLog {
           treeHeadStreamOf(this.name),
           this.sequencer.latestPosition(),
           timeoutMs,
-          `this process has not read the newest signed tree heads from the event store within ${timeoutMs} ms (its latest is size ${this.latest().sth.tree_size}): nothing is lost, retry shortly`,
+          `this process has not read the newest signed tree heads from the event store within ${timeoutMs} ms (${this.sequencer.signed ? `its latest is size ${this.latest().sth.tree_size}` : 'it has none of this log yet'}): nothing is lost, retry shortly`,
         ),
     );
-    return this.latest();
   }
 
   async treeHeadAt(treeSize: number): Promise<PublishedTreeHead | null> {

@@ -30,13 +30,14 @@ import {
   verifyConsistency,
   verifyInclusion,
 } from '../../../merkle-core';
-import type {
-  LeafType,
-  LeafView,
-  LogDescription,
-  PublishedLog,
-  PublishedLogs,
-  PublishedTreeHead,
+import {
+  type LeafType,
+  type LeafView,
+  type LogDescription,
+  LogNotSignedError,
+  type PublishedLog,
+  type PublishedLogs,
+  type PublishedTreeHead,
 } from '../../../ports/log';
 import { sendError } from '../../../runtime/http/errors';
 import { type LogRoutesOptions, logRoutes, logsRoutes } from './routes';
@@ -676,6 +677,8 @@ describe('given three logs, each with its own key and tree', () => {
   /** name → its fixture and kind; the shared log is the 1000-leaf fixture above. */
   const logs = new Map<string, { fixture: Fixture; log: PublishedLog; kind: LogDescription['kind'] }>();
   const finds: string[] = [];
+  /** A log created a moment ago, whose first head this process has not read yet (one test sets it). */
+  let unsigned: LogDescription | null = null;
   let many: Server;
   let base: string;
 
@@ -689,16 +692,19 @@ describe('given three logs, each with its own key and tree', () => {
       get: (name) => logs.get(name)?.log ?? null,
       find: async (name) => {
         finds.push(name);
+        if (name === unsigned?.name) throw new LogNotSignedError(name);
         return logs.get(name)?.log ?? null;
       },
-      list: async () =>
-        [...logs].map(([name, { fixture: f, kind }]) => ({
+      list: async () => [
+        ...[...logs].map(([name, { fixture: f, kind }]) => ({
           name,
           kind,
           origin: f.verifierKey.split('+')[0]!,
           verifierKey: f.verifierKey,
           tenantId: kind === 'dedicated' ? `ten_${'ab'.repeat(12)}` : null,
         })),
+        ...(unsigned ? [unsigned] : []),
+      ],
     };
     const routers = logsRoutes({
       log: logs.get('shared')!.log,
@@ -877,6 +883,31 @@ describe('given three logs, each with its own key and tree', () => {
       await json(await at(name, `/proof?leaf_hash=${logs.get(name)!.fixture.leaves[0]!.leaf_hash}`));
     }
     expect(finds).toEqual([]);
+  });
+
+  it('a log created a moment ago, of which no head is signed yet, is listed at size 0, and its routes answer 404 saying so (not 500)', async () => {
+    const name = `dedicated-${'ef'.repeat(12)}`;
+    const key = generateKeyPair(`gov.example/gov/v1/log/${name}`).verifierKey;
+    unsigned = {
+      name,
+      kind: 'dedicated',
+      origin: key.split('+')[0]!,
+      verifierKey: key,
+      tenantId: `ten_${'ef'.repeat(12)}`,
+    };
+    try {
+      const body = await json<{ logs: Record<string, unknown>[] }>(await fetch(`${base}/logs`));
+      expect(validateResponse('log-list', body)).toMatchObject({ ok: true });
+      expect(body.logs.at(-1)).toMatchObject({ name, verifier_key: key, tree_size: 0 });
+      for (const path of ['/sth', '/checkpoint', '/leaf?index=0']) {
+        const res = await at(name, path);
+        expect(res.status).toBe(404);
+        expect(res.headers.get('access-control-allow-origin')).toBe('*');
+        expect((await res.json()).message).toMatch(new RegExp(`${name} has no signed tree head yet`));
+      }
+    } finally {
+      unsigned = null;
+    }
   });
 
   it('an unknown log answers 404 naming it and pointing to the list; a name no log can have is not looked for', async () => {

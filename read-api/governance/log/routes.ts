@@ -21,7 +21,14 @@ import type { GovernanceServices } from '../../../command-api/governance/service
 import { leafDataOfRecord, logUrlOf, SHARED_LOG_NAME } from '../../../domain/log';
 import type { FieldProblem } from '../../../event-schemas';
 import { bytesEqual, encodeEntryBundle, leafHash, parseTilePath, TILE_WIDTH } from '../../../merkle-core';
-import type { LeafView, LogName, PublishedLog, PublishedLogs, PublishedTreeHead } from '../../../ports/log';
+import {
+  type LeafView,
+  type LogName,
+  LogNotSignedError,
+  type PublishedLog,
+  type PublishedLogs,
+  type PublishedTreeHead,
+} from '../../../ports/log';
 import { sendError } from '../../../runtime/http/errors';
 import {
   errorResponse,
@@ -169,7 +176,7 @@ export function logsRouteGroup<S extends LogsServices>(extraKeys?: ExtraKeys<S>)
           responses: {
             ...route.responses,
             '404': notFound(
-              `No log has this name (GET /gov/v1/logs lists them)${route.responses['404'] ? `; or: ${(route.responses['404'] as { description: string }).description}` : '.'}`,
+              `No log has this name (GET /gov/v1/logs lists them), or it was created a moment ago and has no signed tree head yet${route.responses['404'] ? `; or: ${(route.responses['404'] as { description: string }).description}` : '.'}`,
             ),
           },
           handler: (services: S) => {
@@ -178,8 +185,12 @@ export function logsRouteGroup<S extends LogsServices>(extraKeys?: ExtraKeys<S>)
               const name = req.params.log as string;
               const log = services.logs.get(name);
               if (log) return handle({ name, log }, req, res);
-              return servedLog(services.logs, name).then((found) =>
-                found ? handle(found, req, res) : unknownLog(res, name),
+              return servedLog(services.logs, name).then(
+                (found) => (found ? handle(found, req, res) : unknownLog(res, name)),
+                (error: unknown) => {
+                  if (!(error instanceof LogNotSignedError)) throw error;
+                  sendError(res, 404, 'NOT_FOUND', error.message);
+                },
               );
             };
           },
@@ -210,7 +221,11 @@ function listLogs(services: LogsServices) {
     const logs = await services.logs.list();
     const entries = await Promise.all(
       logs.map(async (description) => {
-        const log = await services.logs.find(description.name);
+        const log = await services.logs.find(description.name).catch((error: unknown) => {
+          // Created a moment ago: listed, at size 0, until its first head is signed.
+          if (error instanceof LogNotSignedError) return null;
+          throw error;
+        });
         return {
           name: description.name,
           kind: description.kind,
