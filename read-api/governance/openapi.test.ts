@@ -843,7 +843,7 @@ describe('the OpenAPI document against the running service', () => {
       const unknown = await call(
         'get',
         `/gov/v1/logs/{log}/${route.split('?')[0]}`,
-        `/gov/v1/logs/test/${route}`,
+        `/gov/v1/logs/dedicated-${'0'.repeat(24)}/${route}`,
       );
       expect([unknown.status, unknown.body.message]).toEqual([
         404,
