@@ -73,7 +73,8 @@ export async function admitEvidence(
       artifact_hash: outcome.artifact_hash,
       compliance_url: `${config.publicUrl}/governance/report/${outcome.artifact_hash}`,
       replay_url: `${config.publicUrl}/governance/replay/${outcome.artifact_hash}`,
-      sth: leaves[0]!.head.sth,
+      log: outcome.log,
+      sth: { log: outcome.log, ...leaves[0]!.head.sth },
     },
   };
 }
