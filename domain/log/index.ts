@@ -3,6 +3,7 @@
 export {
   dedicatedLogOf,
   isLogName,
+  LOG_NAME,
   logOfEvent,
   logOriginOf,
   logStreamOf,

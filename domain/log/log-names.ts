@@ -7,7 +7,8 @@
 export const SHARED_LOG_NAME = 'shared';
 export const TEST_LOG_NAME = 'test';
 
-const LOG_NAME = /^(shared|test|dedicated-[0-9a-f]{24})$/;
+/** Every name a log can have (the `:log` path segment's pattern). */
+export const LOG_NAME = /^(?:shared|test|dedicated-[0-9a-f]{24})$/;
 
 export function isLogName(name: string): boolean {
   return LOG_NAME.test(name);

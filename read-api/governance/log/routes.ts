@@ -18,7 +18,7 @@ import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { NextFunction, Request, Response, Router } from 'express';
 import type { GovernanceServices } from '../../../command-api/governance/services';
-import { leafDataOfRecord, logUrlOf, SHARED_LOG_NAME } from '../../../domain/log';
+import { LOG_NAME, leafDataOfRecord, logUrlOf, SHARED_LOG_NAME } from '../../../domain/log';
 import type { FieldProblem } from '../../../event-schemas';
 import { bytesEqual, encodeEntryBundle, leafHash, parseTilePath, TILE_WIDTH } from '../../../merkle-core';
 import {
@@ -30,6 +30,7 @@ import {
   type PublishedTreeHead,
 } from '../../../ports/log';
 import { sendError } from '../../../runtime/http/errors';
+import { namedLog } from '../../../runtime/http/named-log';
 import {
   errorResponse,
   headerRef,
@@ -91,9 +92,6 @@ type LogRoute<S> = Omit<Route<S>, 'handler'> & { handler: (services: S) => LogHa
  * request and merged after `log`, which they cannot replace.
  */
 type ExtraKeys<S> = (services: S, log: LogName) => object | Promise<object>;
-
-/** The names a log can have: `shared`, `test`, `dedicated-<24 hex>`. Others are not looked up. */
-const LOG_NAME = /^(?:shared|test|dedicated-[0-9a-f]{24})$/;
 
 const LOG_PARAMETER: PathParameter = {
   name: 'log',
@@ -185,12 +183,8 @@ export function logsRouteGroup<S extends LogsServices>(extraKeys?: ExtraKeys<S>)
               const name = req.params.log as string;
               const log = services.logs.get(name);
               if (log) return handle({ name, log }, req, res);
-              return servedLog(services.logs, name).then(
-                (found) => (found ? handle(found, req, res) : unknownLog(res, name)),
-                (error: unknown) => {
-                  if (!(error instanceof LogNotSignedError)) throw error;
-                  sendError(res, 404, 'NOT_FOUND', error.message);
-                },
+              return namedLog(services.logs, name, res).then((found) =>
+                found ? handle({ name, log: found }, req, res) : undefined,
               );
             };
           },
@@ -198,21 +192,6 @@ export function logsRouteGroup<S extends LogsServices>(extraKeys?: ExtraKeys<S>)
       ),
     ],
   };
-}
-
-async function servedLog(logs: PublishedLogs, name: string): Promise<ServedLog | null> {
-  if (!LOG_NAME.test(name)) return null;
-  const log = await logs.find(name);
-  return log && { name, log };
-}
-
-function unknownLog(res: Response, name: string): void {
-  sendError(
-    res,
-    404,
-    'NOT_FOUND',
-    `there is no log named ${JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name)}: GET /gov/v1/logs lists the logs (shared, test, and each L4 tenant's dedicated-<24 hex>)`,
-  );
 }
 
 function listLogs(services: LogsServices) {
