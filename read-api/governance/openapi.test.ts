@@ -640,6 +640,12 @@ describe('the OpenAPI document against the running service', () => {
     expect(
       (await call('post', witnessSignatures, witnessSignatures, { body: { tree_size: 0 } })).status,
     ).toBe(400);
+    const ofLog = (name: string) =>
+      call('post', '/gov/v1/logs/{log}/witness-signatures', `/gov/v1/logs/${name}/witness-signatures`, {
+        body: { tree_size: 0, cosignature: '— nobody AAAA\n' },
+      });
+    expect((await ofLog('test')).status).toBe(400);
+    expect((await ofLog(`dedicated-${'0'.repeat(24)}`)).status).toBe(404);
   });
 
   it('registration and the body parser', async () => {

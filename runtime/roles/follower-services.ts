@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { logOfEvent } from '../../domain/log';
 import type { WitnessCosigned } from '../../event-schemas';
 import type { RecordedEvent } from '../../ports/event-store';
 import { projections } from '../../projectors';
@@ -71,12 +72,15 @@ export async function startFollowerServices(
     bindings: { event_store: events.binding, read_store: read.binding },
     role,
   });
-  // A cosignature recorded through another process: reload the latest head's once its read model has it.
+  // A cosignature recorded through another process: its log reloads the latest head's once its read
+  // model has it (a log this process does not serve yet loads them when it first serves it).
   refreshCosignatures = (event) => {
     const { tree_size: size } = event.data as WitnessCosigned;
+    const log = composed.logs.get(logOfEvent(event.data));
+    if (!log) return;
     waits
       .awaitProjections(event.position, ['WitnessCosigned'])
-      .then(() => composed.log.treeHeadAt(size))
+      .then(() => log.treeHeadAt(size))
       .catch((error: unknown) => logger.warn({ err: error }, 'could not refresh witness cosignatures'));
   };
   await follower.start();
