@@ -263,6 +263,44 @@ describe('the log sequencer', () => {
       await restarted.stop();
     });
 
+    it('given a log whose writer fails (its head’s append), then the log’s source stays one object: it follows the writer rebuilt from the store, and a wait begun before settles', async () => {
+      await createLogs();
+      let failNext = false;
+      // The store fails the test log's next tree head once, as a store error or a fence would.
+      const failing = new Proxy(store, {
+        get(target, member, receiver) {
+          if (member !== 'append') return Reflect.get(target, member, receiver);
+          return (stream: string, ...rest: unknown[]) => {
+            if (failNext && stream === treeHeadStreamOf('test')) {
+              failNext = false;
+              return Promise.reject(new Error('the store failed this append'));
+            }
+            return (target.append as (...args: unknown[]) => unknown).call(target, stream, ...rest);
+          };
+        },
+      });
+      const running = new LogSequencer({
+        eventStore: failing,
+        signer,
+        signerOf: (name) => logKeys.get(name)!,
+        writes: 'all',
+        logger: createLogger('silent'),
+      });
+      await running.start();
+      const source = running.source('test')!;
+      expect(source.signed).toBe(true);
+      failNext = true;
+      await appendMixed(0, 6);
+      const last = (await admissionsOf('test')).at(-1)!;
+      const leaf = await source.waitForEvent(last.id);
+      expect(leaf.head.sth.tree_size).toBe(2);
+      expect(failNext).toBe(false);
+      expect(running.source('test')).toBe(source);
+      expect(source.latest().sth.tree_size).toBe(2);
+      expect(source.log.size).toBe(2);
+      await running.stop();
+    });
+
     it('given a log created while the sequencer runs, then it is learned and sequenced without a restart', async () => {
       const running = allLogs();
       await running.start();

@@ -14,7 +14,7 @@
 import type { Logger } from 'pino';
 import { type JsonSth, logOfEvent, SHARED_LOG_NAME } from '../../domain/log';
 import type { LogCreated } from '../../event-schemas';
-import type { NoteSigner } from '../../merkle-core';
+import type { NoteSigner, TileLog } from '../../merkle-core';
 import type { EventStore, EventSubscription, RecordedEvent } from '../../ports/event-store';
 import type {
   IntegratedLeaf,
@@ -83,6 +83,7 @@ interface KnownLog {
 export class LogSequencer implements LogSource, LogDirectory {
   private readonly known = new Map<LogName, KnownLog>();
   private readonly writers = new Map<LogName, LogWriter>();
+  private readonly sources = new Map<LogName, WrittenLog>();
   private readonly waiters = new Map<LogName, LeafWaiters>();
   /** The logs this process is to write (each has a writer, once rebuilt). */
   private readonly wanted = new Set<LogName>();
@@ -121,10 +122,9 @@ export class LogSequencer implements LogSource, LogDirectory {
 
   // ---- the shared log, as the `LogSource` of this process (before there were many logs, the only one)
 
-  private get shared(): LogWriter {
-    const writer = this.writers.get(SHARED_LOG_NAME);
-    if (!writer) throw new Error('the log sequencer has not started');
-    return writer;
+  /** The shared log through whichever writer holds it now (or held it last, while it is rebuilt). */
+  private get shared(): LogSource {
+    return this.written(SHARED_LOG_NAME);
   }
 
   get origin(): string {
@@ -144,7 +144,7 @@ export class LogSequencer implements LogSource, LogDirectory {
   }
 
   get signed(): boolean {
-    return this.writers.get(SHARED_LOG_NAME)?.signed ?? false;
+    return this.shared.signed;
   }
 
   latest(): PublishedTreeHead {
@@ -167,9 +167,23 @@ export class LogSequencer implements LogSource, LogDirectory {
     return [...this.known.values()].map((log) => log.description).sort(byLogOrder);
   }
 
-  /** The writer of log `name`, while this process writes it; null otherwise. */
+  /**
+   * Log `name` as this process writes it, or null when it does not write it. The same object for as
+   * long as the process runs, whatever writer holds the log now: a writer that failed is replaced by
+   * one rebuilt from the store, and a route serving the log keeps following it. Not `signed` while
+   * no writer holds it (being rebuilt, or not yet joined).
+   */
   source(name: LogName): LogSource | null {
-    return this.writers.get(name) ?? null;
+    return this.wanted.has(name) && this.known.has(name) ? this.written(name) : null;
+  }
+
+  private written(name: LogName): WrittenLog {
+    let source = this.sources.get(name);
+    if (!source) {
+      source = new WrittenLog(name, () => this.writers.get(name), this.waitersOf(name));
+      this.sources.set(name, source);
+    }
+    return source;
   }
 
   /** The logs this process writes now. */
@@ -374,13 +388,15 @@ export class LogSequencer implements LogSource, LogDirectory {
         });
     }
     for (const [name, writer] of writers) {
+      // Left meanwhile: another process writes it now.
+      if (!this.wanted.has(name)) continue;
+      // In place before it signs what was not signed, so a leaf that signature settles is served at once.
+      this.writers.set(name, writer);
       try {
         await writer.finishRebuild();
       } catch (error) {
         this.dropWriter(name, error);
-        continue;
       }
-      if (this.wanted.has(name)) this.writers.set(name, writer);
     }
   }
 
@@ -399,5 +415,63 @@ export class LogSequencer implements LogSource, LogDirectory {
       ...(options.metrics ? { metrics: options.metrics } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
     });
+  }
+}
+
+/**
+ * A log this process writes, through whichever writer holds it now (log-sequencer.ts `source`); while
+ * none does (being rebuilt), the last one's signed state, which stays true of the log.
+ */
+class WrittenLog implements LogSource {
+  private last: LogWriter | undefined;
+
+  constructor(
+    readonly name: LogName,
+    private readonly writer: () => LogWriter | undefined,
+    /** Kept across writers, so that a wait outlives a rebuild. */
+    private readonly leaves: LeafWaiters,
+  ) {}
+
+  private get now(): LogWriter | undefined {
+    const writer = this.writer();
+    if (writer?.signed) this.last = writer;
+    return this.last;
+  }
+
+  private get current(): LogWriter {
+    const writer = this.now;
+    if (!writer)
+      throw new Error(`the log sequencer has not started: no tree head of log '${this.name}' is signed yet`);
+    return writer;
+  }
+
+  get signed(): boolean {
+    return this.now !== undefined;
+  }
+
+  get verifierKey(): string {
+    return this.current.verifierKey;
+  }
+
+  get log(): TileLog {
+    return this.current.log;
+  }
+
+  latest(): PublishedTreeHead {
+    return this.current.latest();
+  }
+
+  latestPosition(): number {
+    return this.current.latestPosition();
+  }
+
+  async catchUp(): Promise<void> {}
+
+  sthOf(checkpoint: string): JsonSth {
+    return this.current.sthOf(checkpoint);
+  }
+
+  waitForEvent(eventId: string): Promise<IntegratedLeaf> {
+    return this.leaves.wait(eventId);
   }
 }
