@@ -23,6 +23,8 @@ export interface TierCommand {
   tenantId: string;
   tier: string;
   dailyLeafLimit?: string;
+  /** The tenant's own API requests per minute (absent: the tier's). */
+  requestsPerMinute?: string;
   operator?: string;
   reason?: string;
 }
@@ -35,6 +37,8 @@ export type TierCommandResult =
       tier: Tier;
       previous_tier: Tier;
       daily_leaf_limit: number | null;
+      /** The tenant's own API requests per minute; null: the tier's. */
+      requests_per_minute: number | null;
       /** The log the tenant's admissions go to from now on. */
       log: string;
       /** Whether this change created the tenant's dedicated log. */
@@ -74,6 +78,20 @@ export async function changeTier(
       };
     }
   }
+  let requestsPerMinute: number | null = null;
+  if (command.requestsPerMinute !== undefined) {
+    requestsPerMinute = Number(command.requestsPerMinute);
+    if (
+      !/^[1-9][0-9]{0,6}$/.test(command.requestsPerMinute) ||
+      requestsPerMinute > REQUESTS_PER_MINUTE.maximum
+    ) {
+      return {
+        ok: false,
+        usage: true,
+        message: `--requests-per-minute must be a whole number from 1 to ${REQUESTS_PER_MINUTE.maximum}`,
+      };
+    }
+  }
   const textProblem = textOptionProblem(command);
   if (textProblem) return { ok: false, usage: true, message: textProblem };
   const tier = command.tier as Tier;
@@ -92,6 +110,7 @@ export async function changeTier(
         {
           tier,
           dailyLeafLimit,
+          requestsPerMinute,
           operator: command.operator ?? `${os.userInfo().username}@${os.hostname()}`,
           reason: command.reason,
         },
@@ -105,6 +124,7 @@ export async function changeTier(
       tier,
       previous_tier: result.previous_tier,
       daily_leaf_limit: dailyLeafLimit,
+      requests_per_minute: requestsPerMinute,
       log: result.log,
       log_created: created,
     };
@@ -140,7 +160,11 @@ async function createDedicatedLog(
   });
 }
 
-const { changed_by: OPERATOR, reason: REASON } = eventSchemas.TenantTierChanged.properties;
+const {
+  changed_by: OPERATOR,
+  reason: REASON,
+  requests_per_minute: REQUESTS_PER_MINUTE,
+} = eventSchemas.TenantTierChanged.properties;
 
 /** --operator and --reason within what the event keeps (the store would refuse the event otherwise). */
 function textOptionProblem(command: Pick<TierCommand, 'operator' | 'reason'>): string | null {

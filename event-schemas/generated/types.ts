@@ -508,6 +508,10 @@ previous_tier: ("L1" | "L2" | "L2+" | "L4")
  * Leaves per UTC day for L2 (its credit balance); null = the tier's default.
  */
 daily_leaf_limit: (number | null)
+/**
+ * The tenant's own allowance of API requests per minute, set by the operator (`gov tenant tier --requests-per-minute`); absent: the tier's.
+ */
+requests_per_minute?: number
 changed_at: string
 changed_by: string
 reason?: string

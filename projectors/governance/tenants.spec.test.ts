@@ -56,6 +56,7 @@ const tierChanged = (
   dailyLeafLimit: number | null,
   tenantId = TENANT,
   log?: string,
+  requestsPerMinute?: number,
 ): SpecEvent => ({
   type: 'TenantTierChanged',
   data: {
@@ -66,6 +67,7 @@ const tierChanged = (
     changed_at: '2026-03-01T12:00:00.000Z',
     changed_by: 'operator',
     ...(log ? { log } : {}),
+    ...(requestsPerMinute ? { requests_per_minute: requestsPerMinute } : {}),
   } satisfies TenantTierChanged,
 });
 
@@ -176,6 +178,15 @@ describe('the tenants projection', () => {
     await given([registered(), tierChanged('L4', null, TENANT, dedicated)])
       .when([tierChanged('L2', null)])
       .thenDocuments({ [TENANTS]: { [TENANT]: { ...newTenant, tier: 'L2' } } });
+  });
+
+  it('given a tenant, when the operator gives it its own request allowance, then the tenant has it; a change without one removes it', async () => {
+    await given([registered()])
+      .when([tierChanged('L2+', null, TENANT, undefined, 10_000)])
+      .thenDocuments({ [TENANTS]: { [TENANT]: { ...newTenant, tier: 'L2+', requests_per_minute: 10_000 } } });
+    await given([registered(), tierChanged('L2+', null, TENANT, undefined, 10_000)])
+      .when([tierChanged('L2+', null)])
+      .thenDocuments({ [TENANTS]: { [TENANT]: { ...newTenant, tier: 'L2+' } } });
   });
 
   it('given a tenant, when its policy changes, then the tenant holds the version, hashes and time, and the policy as JSON text', () =>

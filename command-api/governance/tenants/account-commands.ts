@@ -58,6 +58,8 @@ export function decideRotateKey(
 export interface TierChange {
   tier: Tier;
   dailyLeafLimit: number | null;
+  /** The tenant's own API requests per minute; null or absent: the tier's. */
+  requestsPerMinute?: number | null;
   operator: string;
   reason?: string;
 }
@@ -72,7 +74,7 @@ export function dedicatedLogFor(state: Pick<TenantState, 'tenant_id' | 'mode'>, 
 }
 
 /**
- * An operator's tier change; changing to the same tier and allowance appends nothing (unless the tenant
+ * An operator's tier change; changing to the same tier and allowances appends nothing (unless the tenant
  * is L4 from before there were dedicated logs: the change then gives it its log).
  */
 export function decideChangeTier(
@@ -84,7 +86,13 @@ export function decideChangeTier(
   const previous = state.tier;
   const dedicated = dedicatedLogFor(state, change.tier);
   const log = tenantLogOf({ mode: state.mode, log: dedicated ?? undefined });
-  if (previous === change.tier && state.daily_leaf_limit === change.dailyLeafLimit && state.log === log) {
+  const requestsPerMinute = change.requestsPerMinute ?? null;
+  if (
+    previous === change.tier &&
+    state.daily_leaf_limit === change.dailyLeafLimit &&
+    state.requests_per_minute === requestsPerMinute &&
+    state.log === log
+  ) {
     return { events: [], result: { changed: false, previous_tier: previous, log } };
   }
   const data: TenantTierChanged = {
@@ -95,6 +103,7 @@ export function decideChangeTier(
     changed_at: context.now.toISOString(),
     changed_by: change.operator,
     ...(change.reason ? { reason: change.reason } : {}),
+    ...(requestsPerMinute === null ? {} : { requests_per_minute: requestsPerMinute }),
     ...(dedicated ? { log: dedicated } : {}),
   };
   return {

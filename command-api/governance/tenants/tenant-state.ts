@@ -61,6 +61,8 @@ export interface TenantState {
   readonly dedicated_log: string | null;
   readonly registered_at: string;
   readonly daily_leaf_limit: number | null;
+  /** Operator-set API requests per minute; null = the tier's. */
+  readonly requests_per_minute: number | null;
   readonly active_key_id: string | null;
   /** The gate policy submissions are decided under: the default until the tenant changes it. */
   readonly policy_in_force: PolicyInForce;
@@ -95,6 +97,7 @@ export function initialTenantState(): TenantState {
     dedicated_log: null,
     registered_at: '',
     daily_leaf_limit: null,
+    requests_per_minute: null,
     active_key_id: null,
     policy_in_force: DEFAULT_POLICY_IN_FORCE,
     evidence_leaves: 0,
@@ -132,6 +135,7 @@ export function evolveTenant(state: TenantState, event: TenantEvent): TenantStat
         ...state,
         tier: data.tier,
         daily_leaf_limit: data.daily_leaf_limit,
+        requests_per_minute: data.requests_per_minute ?? null,
         // A tier change names the dedicated log from then on; without one the tenant is back in its mode's log.
         log: tenantLogOf({ mode: state.mode, log: data.log }),
         dedicated_log: data.log ?? state.dedicated_log,
