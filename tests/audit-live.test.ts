@@ -14,13 +14,8 @@ import { CompactRange, toHex } from '../merkle-core';
 import type { EventStore } from '../ports/event-store';
 import { readPublishedKeys } from '../runtime/keys/key-history';
 import { runGov } from './support/children';
-import {
-  inParallel,
-  setTier,
-  startTestServer,
-  type TestServer,
-  testConfig,
-} from './support/governance-client';
+import { inParallel, startTestServer, type TestServer, testConfig } from './support/governance-client';
+import { unlimitedInSharedLog } from './support/tenant-setup';
 
 /** Leaves beyond one full tile (256), so a full and a partial tile are both compared. */
 const ADMISSIONS = 300;
@@ -99,7 +94,7 @@ describe('gov audit --server: the live log check against a running server', () =
   beforeAll(async () => {
     t = await startTestServer('gov-audit-live');
     const tenant = await t.client.register({ email: 'live-audit@example.com' });
-    await setTier(t.server, tenant.tenant_id, 'L4');
+    await unlimitedInSharedLog(t.server, tenant.tenant_id);
     await inParallel(
       Array.from({ length: ADMISSIONS }, (_, i) => i),
       16,

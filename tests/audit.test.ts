@@ -25,12 +25,12 @@ import {
   type AdmittedEvidence,
   digest,
   failingEvidence,
-  setTier,
   startTestServer,
   type TestServer,
   validEvidence,
 } from './support/governance-client';
 import { tempDir } from './support/temp-dir';
+import { unlimitedInSharedLog } from './support/tenant-setup';
 
 interface Row {
   position: number;
@@ -77,7 +77,7 @@ describe('gov audit over a store written by a real server', () => {
     const { client } = t;
     const loop = await client.register({ email: 'loop@example.com' });
     const other = await client.register({ email: 'other@example.com' });
-    await setTier(t.server, loop.tenant_id, 'L4');
+    await unlimitedInSharedLog(t.server, loop.tenant_id);
     const authorizations: AdmittedEvidence[] = [];
     for (let i = 0; i < 4; i++)
       authorizations.push(await client.admit(loop.api_key, validEvidence(`agent-${i}`)));

@@ -41,6 +41,7 @@ import {
   waitHealthy,
 } from './support/service-processes';
 import { tempDir } from './support/temp-dir';
+import { UNLIMITED_IN_SHARED_LOG_ARGS, untilUnlimitedInSharedLog } from './support/tenant-setup';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 const ADMISSIONS = 240;
@@ -156,13 +157,12 @@ describeWithServers(
       const commands = [new GovClient(commandA.url), new GovClient(commandB.url)];
       const reads = new GovClient(reader.url);
       const tenant = await commands[0]!.register();
-      const tier = await runGov(['tenant', 'tier', tenant.tenant_id, 'L4'], { dataDir });
+      // Its leaves stay in the shared log this test reads.
+      const tier = await runGov(['tenant', 'tier', tenant.tenant_id, ...UNLIMITED_IN_SHARED_LOG_ARGS], {
+        dataDir,
+      });
       expect(tier.code).toBe(0);
-      await until(
-        async () => (await reads.get<{ tier: string }>('/account', tenant.api_key)).body.tier === 'L4',
-        'the tier change to reach the read API',
-        15_000,
-      );
+      await untilUnlimitedInSharedLog(reads, tenant.api_key, 15_000);
       const hook = await commands[1]!.post<{ webhook_id: string }>(
         '/webhooks',
         { url: receiver.url, events: ['leaf_admitted'], secret: SECRET },
