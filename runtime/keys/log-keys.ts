@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isLogName, logOriginOf, SHARED_LOG_NAME, TEST_LOG_NAME } from '../../domain/log';
 import { generateKeyPair, type NoteSigner, toHex } from '../../merkle-core';
-import { createFileAtomic } from '../support/atomic-file';
+import { createFileAtomic, readTextIfExists } from '../support/atomic-file';
 import { KeyFileError, parseLogSigner } from './key-files';
 
 export const LOG_KEYS_FOLDER = 'logs';
@@ -44,13 +44,8 @@ export function ensureLogKey(keysDir: string, name: string, origin: string): Not
 /** The signer of log `name`, or null when its key file does not exist. */
 export function readLogKey(keysDir: string, name: string): NoteSigner | null {
   const file = logKeyFile(keysDir, name);
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
+  const text = readTextIfExists(file);
+  if (text === null) return null;
   try {
     return parseLogSigner(text);
   } catch (error) {
