@@ -24,7 +24,7 @@ import {
 } from '../command-api/governance/tenants/tenant-state';
 import type { EvidenceAdmitted } from '../event-schemas';
 import type { ExpectedRevision, NewEvent } from '../ports/event-store';
-import { UNLIMITED_IN_SHARED_LOG } from '../tests/support/tenant-setup';
+import { UNLIMITED_IN_SHARED_LOG } from '../tests/support/unlimited-tenant';
 import { evidenceBody, executionBody, nextRequestKind, type RequestKind } from './audit-fixture-plan';
 
 /** An event with its id decided up front, as the aggregate writer gives them. */
@@ -79,7 +79,7 @@ export class SimulatedTenant {
 
   /**
    * POST /auto-register, then the operator's tier change that lifts its limits with its leaves staying
-   * in the shared log (tests/support/tenant-setup.ts): two appends.
+   * in the shared log (tests/support/unlimited-tenant.ts): two appends.
    */
   register(now: Date): StreamAppend[] {
     if (this.state.exists) throw new Error(`tenant ${this.index} is already registered`);

@@ -10,7 +10,7 @@ import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { validBody } from '../domain/governance/test-fixtures';
 import { ValidatingEventStore } from '../event-schemas';
 import { SERVER_NODE_FLAGS } from '../runtime/config/node-flags';
-import { isUnlimitedInSharedLog, makeUnlimitedInSharedLog } from '../tests/support/tenant-setup';
+import { isUnlimitedInSharedLog, makeUnlimitedInSharedLog } from '../tests/support/unlimited-tenant';
 
 export const SECONDS = Number(process.env.GOV_BENCH_SECONDS ?? 3);
 export const CONNECTIONS = 64;
@@ -74,7 +74,7 @@ export async function untilHealthy(base: string): Promise<void> {
 }
 
 /**
- * Registers `count` tenants and lifts their limits (tests/support/tenant-setup.ts): L2+ with L4's
+ * Registers `count` tenants and lifts their limits (tests/support/unlimited-tenant.ts): L2+ with L4's
  * requests per minute, so that their leaves stay in the shared log, the one the benchmarks measure.
  */
 export async function registerTenants(

@@ -63,7 +63,8 @@ describe('governance evidence over HTTP', () => {
         api_key: expect.stringMatching(/^gov_test_/),
         tenant_id: expect.any(String),
         node_id: expect.any(String),
-        log_url: `${t.server.url}/gov/v1/log`,
+        // A test-mode tenant's leaves go to the test log.
+        log_url: `${t.server.url}/gov/v1/logs/test`,
         dashboard_url: expect.stringMatching(/^http/),
       });
       const account = await client().get('/account', res.body.api_key);

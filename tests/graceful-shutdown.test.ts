@@ -7,7 +7,7 @@
 import { collect } from '../ports/contract/event-store.contract';
 import { AdmissionLoad } from './support/admission-load';
 import { startTestServer, type TestServer } from './support/governance-client';
-import { unlimitedInSharedLog } from './support/tenant-setup';
+import { unlimitedInSharedLog } from './support/unlimited-tenant';
 
 const GRACE_MS = 30_000;
 

@@ -16,9 +16,11 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { MongoClient } from 'mongodb';
+import { TEST_LOG_NAME } from '../domain/log';
 import { projections } from '../projectors';
 import { BUS_FORWARDER } from '../projectors/engine/bus-forwarder';
 import { checkpointName } from '../projectors/engine/projection';
+import { leaseOfLog } from '../projectors/log/leased-sequencer';
 import { LOG_STREAM } from '../projectors/log/log-sequencer';
 import { exited, freePort, runGov } from './support/children';
 import {
@@ -41,7 +43,7 @@ import {
   waitHealthy,
 } from './support/service-processes';
 import { tempDir } from './support/temp-dir';
-import { UNLIMITED_IN_SHARED_LOG_ARGS, untilUnlimitedInSharedLog } from './support/tenant-setup';
+import { UNLIMITED_IN_SHARED_LOG_ARGS, untilUnlimitedInSharedLog } from './support/unlimited-tenant';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 const ADMISSIONS = 240;
@@ -120,6 +122,8 @@ describeWithServers(
         states.filter((state) => state[lease] === 'writer').length;
       const leaseNames = [
         LOG_STREAM,
+        // The test log's, created at the first start: the processes split the logs' leases.
+        leaseOfLog(TEST_LOG_NAME),
         BUS_FORWARDER,
         ...projections.map((projection) => checkpointName(projection, 1)),
       ].sort();

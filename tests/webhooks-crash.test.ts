@@ -9,7 +9,7 @@ import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { exited, freePort, REPO_ROOT } from './support/children';
 import { failingEvidence, GovClient, inParallel } from './support/governance-client';
 import { tempDir } from './support/temp-dir';
-import { makeUnlimitedInSharedLogFile, untilUnlimitedInSharedLog } from './support/tenant-setup';
+import { makeUnlimitedInSharedLogFile, untilUnlimitedInSharedLog } from './support/unlimited-tenant';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 const EVENTS = 1000;

@@ -18,7 +18,8 @@ import {
   validEvidence,
 } from '../support/governance-client';
 import { until } from '../support/service-processes';
-import { unlimitedInSharedLog, WEBHOOK_SECRET } from '../support/tenant-setup';
+import { WEBHOOK_SECRET } from '../support/tenant-setup';
+import { unlimitedInSharedLog } from '../support/unlimited-tenant';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 const DAILY_LEAVES = 25;
