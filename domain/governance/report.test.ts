@@ -175,6 +175,17 @@ describe('compliance report', () => {
       expect(steps).toContain(needle);
   });
 
+  it('a leaf of the shared log: the step names its tree heads as reports did before there were many logs', () => {
+    const shared = buildComplianceReport({
+      ...input,
+      log: { name: 'shared', url: 'https://gov.example/gov/v1/log' },
+    });
+    expect(shared.leaf).toMatchObject({ log: 'shared', log_url: 'https://gov.example/gov/v1/log' });
+    expect(shared.verification_steps[4]).toBe(
+      "Verify the signed tree head's log_signature with the log key named by log_id, as published by GET /gov/v1/log/sth at https://log.gov.example; check any witness_signatures with the keys of the witnesses you trust.",
+    );
+  });
+
   it.each<[string, (i: ComplianceReportInput) => ComplianceReportInput]>([
     [
       'an envelope for another bundle',
