@@ -5,10 +5,10 @@
  * authenticate as the rotation's grace period says; today's audit finds the store clean; and new
  * admissions extend the same log, provably consistent with the old tree head.
  *
- * No answer field is left out of the comparisons; the members added since (`log`, `log_url`: which log
- * a head, proof or leaf is in) are checked to name the shared log. The only answers computed from the time of the
- * request (GET /account and /governance/status: the trial window, leaves_today) are compared on a
- * server whose clock is pinned to one minute after the recording, the same UTC day.
+ * No answer field is left out of the comparisons; the members added since (which log a head, proof or
+ * leaf is in: asRecorded) are checked to name the shared log. The only answers computed from the time
+ * of the request (GET /account and /governance/status: the trial window, leaves_today) are compared on
+ * a server whose clock is pinned to one minute after the recording, the same UTC day.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -151,7 +151,8 @@ const audit = (eventsFile: string): Promise<AuditReport> =>
 
 /**
  * `received` without the members issue 32 added to answers recorded before it (`log`, `log_url`: the
- * log a head, proof or leaf is in), each checked to name the shared log, where every old leaf is.
+ * log a head, proof or leaf is in; `sth`: the head of its log a triple leaf's leaf is proved against),
+ * each checked to name the shared log, where every old leaf is.
  */
 function asRecorded(received: unknown, recorded: unknown): unknown {
   if (Array.isArray(received) && Array.isArray(recorded))
@@ -161,6 +162,7 @@ function asRecorded(received: unknown, recorded: unknown): unknown {
   for (const [member, value] of Object.entries(received)) {
     if (!(member in recorded) && member === 'log') expect(value).toBe('shared');
     else if (!(member in recorded) && member === 'log_url') expect(value).toMatch(/\/gov\/v1\/log$/);
+    else if (!(member in recorded) && member === 'sth') expect(value).toMatchObject({ log: 'shared' });
     else kept[member] = asRecorded(value, (recorded as Record<string, unknown>)[member]);
   }
   return kept;
