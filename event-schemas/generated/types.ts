@@ -554,6 +554,10 @@ observables: Observables
 lifecycle: ("PROPOSED" | "ACTIVE" | "QUARANTINE" | "LOCKBOX" | "REJECTED")
 admitted_at: string
 policy?: TenantPolicy
+/**
+ * The log the leaf is in (absent: shared, as in every event written before there were other logs).
+ */
+log?: string
 }
 
 /**
@@ -592,6 +596,10 @@ tenant_id: string
 subject_id: string
 leaf_hash: string
 trace: ExecutionTrace
+/**
+ * The log the leaf is in (absent: shared, as in every event written before there were other logs).
+ */
+log?: string
 }
 
 /**
@@ -604,6 +612,10 @@ leaf_hash: string
 record: VarianceRecord
 observables: Observables
 lifecycle: ("PROPOSED" | "ACTIVE" | "QUARANTINE" | "LOCKBOX" | "REJECTED")
+/**
+ * The log the leaf is in (absent: shared, as in every event written before there were other logs).
+ */
+log?: string
 }
 
 /**
@@ -623,6 +635,10 @@ first_leaf_index: number
  * Event-store positions of the admission events integrated, in leaf order: leaf first_leaf_index + i came from leaf_positions[i].
  */
 leaf_positions: number[]
+/**
+ * The log this is a tree head of (absent: shared); its heads are in stream merkle-log (shared) or merkle-log-<log>.
+ */
+log?: string
 }
 
 /**
@@ -711,6 +727,33 @@ timestamp: number
  * The signature line appended to the checkpoint note: `— <name> base64(key id ‖ 8-byte timestamp ‖ Ed25519 signature)` and a newline.
  */
 cosignature: string
+/**
+ * The log whose tree head was cosigned (absent: shared).
+ */
+log?: string
+}
+
+/**
+ * A log other than the shared one was created: the first event of stream `log-<log>`, appended with expected revision no-stream, so a log is created once. Processes learn every log, its origin and its public key from these events; the private key stays in the keys folder of the process that sequences the log.
+ */
+export interface LogCreated {
+/**
+ * The log's name: `test`, or `dedicated-<24 hex>` (the hex of its tenant's id).
+ */
+log: string
+kind: ("test" | "dedicated")
+/**
+ * The log's checkpoint origin: `<shared origin>/<log>`.
+ */
+origin: string
+/**
+ * The log's verifier key in note format (`<origin>+<8 hex key id>+<base64>`): the `log_id` of its tree heads and of the envelopes bound to it.
+ */
+verifier_key: string
+/**
+ * The tenant of a dedicated log; null for the test log.
+ */
+tenant_id: (string | null)
 }
 
 /**
@@ -1613,6 +1656,7 @@ export interface EventPayloads {
   'WebhookRemoved': WebhookRemoved;
   'WebhookRedeliveryRequested': WebhookRedeliveryRequested;
   'WitnessCosigned': WitnessCosigned;
+  'LogCreated': LogCreated;
 }
 
 /** Each domain event: switching on `type` narrows `data`. */
@@ -1629,7 +1673,8 @@ export type GovernanceEvent =
   | { type: 'WebhookRegistered'; data: WebhookRegistered }
   | { type: 'WebhookRemoved'; data: WebhookRemoved }
   | { type: 'WebhookRedeliveryRequested'; data: WebhookRedeliveryRequested }
-  | { type: 'WitnessCosigned'; data: WitnessCosigned };
+  | { type: 'WitnessCosigned'; data: WitnessCosigned }
+  | { type: 'LogCreated'; data: LogCreated };
 
 /** Body type of each webhook event (the full payload or its trimmed summary). */
 export interface WebhookPayloads {

@@ -10,6 +10,7 @@ import apiKeyRotated from './events/ApiKeyRotated.json';
 import evidenceAdmitted from './events/EvidenceAdmitted.json';
 import executionAdmitted from './events/ExecutionAdmitted.json';
 import gateFailed from './events/GateFailed.json';
+import logCreated from './events/LogCreated.json';
 import tenantPolicyChanged from './events/TenantPolicyChanged.json';
 import tenantRegistered from './events/TenantRegistered.json';
 import tenantTierChanged from './events/TenantTierChanged.json';
@@ -88,6 +89,7 @@ export const eventSchemas = {
   WebhookRemoved: webhookRemoved,
   WebhookRedeliveryRequested: webhookRedeliveryRequested,
   WitnessCosigned: witnessCosigned,
+  LogCreated: logCreated,
 } as const;
 
 /**
