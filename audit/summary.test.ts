@@ -3,11 +3,26 @@ import { formatAuditSummary } from './summary';
 
 const clean: AuditReport = {
   checks: 'all',
+  log: null,
   events: 12_345,
   leaves: 10_000,
   tree_heads: 57,
   tree_size: 10_000,
   root_hash: 'ab'.repeat(32),
+  logs: [
+    {
+      log: 'shared',
+      kind: 'shared',
+      origin: 'gov.example/log',
+      verifier_key: null,
+      created_at: null,
+      leaves: 10_000,
+      tree_heads: 57,
+      tree_size: 10_000,
+      root_hash: 'ab'.repeat(32),
+      signatures: 0,
+    },
+  ],
   discrepancies: [],
   notices: [],
   signatures: 48_057,

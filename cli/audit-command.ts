@@ -16,6 +16,7 @@ import {
 } from '../audit';
 import { LiveLogCheck, logUrlOf } from '../audit/live-check';
 import { LIVE_CHECKS } from '../audit/live-findings';
+import { isLogName } from '../audit/log-names';
 import { formatAuditSummary, formatLiveSummary } from '../audit/summary';
 import { prepareTrust } from '../audit/trust';
 import { loadConfig } from '../runtime/config/config';
@@ -25,7 +26,7 @@ import { type CliCommand, EXIT, UsageError } from './command';
 import { auditSourceOf, chooseEventStore } from './stores';
 
 const SYNOPSIS =
-  'gov audit [--store FILE|URL | --export FILE] [--keys-dir DIR | --trust FILE] [--log-key VKEY]… [--server URL] [--checks all|log] [--workers N] [--json]';
+  'gov audit [--store FILE|URL | --export FILE] [--keys-dir DIR | --trust FILE] [--log-key VKEY]… [--server URL] [--log NAME] [--checks all|log] [--workers N] [--json]';
 
 const checkList = Object.entries({ ...CHECKS, ...LIVE_CHECKS })
   .map(([code, meaning]) => `  ${code.padEnd(27)}${meaning}`)
@@ -41,6 +42,13 @@ earlier leaves of the same tenant and their arithmetic recomputes; the tree is r
 and every TreeHeadSigned must start where the previous one ended, be signed by a trusted log key and
 carry the recomputed root (which makes consecutive heads consistent by construction).
 Every discrepancy is reported with its position; the audit never stops at the first one.
+
+Every log found in the stream is audited apart: the shared log (events that name no log), the test
+log and each dedicated log, each declared by one LogCreated event (its origin <shared origin>/<name>
+and its key, under which its tree heads must verify; the shared log's heads verify under the trusted
+log keys). Tree heads must be in their log's stream, no leaf hash may be in two logs, and an evidence
+envelope must be bound to the key of the log it is in. The report gives each log's leaves, heads,
+size and root.
 
 Source (one of):
   --store FILE|URL  the event store: the embedded store's SQLite file, read directly and read-only,
@@ -65,6 +73,8 @@ Live check:
                     server. Leaves the server signed after the local copy was taken are notices.
 
 Options:
+  --log NAME        audit one log alone (shared, test, dedicated-<24 hex>): other logs' leaves and
+                    heads are neither replayed nor reported; with --server, the log compared
   --checks all|log  all (the default): every check above. log: the log structure alone, as a
                     transparency-log monitor checks it: positions and revisions, each admission's
                     leaf record hashed to its leaf (and its stored leaf_hash), the tree replayed, and
@@ -104,8 +114,10 @@ export const auditCommand: CliCommand = {
         json: { type: 'boolean' },
         server: { type: 'string' },
         checks: { type: 'string' },
+        log: { type: 'string' },
       },
     });
+    const log = parseLog(values.log);
     if (values.store !== undefined && values.export !== undefined)
       throw new UsageError('--store and --export name two sources: give one');
     if (values['keys-dir'] !== undefined && values.trust !== undefined)
@@ -140,6 +152,7 @@ export const auditCommand: CliCommand = {
         trust,
         workers,
         checks,
+        ...(log !== undefined && { log }),
         ...live?.hooks,
         onProgress: (progress) => {
           last = progress;
@@ -174,6 +187,11 @@ function liveCheckOf(serverUrl: string, trust: AuditTrust): LiveLogCheck {
     throw new UsageError(`--server: ${(error as Error).message}`);
   }
   return new LiveLogCheck({ serverUrl, trust });
+}
+
+function parseLog(raw: string | undefined): string | undefined {
+  if (raw === undefined || isLogName(raw)) return raw;
+  throw new UsageError(`--log names a log: shared, test or dedicated-<24 hex digits>; got '${raw}'`);
 }
 
 function parseChecks(raw: string | undefined): AuditScope {
