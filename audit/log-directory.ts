@@ -40,12 +40,13 @@ export class AuditedLogs {
   /**
    * @param only audit this log alone (`gov audit --log`): other logs' leaves and heads are not
    *   replayed, and a leaf in two logs is reported only when one of them is this one.
-   * @param hooks see each leaf and checked head of `only` (default: the shared log).
+   * @param hooks see each leaf and checked head of log `hooked` (default: `only`, else shared).
    */
   constructor(
     trust: PreparedTrust,
     private readonly hooks: ReplayHooks,
     readonly only: string | null,
+    private readonly hooked: string = only ?? SHARED_LOG,
   ) {
     this.sharedOrigins = [...new Set(trust.logKeys.map((key) => key.name))];
     this.state(SHARED_LOG);
@@ -247,7 +248,7 @@ export class AuditedLogs {
         name,
         code: this.order.length,
         created: null,
-        replay: covered ? new LogReplay(name === (this.only ?? SHARED_LOG) ? this.hooks : {}) : null,
+        replay: covered ? new LogReplay(name === this.hooked ? this.hooks : {}) : null,
         leaves: 0,
         treeHeads: 0,
         signatures: 0,

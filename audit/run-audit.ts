@@ -30,10 +30,11 @@ export interface AuditOptions extends ReplayHooks {
   checks?: AuditScope;
   /**
    * Audit this log alone (`shared`, `test`, `dedicated-<24 hex>`): other logs' leaves and heads are
-   * neither replayed nor reported. Default: every log found in the stream. The hooks see this log
-   * (default: the shared log).
+   * neither replayed nor reported. Default: every log found in the stream.
    */
   log?: string;
+  /** The log whose leaves and heads the hooks see: default `log`, else the shared log. */
+  hooksLog?: string;
 }
 
 /** Chunks checked ahead of the sequential part, per worker: enough to keep every worker busy. */
@@ -47,7 +48,10 @@ export async function runAudit(source: AuditSource, options: AuditOptions): Prom
   const opened = await source.open();
   // The closed-loop links are not part of the log structure: a log-only audit keeps no link index.
   const links = scope === 'all' ? LinkChecks.create() : null;
-  const audit = new SequentialAudit(scope, new AuditedLogs(trust, options, options.log ?? null));
+  const audit = new SequentialAudit(
+    scope,
+    new AuditedLogs(trust, options, options.log ?? null, options.hooksLog),
+  );
   try {
     const checker = createChunkChecker(workers, trustToWire(options.trust), links?.dir ?? null, scope);
     let sourceFailure: unknown = null;

@@ -14,11 +14,12 @@ import {
   TrustError,
   trustFromPublishedKeys,
 } from '../audit';
-import { LiveLogCheck, logUrlOf } from '../audit/live-check';
+import { LiveLogCheck, liveLogOf } from '../audit/live-check';
 import { LIVE_CHECKS } from '../audit/live-findings';
 import { isLogName } from '../audit/log-names';
 import { formatAuditSummary, formatLiveSummary } from '../audit/summary';
 import { prepareTrust } from '../audit/trust';
+import { SHARED_LOG } from '../ports/log';
 import { loadConfig } from '../runtime/config/config';
 import { readPublishedKeys } from '../runtime/keys/key-history';
 import { type Progress, ProgressBar } from '../runtime/support/progress-bar';
@@ -141,7 +142,7 @@ export const auditCommand: CliCommand = {
         : auditSourceOf(chooseEventStore(values.store));
 
     // --server: compare what a running server publishes with this recomputation, leaf by leaf.
-    const live = values.server === undefined ? null : liveCheckOf(values.server, trust);
+    const live = values.server === undefined ? null : liveCheckOf(values.server, trust, log);
     if (live) await live.begin();
 
     const bar = json ? null : new ProgressBar('audit');
@@ -153,7 +154,7 @@ export const auditCommand: CliCommand = {
         workers,
         checks,
         ...(log !== undefined && { log }),
-        ...live?.hooks,
+        ...(live && { hooksLog: live.log, ...live.hooks }),
         onProgress: (progress) => {
           last = progress;
           bar?.update(progress);
@@ -167,6 +168,8 @@ export const auditCommand: CliCommand = {
       throw error;
     }
     if (bar && last) bar.finish(last);
+    if (live && live.log !== SHARED_LOG)
+      live.confirmLogKey(report.logs.find((figures) => figures.log === live.log)?.verifier_key ?? null);
     const liveReport = live ? await live.finish() : null;
     if (json) console.log(JSON.stringify(liveReport ? { ...report, live: liveReport } : report, null, 2));
     else {
@@ -180,13 +183,13 @@ export const auditCommand: CliCommand = {
   },
 };
 
-function liveCheckOf(serverUrl: string, trust: AuditTrust): LiveLogCheck {
+function liveCheckOf(serverUrl: string, trust: AuditTrust, log: string | undefined): LiveLogCheck {
   try {
-    logUrlOf(serverUrl);
+    liveLogOf(serverUrl, log);
   } catch (error) {
     throw new UsageError(`--server: ${(error as Error).message}`);
   }
-  return new LiveLogCheck({ serverUrl, trust });
+  return new LiveLogCheck({ serverUrl, trust, ...(log !== undefined && { log }) });
 }
 
 function parseLog(raw: string | undefined): string | undefined {
