@@ -30,6 +30,8 @@ interface LogState {
   unknownReported: boolean;
 }
 
+const NOTHING: readonly Finding[] = [];
+
 export class AuditedLogs {
   private readonly logs = new Map<string, LogState>();
   private readonly order: LogState[] = [];
@@ -93,24 +95,25 @@ export class AuditedLogs {
   }
 
   /** An admission of log `name` read at `position`; `hash` null when its record cannot be read. */
-  admit(name: string, position: number, hash: Uint8Array | null): Finding[] {
+  admit(name: string, position: number, hash: Uint8Array | null): readonly Finding[] {
     const log = this.state(name);
-    const findings: Finding[] = [];
+    // Nearly every admission finds nothing: no array is made for it.
     const unknown = this.unknown(log, 'an admission');
-    if (unknown) findings.push(unknown);
-    if (hash !== null) {
-      const other = this.leafLogs.add(hash, log.code);
-      if (other !== null && (this.covers(name) || this.covers(this.order[other]!.name)))
-        findings.push({
-          check: 'leaf-in-two-logs',
-          log: name,
-          message: `leaf hash ${Buffer.from(hash).toString('hex')} is already a leaf of log ${this.order[other]!.name}: a leaf is in one log only`,
-        });
+    const other = hash === null ? null : this.leafLogs.add(hash, log.code);
+    const twice =
+      other !== null && (this.covers(name) || this.covers(this.order[other]!.name))
+        ? {
+            check: 'leaf-in-two-logs' as const,
+            log: name,
+            message: `leaf hash ${Buffer.from(hash!).toString('hex')} is already a leaf of log ${this.order[other]!.name}: a leaf is in one log only`,
+          }
+        : null;
+    if (log.replay) {
+      log.leaves++;
+      log.replay.admit(position, hash);
     }
-    if (!log.replay) return findings;
-    log.leaves++;
-    log.replay.admit(position, hash);
-    return findings;
+    if (!unknown && !twice) return NOTHING;
+    return [unknown, twice].filter((finding): finding is Finding => finding !== null);
   }
 
   /** An evidence envelope of log `name` (not the shared log) bound to the log key `logId`. */
