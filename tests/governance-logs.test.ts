@@ -1,19 +1,30 @@
 /**
  * Over HTTP, which log an admission goes to: a test-mode tenant's to the test log, an L4 tenant's to
  * its dedicated log (its earlier leaves staying in the shared log), each 201 carrying that log's STH
- * signed by that log's key. The public routes of the other logs are another part of issue 32; here
- * the logs are read from the server's own log directory.
+ * signed by that log's key; here the logs are read from the server's own log directory. Then
+ * `gov audit` of what the server wrote (three logs, a witness cosignature of the test log) is clean.
  */
 import path from 'node:path';
-import { verifySth } from '../domain/log';
-import { loadVerifierKey } from '../merkle-core';
+import { runAudit, sqliteAuditSource, trustFromPublishedKeys } from '../audit';
+import { checkpointNoteFromSth, type JsonSth, verifySth } from '../domain/log';
+import {
+  cosignatureLine,
+  generateKeyPair,
+  loadSignerKey,
+  loadVerifierKey,
+  SIGNATURE_TYPE_COSIGNATURE_V1,
+} from '../merkle-core';
+import { readPublishedKeys } from '../runtime/keys/key-history';
 import { readLogKey } from '../runtime/keys/log-keys';
 import { setTier, startTestServer, type TestServer, validEvidence } from './support/governance-client';
 
 describe('admissions and their logs', () => {
   let t: TestServer;
+  const witness = generateKeyPair('witness.logs.example', SIGNATURE_TYPE_COSIGNATURE_V1);
+  /** The test log's head the test-mode tenant was handed (the last test cosigns it). */
+  let testLogHead: JsonSth;
   beforeAll(async () => {
-    t = await startTestServer('gov-logs');
+    t = await startTestServer('gov-logs', { env: { GOV_WITNESS_KEYS: witness.verifierKey } });
   });
   afterAll(async () => {
     await t?.dispose();
@@ -30,6 +41,7 @@ describe('admissions and their logs', () => {
     expect(await verifySth(admitted.sth, loadVerifierKey(testKey.verifierKey))).toMatchObject({ ok: true });
     expect(t.server.sequencer.source('test')!.latest().sth.tree_size).toBe(admitted.sth.tree_size);
     expect(sharedSize()).toBe(before);
+    testLogHead = admitted.sth;
   });
 
   it('given a live tenant moved to L4, when it admits, then its leaves go to its dedicated log and its earlier leaf stays in the shared log', async () => {
@@ -48,5 +60,30 @@ describe('admissions and their logs', () => {
     expect(sharedSize()).toBe(before);
     const shared = t.server.sequencer.source('shared')!.log;
     expect(Buffer.from(shared.leafHash(earlier.leaf_index)).toString('hex')).toBe(earlier.leaf_hash);
+  });
+
+  it('given the store the server wrote (the test log from its first start, a dedicated log, tier changes, a cosignature of the test log), when audited, then it is clean with each log’s figures', async () => {
+    const cosigned = await t.client.post('/gov/v1/logs/test/witness-signatures', {
+      tree_size: testLogHead.tree_size,
+      cosignature: cosignatureLine(
+        checkpointNoteFromSth(testLogHead),
+        loadSignerKey(witness.signerKey),
+        Math.floor(Date.now() / 1000),
+      ),
+    });
+    expect(cosigned.status).toBe(200);
+    await t.stop();
+    const report = await runAudit(sqliteAuditSource(path.join(t.dataDir, 'events.db')), {
+      trust: trustFromPublishedKeys(readPublishedKeys(keysDir())),
+      workers: 0,
+      checks: 'all',
+    });
+    expect(report.discrepancies).toEqual([]);
+    expect(report.notices).toEqual([]);
+    expect(report.logs.map(({ log, kind, leaves }) => ({ log, kind, leaves }))).toEqual([
+      { log: 'shared', kind: 'shared', leaves: 1 },
+      { log: expect.stringMatching(/^dedicated-[0-9a-f]{24}$/), kind: 'dedicated', leaves: 1 },
+      { log: 'test', kind: 'test', leaves: 1 },
+    ]);
   });
 });
