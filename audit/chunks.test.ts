@@ -97,7 +97,7 @@ describe("a chunk's result crossing to the main thread", () => {
   function result() {
     const builder = new ChunkResultBuilder();
     const hash = (n: number) => new Uint8Array(32).fill(n);
-    builder.addLeaf(7, 'plain-id', 'EvidenceAdmitted', 'tenant-a', 0, '01'.repeat(32));
+    builder.addLeaf(7, 'plain-id', 'EvidenceAdmitted', 'tenant-a', 0, '01'.repeat(32), null);
     builder.add({
       position: 8,
       id: 'é-😀-id',

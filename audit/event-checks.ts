@@ -3,11 +3,12 @@
  * and its type's own checks pass. These run in parallel (worker threads) over disjoint chunks; what
  * needs other events comes back as facts for the sequential checks. Pure apart from the CPU it burns.
  */
-import { leafHashOfRecord } from '../domain/log';
+import { leafHashOfRecord, SHARED_LOG_NAME } from '../domain/log';
 import {
   type EvidenceAdmitted,
   type ExecutionAdmitted,
   isKnownEventType,
+  type LogCreated,
   type TenantPolicyChanged,
   type TreeHeadSigned,
   type VarianceRecorded,
@@ -26,10 +27,10 @@ import {
   treeHeadFacts,
 } from './event-facts';
 import { checkEvidenceAdmitted } from './evidence-checks';
-import { checkLogEvent, logRowOf } from './log-checks';
+import { checkLogEvent, logOfAdmission, logRowOf } from './log-checks';
 import { checkTenantPolicyChanged } from './policy-checks';
 import { discrepancyAt, type Finding } from './report';
-import { checkTreeHeadSigned } from './tree-head-checks';
+import { checkTreeHeadSigned, isSharedHead } from './tree-head-checks';
 import type { PreparedTrust } from './trust';
 
 /**
@@ -113,6 +114,11 @@ export async function checkEvent(row: RawEventRow, trust: PreparedTrust): Promis
       message: `the event's metadata ${describeProblems(metadata.problems)}`,
     });
   if (!parsed.ok) return { facts, findings, link: null, signatures: 0 };
+  if (facts.leaf) {
+    // A log name that is not one fails the schema below; the leaf is then taken to be in the shared log.
+    const log = logOfAdmission(type, data, []);
+    if (log !== SHARED_LOG_NAME) facts.log = log;
+  }
 
   if (!isKnownEventType(type)) {
     findings.push({
@@ -146,7 +152,7 @@ export async function checkEvent(row: RawEventRow, trust: PreparedTrust): Promis
 
 /** Ed25519 signatures a checked event of `type` covers: its votes and envelope, or its checkpoint. */
 function signaturesOf(type: string, data: unknown, trust: PreparedTrust): number {
-  if (type === 'TreeHeadSigned') return 1;
+  if (type === 'TreeHeadSigned') return isSharedHead(data as TreeHeadSigned) ? 1 : 0;
   if (type !== 'EvidenceAdmitted') return 0;
   const { certificate, envelope } = data as EvidenceAdmitted;
   return certificate.votes.length + (trust.authorities.has(envelope.authority_node_id) ? 1 : 0);
@@ -167,6 +173,7 @@ async function checkTyped(
       const verdict = checkEvidenceAdmitted(eventTenant, evidence, trust);
       findings.push(...verdict.findings);
       facts.leaf = { hash: verdict.leafHash };
+      if (facts.log !== undefined) facts.binding = evidence.envelope.log_binding.log_id;
       return {
         kind: 'authorization',
         tenant: evidence.tenant_id,
@@ -209,6 +216,9 @@ async function checkTyped(
         execState: hce(record.exec_state),
       };
     }
+    case 'LogCreated':
+      facts.log_created = data as LogCreated;
+      return null;
     case 'TreeHeadSigned': {
       const head = data as TreeHeadSigned;
       findings.push(...(await checkTreeHeadSigned(head, trust)));

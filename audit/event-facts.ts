@@ -3,7 +3,8 @@
  * and per event only the facts the ordering, tree and link checks need coming out.
  */
 import type { RawEventRow } from '../adapters/sqlite/event-store';
-import type { TreeHeadSigned } from '../event-schemas';
+import { SHARED_LOG_NAME } from '../domain/log';
+import type { LogCreated, TreeHeadSigned } from '../event-schemas';
 import type { RecordedEvent } from '../ports/event-store';
 import type { Discrepancy, Finding } from './report';
 
@@ -66,8 +67,15 @@ interface LeafFacts {
   hash: Uint8Array | null;
 }
 
-/** A TreeHeadSigned whose data matches its schema (signature and checkpoint already checked). */
+/**
+ * A TreeHeadSigned whose data matches its schema (checkpoint contents already checked; its signature
+ * too for a shared-log head, whose keys the trust holds — another log's key is known from its
+ * LogCreated event, in event order, so the sequential part verifies those).
+ */
 export interface TreeHeadFacts {
+  /** The log it is a head of (`shared` when the event names none). */
+  log: string;
+  origin: string;
   treeSize: number;
   rootHash: string;
   firstLeafIndex: number;
@@ -79,6 +87,8 @@ export interface TreeHeadFacts {
 /** What the tree replay needs of a TreeHeadSigned event. */
 export function treeHeadFacts(head: TreeHeadSigned): TreeHeadFacts {
   return {
+    log: head.log ?? SHARED_LOG_NAME,
+    origin: head.origin,
     treeSize: head.tree_size,
     rootHash: head.root_hash,
     firstLeafIndex: head.first_leaf_index,
@@ -96,7 +106,16 @@ export interface EventFacts {
   revision: number;
   /** Present for every admission event (by type), even one whose data cannot be read. */
   leaf?: LeafFacts;
+  /** The log an admission is in, when not the shared log. */
+  log?: string;
+  /**
+   * An evidence envelope's log_binding.log_id, when its log is not the shared one: the key of such a
+   * log is known only in event order, so the sequential part compares them.
+   */
+  binding?: string;
   tree_head?: TreeHeadFacts;
+  /** A LogCreated whose data matches its schema. */
+  log_created?: LogCreated;
 }
 
 /** What checking one event found: its facts for the sequential checks, and its findings. */
@@ -140,6 +159,14 @@ export interface ChunkResult {
   leafHashes: Uint8Array;
   /** The readable TreeHeadSigned events, by index in the chunk. */
   treeHeads: { index: number; head: TreeHeadFacts }[];
+  /** Per event, index into `logs` of the log an admission is in (0, `shared`, for every other event). */
+  logCodes: Uint16Array;
+  /** The logs the chunk's admissions are in; `shared` first. */
+  logs: string[];
+  /** The well-formed LogCreated events, by index in the chunk. */
+  logsCreated: { index: number; created: LogCreated }[];
+  /** Evidence of logs other than the shared one: its envelope's log_binding.log_id, by index. */
+  bindings: { index: number; logId: string }[];
   discrepancies: Discrepancy[];
   /** Ed25519 signatures the chunk's checks covered (votes, envelopes, checkpoints). */
   signatures: number;
@@ -166,6 +193,10 @@ export class ChunkResultBuilder {
   private readonly hashes: (Uint8Array | string)[] = [];
   private hexHashes = 0;
   private readonly treeHeads: { index: number; head: TreeHeadFacts }[] = [];
+  private readonly logCodes: number[] = [];
+  private readonly logs = new Map<string, number>([[SHARED_LOG_NAME, 0]]);
+  private readonly logsCreated: { index: number; created: LogCreated }[] = [];
+  private readonly bindings: { index: number; logId: string }[] = [];
 
   get count(): number {
     return this.positions.length;
@@ -181,17 +212,32 @@ export class ChunkResultBuilder {
     const hash = facts.leaf?.hash;
     this.leafKinds.push(!facts.leaf ? NOT_A_LEAF : hash ? LEAF_HASHED : LEAF_UNREADABLE);
     if (hash) this.hashes.push(hash);
+    this.logCodes.push(facts.log === undefined ? 0 : codeOf(this.logs, facts.log));
     if (facts.tree_head) this.treeHeads.push({ index, head: facts.tree_head });
+    if (facts.log_created) this.logsCreated.push({ index, created: facts.log_created });
+    if (facts.binding !== undefined) this.bindings.push({ index, logId: facts.binding });
   }
 
-  /** An admission whose leaf hash is known (lowercase hex) and which has nothing to report. */
-  addLeaf(position: number, id: string, type: string, stream: string, revision: number, hex: string): void {
+  /**
+   * An admission whose leaf hash is known (lowercase hex) and which has nothing to report, in `log`
+   * (null: the shared log).
+   */
+  addLeaf(
+    position: number,
+    id: string,
+    type: string,
+    stream: string,
+    revision: number,
+    hex: string,
+    log: string | null,
+  ): void {
     this.positions.push(position);
     this.revisions.push(revision);
     this.typeCodes.push(codeOf(this.types, type));
     this.streamCodes.push(codeOf(this.streams, stream));
     this.ids.push(String(id));
     this.leafKinds.push(LEAF_HASHED);
+    this.logCodes.push(log === null ? 0 : codeOf(this.logs, log));
     this.hashes.push(hex);
     this.hexHashes++;
   }
@@ -230,6 +276,10 @@ export class ChunkResultBuilder {
       leafKinds: Uint8Array.from(this.leafKinds),
       leafHashes,
       treeHeads: this.treeHeads,
+      logCodes: Uint16Array.from(this.logCodes),
+      logs: [...this.logs.keys()],
+      logsCreated: this.logsCreated,
+      bindings: this.bindings,
       discrepancies: this.discrepancies,
       signatures: this.signatures,
     };
@@ -245,8 +295,17 @@ export class ChunkResultBuilder {
  * a third less promoted, and a peak RSS of 202–211 MB where it reached 246–262 MB in most runs).
  */
 export function transferablesOf(result: ChunkResult): ArrayBuffer[] {
-  const { positions, revisions, typeCodes, streamCodes, idBytes, idEnds, leafKinds, leafHashes } = result;
-  const columns: ArrayBufferView[] = [typeCodes, streamCodes, idBytes, idEnds, leafKinds, leafHashes];
+  const { positions, revisions, typeCodes, streamCodes, idBytes, idEnds, leafKinds, leafHashes, logCodes } =
+    result;
+  const columns: ArrayBufferView[] = [
+    typeCodes,
+    streamCodes,
+    idBytes,
+    idEnds,
+    leafKinds,
+    leafHashes,
+    logCodes,
+  ];
   if (positions instanceof Float64Array) columns.push(positions);
   if (revisions instanceof Float64Array) columns.push(revisions);
   return columns.map((column) => column.buffer as ArrayBuffer);

@@ -10,7 +10,7 @@ import { verifyEnvelope } from '../domain/governance/envelope';
 import { evaluateGateResults } from '../domain/governance/gates';
 import { DEFAULT_POLICY, policyHash } from '../domain/governance/policy';
 import { quorumThreshold } from '../domain/governance/validators';
-import { leafHashOfRecord } from '../domain/log';
+import { leafHashOfRecord, SHARED_LOG_NAME } from '../domain/log';
 import type { EvidenceAdmitted } from '../event-schemas';
 import { fromHex, toHex } from '../merkle-core';
 import type { Finding } from './report';
@@ -78,10 +78,15 @@ export function checkEvidenceAdmitted(
       check: 'envelope-signature',
       message: `the authority signature of ${envelope.authority_node_id} does not verify over the envelope: the envelope or its signature was altered`,
     });
-  if (!trust.logKeyTexts.has(envelope.log_binding.log_id.trim()))
+  // Bound to the shared log: a trusted log key. Another log's key is known from its LogCreated event,
+  // in event order: the sequential part compares those (log-directory.ts).
+  if (
+    (data.log ?? SHARED_LOG_NAME) === SHARED_LOG_NAME &&
+    !trust.logKeyTexts.has(envelope.log_binding.log_id.trim())
+  )
     findings.push({
       check: 'envelope-log-binding',
-      message: `the envelope is bound to log key '${envelope.log_binding.log_id}', which is not a trusted log key`,
+      message: `the envelope is bound to log key '${envelope.log_binding.log_id}', which is not a trusted log key of the shared log, the log the leaf is in`,
     });
 
   const leafHash = leafHashOfRecord(envelope);

@@ -20,7 +20,13 @@ import {
 import type { LeafView, PublishedLog, PublishedTreeHead } from '../ports/log';
 import { logRoutes } from '../read-api/governance/log/routes';
 import { sendError } from '../runtime/http/errors';
-import { type LiveCheckReport, LiveLogCheck, type LiveLogCheckOptions, logUrlOf } from './live-check';
+import {
+  type LiveCheckReport,
+  LiveLogCheck,
+  type LiveLogCheckOptions,
+  liveLogOf,
+  logUrlOf,
+} from './live-check';
 
 const ORIGIN = 'audit.example/log';
 const LEAVES = 600;
@@ -142,6 +148,8 @@ interface ServeOptions {
   intercept?: (req: express.Request, res: express.Response) => boolean;
   /** Delay every answer by this many milliseconds. */
   delayMs?: number;
+  /** Where the log is served (default: the shared log's /gov/v1/log). */
+  mount?: string;
 }
 
 async function serve(log: PublishedLog, options: ServeOptions = {}): Promise<TestServer> {
@@ -157,7 +165,7 @@ async function serve(log: PublishedLog, options: ServeOptions = {}): Promise<Tes
     if (options.delayMs) setTimeout(next, options.delayMs);
     else next();
   });
-  app.use('/gov/v1/log', logRoutes(log));
+  app.use(options.mount ?? '/gov/v1/log', logRoutes(log));
   app.use((req: express.Request, res: express.Response) => {
     sendError(res, 404, 'NOT_FOUND', `no route for ${req.method} ${req.path}`);
   });
@@ -582,5 +590,69 @@ describe('LiveLogCheck usage', () => {
     ['https://gov.example/?x=1', /has a query or fragment/],
   ])('refuses %s as a server URL', (given, message) => {
     expect(() => logUrlOf(given)).toThrow(message);
+  });
+
+  it.each([
+    ['https://gov.example', undefined, 'https://gov.example/gov/v1/log', 'shared'],
+    ['https://gov.example', 'shared', 'https://gov.example/gov/v1/log', 'shared'],
+    ['https://gov.example/', 'test', 'https://gov.example/gov/v1/logs/test', 'test'],
+    ['https://gov.example/gov/v1/logs/test/', undefined, 'https://gov.example/gov/v1/logs/test', 'test'],
+    ['https://gov.example/gov/v1/logs/shared', undefined, 'https://gov.example/gov/v1/logs/shared', 'shared'],
+  ])('reads the log of %s (log %s) at %s: log %s', (given, log, url, name) => {
+    expect(liveLogOf(given, log)).toEqual({ logUrl: url, log: name });
+  });
+
+  it.each([
+    ['https://gov.example/gov/v1/logs/test', 'shared', /is the URL of log test, not of log shared/],
+    ['https://gov.example/gov/v1/logs/Nope', undefined, /names log 'Nope', which is not a log name/],
+    ['https://gov.example', 'dedicated-12', /'dedicated-12' is not a log name/],
+  ])('refuses %s for log %s', (given, log, message) => {
+    expect(() => liveLogOf(given, log)).toThrow(message);
+  });
+});
+
+describe('LiveLogCheck of a log other than the shared one', () => {
+  /** The fixture served as the test log, checked with no trusted key of its own. */
+  async function auditTestLog(confirmed: string | null) {
+    const server = await start({}, { mount: '/gov/v1/logs/test' });
+    const check = checkOf(server, { log: 'test', trust: { logVerifierKeys: [] } });
+    await check.begin();
+    await feed(check, fixture);
+    check.confirmLogKey(confirmed);
+    return { server, report: await check.finish() };
+  }
+
+  it('given the key of its LogCreated, when checked at /gov/v1/logs/test, then it verifies with the key the server publishes and is clean', async () => {
+    const { server, report } = await auditTestLog(fixture.verifierKey);
+    expect(report).toMatchObject({
+      log: 'test',
+      log_url: `${server.url}/gov/v1/logs/test`,
+      discrepancies: [],
+    });
+    expect(report.server).toMatchObject({ tree_size: LEAVES, verified_by: fixture.verifierKey });
+    expect(report.compared).toMatchObject({
+      tiles: 3,
+      tree_heads: HEAD_SIZES.length,
+      latest_root_matches: true,
+    });
+    expect(server.requests.every((path) => path.startsWith('/gov/v1/logs/test/'))).toBe(true);
+  });
+
+  it('given another key in its LogCreated, or none, when checked, then the key the server publishes is reported', async () => {
+    const other = generateKeyPair('audit.example/log/test').verifierKey;
+    const { report } = await auditTestLog(other);
+    expect(report.discrepancies).toEqual([
+      expect.objectContaining({
+        check: 'live-log-key',
+        message: expect.stringContaining(`its LogCreated event gives ${other}`),
+      }),
+    ]);
+    const { report: none } = await auditTestLog(null);
+    expect(none.discrepancies).toEqual([
+      expect.objectContaining({
+        check: 'live-log-key',
+        message: expect.stringContaining('no LogCreated event'),
+      }),
+    ]);
   });
 });

@@ -21,7 +21,13 @@
  * Requests run a few at a time and the hooks only make the engine wait when that many are in flight,
  * so memory stays flat: one tile of hashes per request at most, never the whole log.
  */
-import { checkpointNoteFromSth, type JsonSth } from '../domain/log';
+import {
+  checkpointNoteFromSth,
+  isLogName,
+  type JsonSth,
+  logUrlOf as logUrlUnder,
+  SHARED_LOG_NAME,
+} from '../domain/log';
 import {
   bytesEqual,
   CompactRange,
@@ -53,13 +59,24 @@ import { TaskPool } from './live-pool';
 import { compareTile, isProofSample, type LocalTile, TileAccumulator } from './live-tiles';
 import { TrustedLogKeys } from './live-trust';
 
-/** Where the public log is mounted on a server. */
+/** Where the shared log is mounted on a server; every log (the shared one too) is also at LOGS_MOUNT/<name>. */
 const LOG_MOUNT = '/gov/v1/log';
+const LOGS_MOUNT = '/gov/v1/logs';
 
 export interface LiveLogCheckOptions extends LogHttpOptions {
-  /** The server's base URL (`https://gov.example`); a URL already ending in `/gov/v1/log` is kept. */
+  /**
+   * The server's base URL (`https://gov.example`), or a log's URL, kept as given: `…/gov/v1/log` (the
+   * shared log) or `…/gov/v1/logs/<name>`.
+   */
   serverUrl: string;
-  /** The auditor's trust; only the log verifier keys (current and retired) are used here. */
+  /** The log to check when serverUrl is the server's base URL (default: shared). */
+  log?: string;
+  /**
+   * The auditor's trust; only the log verifier keys (current and retired) are used here, and only for
+   * the shared log. Another log's key comes from its LogCreated event, which the audit reads as it
+   * runs: the check verifies with the key the server publishes for that log, and `confirmLogKey`
+   * (before finish) reports it when it is not the key of the event.
+   */
   trust: { readonly logVerifierKeys: readonly string[] };
   /** Spot-check the inclusion proof of every n-th leaf (plus the last one). Default 1000. */
   proofEvery?: number;
@@ -101,6 +118,8 @@ export interface LiveComparisons {
 export interface LiveCheckReport {
   /** The log's base URL the check read from. */
   log_url: string;
+  /** The log's name. */
+  log: string;
   /** The server's latest signed head, or null when it could not be read and verified. */
   server: LiveServerHead | null;
   compared: LiveComparisons;
@@ -113,8 +132,17 @@ export interface LiveCheckReport {
 
 type State = 'new' | 'running' | 'off' | 'finished';
 
-/** The base URL of the public log of the server at `serverUrl`; throws for a URL that cannot be one. */
+/** The base URL of the public (shared) log of the server at `serverUrl`; throws for a URL that cannot be one. */
 export function logUrlOf(serverUrl: string): string {
+  return liveLogOf(serverUrl).logUrl;
+}
+
+/**
+ * The log to check and its base URL: a URL ending in `/gov/v1/log` is the shared log's, one ending in
+ * `/gov/v1/logs/<name>` that log's; any other is the server's base URL, and `log` (default shared) is
+ * the log. Throws for a URL that cannot be one, or that names a log other than `log`.
+ */
+export function liveLogOf(serverUrl: string, log?: string): { logUrl: string; log: string } {
   let url: URL;
   try {
     url = new URL(serverUrl);
@@ -134,12 +162,31 @@ export function logUrlOf(serverUrl: string): string {
     );
   }
   const path = url.pathname.replace(/\/+$/, '');
-  return `${url.origin}${path.endsWith(LOG_MOUNT) ? path : `${path}${LOG_MOUNT}`}`;
+  const named = new RegExp(`${LOGS_MOUNT}/([^/]+)$`).exec(path)?.[1];
+  const given = path.endsWith(LOG_MOUNT) ? SHARED_LOG_NAME : named;
+  if (given !== undefined) {
+    if (!isLogName(given))
+      throw new Error(
+        `${serverUrl} names log '${given}', which is not a log name (shared, test or dedicated-<24 hex>)`,
+      );
+    if (log !== undefined && log !== given)
+      throw new Error(`${serverUrl} is the URL of log ${given}, not of log ${log}`);
+    return { logUrl: `${url.origin}${path}`, log: given };
+  }
+  const name = log ?? SHARED_LOG_NAME;
+  if (!isLogName(name)) throw new Error(`'${name}' is not a log name (shared, test or dedicated-<24 hex>)`);
+  return {
+    logUrl: logUrlUnder(`${url.origin}${path}`, name),
+    log: name,
+  };
 }
 
 export class LiveLogCheck {
   readonly #http: LogHttpClient;
-  readonly #trust: TrustedLogKeys;
+  /** The shared log's: the auditor's keys. Another log's: the key the server publishes, once read. */
+  #trust: TrustedLogKeys | null;
+  /** The log checked. */
+  readonly log: string;
   readonly #pool: TaskPool;
   readonly #findings: LiveFindings;
   readonly #notices: string[] = [];
@@ -172,9 +219,11 @@ export class LiveLogCheck {
   };
 
   constructor(options: LiveLogCheckOptions) {
-    this.#logUrl = logUrlOf(options.serverUrl);
+    const { logUrl, log } = liveLogOf(options.serverUrl, options.log);
+    this.#logUrl = logUrl;
+    this.log = log;
     this.#http = new LogHttpClient(this.#logUrl, options);
-    this.#trust = new TrustedLogKeys(options.trust.logVerifierKeys);
+    this.#trust = log === SHARED_LOG_NAME ? new TrustedLogKeys(options.trust.logVerifierKeys) : null;
     this.#pool = new TaskPool(options.concurrency ?? 4);
     this.#findings = new LiveFindings(options.maxPerCheck ?? 100);
     this.#proofEvery = options.proofEvery ?? 1000;
@@ -200,6 +249,16 @@ export class LiveLogCheck {
     if (this.#state !== 'new') throw new Error('LiveLogCheck.begin() was already called');
     this.#state = 'off';
     const publishedKey = await this.#readPublishedKey();
+    if (this.log !== SHARED_LOG_NAME) {
+      if (!publishedKey) {
+        this.#add(
+          'live-unreachable',
+          `the key of log ${this.log} could not be read from ${this.#logUrl}/keys; nothing was compared`,
+        );
+        return;
+      }
+      this.#trust = new TrustedLogKeys([publishedKey]);
+    }
     const head = await this.#readLatestCheckpoint();
     if (!head) return;
     this.#server = { ...head, published_log_key: publishedKey };
@@ -259,6 +318,23 @@ export class LiveLogCheck {
     });
   };
 
+  /**
+   * For a log other than the shared one: `verifierKey` is the key its LogCreated event gives (null: the
+   * stream has none), which the key the server published and the check verified with must be. Call
+   * after the audit, before finish.
+   */
+  confirmLogKey(verifierKey: string | null): void {
+    if (this.log === SHARED_LOG_NAME || !this.#server) return;
+    const published = this.#server.published_log_key;
+    if (verifierKey !== null && published?.trim() === verifierKey.trim()) return;
+    this.#add(
+      'live-log-key',
+      verifierKey === null
+        ? `the server publishes key ${published} for log ${this.log}, which no LogCreated event in the stream declares: what it signed cannot be trusted`
+        : `the server publishes key ${published} for log ${this.log}, but its LogCreated event gives ${verifierKey}: what the server signed with it cannot be trusted`,
+    );
+  }
+
   /** Waits for the requests in flight and reports; call once, after the audit has fed every leaf and head. */
   async finish(): Promise<LiveCheckReport> {
     this.#expectStarted('finish');
@@ -278,6 +354,7 @@ export class LiveLogCheck {
     this.#state = 'finished';
     return {
       log_url: this.#logUrl,
+      log: this.log,
       server: this.#server,
       compared: { ...this.#compared },
       local: { leaves: this.#localLeaves, tree_heads: this.#localHeads },
@@ -300,7 +377,7 @@ export class LiveLogCheck {
       if (answer.status !== 200)
         throw new AnswerFormatError(`HTTP ${answer.status}${serverMessage(answer.body)}`);
       const { log } = parseKeysAnswer(parseJsonBody(answer.body));
-      if (log && !this.#trust.includes(log)) {
+      if (log && this.#trust && !this.#trust.includes(log)) {
         this.#notices.push(
           `the server publishes log key ${log}, which is not among the trusted log keys: heads it signs will not verify`,
         );
@@ -326,7 +403,7 @@ export class LiveLogCheck {
       return null;
     }
     const note = Buffer.from(answer.body).toString('utf8');
-    const verdict = await this.#trust.verifyNote(note);
+    const verdict = await this.#trust!.verifyNote(note);
     if (!verdict.ok) {
       this.#add(
         'live-checkpoint-invalid',
@@ -592,7 +669,7 @@ export class LiveLogCheck {
       );
       return null;
     }
-    const verdict = await this.#trust.verifySth(sth);
+    const verdict = await this.#trust!.verifySth(sth);
     if (!verdict.ok) {
       this.#add(
         'live-checkpoint-invalid',

@@ -23,6 +23,8 @@ export const LIVE_CHECKS = {
     'an inclusion proof the server serves is missing or does not verify against its signed root',
   'live-consistency-invalid':
     'a consistency proof the server serves is missing or does not verify between the recomputed roots',
+  'live-log-key':
+    'the key the server publishes for a log other than the shared one is not the key its LogCreated event gives',
 } as const;
 
 export type LiveCheckCode = keyof typeof LIVE_CHECKS;

@@ -11,7 +11,7 @@
  * worded, as below. (Whether the rest of an admission's data is well-formed JSON is the full audit's
  * concern: a raw control character in another member's string is only reported there.)
  */
-import { leafHashOfRecord } from '../domain/log';
+import { isLogName, leafHashOfRecord, SHARED_LOG_NAME } from '../domain/log';
 import { type TreeHeadSigned, validateEventData } from '../event-schemas';
 import { fromHex } from '../merkle-core';
 import { LEAF_RECORD_MEMBER } from '../projectors/log/log-sequencer';
@@ -23,8 +23,8 @@ import {
   treeHeadFacts,
 } from './event-facts';
 import type { Finding } from './report';
-import { intactLeafHash } from './stored-leaf';
-import { checkTreeHeadSigned } from './tree-head-checks';
+import { intactLeafHash, intactLeafLog } from './stored-leaf';
+import { checkTreeHeadSigned, isSharedHead } from './tree-head-checks';
 import type { PreparedTrust } from './trust';
 
 type AdmissionType = keyof typeof LEAF_RECORD_MEMBER;
@@ -53,7 +53,7 @@ export function addIntactAdmission(row: LogEventRow, result: ChunkResultBuilder)
   if (typeof data !== 'string' || !Object.hasOwn(LEAF_RECORD_MEMBER, type)) return false;
   const hash = intactLeafHash(type as AdmissionType, data);
   if (hash === null) return false;
-  result.addLeaf(row[0], row[1], type, row[2], row[3], hash);
+  result.addLeaf(row[0], row[1], type, row[2], row[3], hash, intactLeafLog);
   return true;
 }
 
@@ -63,8 +63,24 @@ export function checkLogEvent(row: LogEventRow, trust: PreparedTrust): EventVerd
   const facts: EventFacts = { position, id, type, stream, revision };
   if (Object.hasOwn(LEAF_RECORD_MEMBER, type))
     return checkAdmission(type as AdmissionType, dataText(stored), facts);
+  if (type === 'LogCreated') return checkLogCreatedEvent(dataText(stored), facts);
   if (type !== 'TreeHeadSigned') return { facts, findings: [], signatures: 0 };
   return checkTreeHead(dataText(stored), facts, trust);
+}
+
+/** A LogCreated's schema here; what it says is checked in event order (log-directory.ts). */
+function checkLogCreatedEvent(text: string, facts: EventFacts): EventVerdict {
+  const findings: Finding[] = [];
+  const data = parsed(text, findings);
+  if (data === UNREADABLE) return { facts, findings, signatures: 0 };
+  const validation = validateEventData('LogCreated', data);
+  if (validation.ok) facts.log_created = validation.value;
+  else
+    findings.push({
+      check: 'event-schema',
+      message: `the LogCreated data does not match its schema: ${validation.problems.map((p) => `${p.pointer || '/'} ${p.reason}`).join('; ')}`,
+    });
+  return { facts, findings, signatures: 0 };
 }
 
 function checkAdmission(type: AdmissionType, text: string, facts: EventFacts): EventVerdict {
@@ -73,10 +89,15 @@ function checkAdmission(type: AdmissionType, text: string, facts: EventFacts): E
   const intact = intactLeafHash(type, text);
   if (intact !== null) {
     facts.leaf = { hash: fromHex(intact) };
+    if (intactLeafLog !== null) facts.log = intactLeafLog;
     return { facts, findings, signatures: 0 };
   }
   const data = parsed(text, findings);
   facts.leaf = { hash: data === UNREADABLE ? null : leafOf(type, data, findings) };
+  if (data !== UNREADABLE) {
+    const log = logOfAdmission(type, data, findings);
+    if (log !== SHARED_LOG_NAME) facts.log = log;
+  }
   return { facts, findings, signatures: 0 };
 }
 
@@ -95,7 +116,7 @@ async function checkTreeHead(text: string, facts: EventFacts, trust: PreparedTru
   const head = data as TreeHeadSigned;
   findings.push(...(await checkTreeHeadSigned(head, trust)));
   facts.tree_head = treeHeadFacts(head);
-  return { facts, findings, signatures: 1 };
+  return { facts, findings, signatures: isSharedHead(head) ? 1 : 0 };
 }
 
 const UNREADABLE = Symbol('not JSON');
@@ -139,6 +160,21 @@ function leafOf(type: AdmissionType, data: unknown, findings: Finding[]): Uint8A
       message: `leaf_hash ${String(stored)} is not the leaf hash of the ${member} (${recomputed}): the record or the stored hash was altered`,
     });
   return hash;
+}
+
+/**
+ * The log an admission names (`shared` when none); one that is not a log name is reported, and the
+ * leaf is taken to be in the shared log, where its tree heads will not have it.
+ */
+export function logOfAdmission(type: string, data: unknown, findings: Finding[]): string {
+  const log = (data as { log?: unknown } | null)?.log;
+  if (log === undefined) return SHARED_LOG_NAME;
+  if (typeof log === 'string' && isLogName(log)) return log;
+  findings.push({
+    check: 'event-schema',
+    message: `the ${type} names log ${JSON.stringify(log)}, which is not a log name (shared, test or dedicated-<24 hex>)`,
+  });
+  return SHARED_LOG_NAME;
 }
 
 function dataText(value: unknown): string {

@@ -17,6 +17,8 @@ let second = 0;
 function head(first: number, positions: number[], root?: string): TreeHeadFacts {
   const size = first + positions.length;
   return {
+    log: 'shared',
+    origin: 'audit.example/log',
     treeSize: size,
     rootHash: root ?? rootOf(size),
     firstLeafIndex: first,

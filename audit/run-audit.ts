@@ -5,14 +5,16 @@
  * at the end the closed-loop links, checked with joins over the on-disk index.
  */
 import os from 'node:os';
+import { SHARED_LOG_NAME, treeHeadStreamOf } from '../domain/log';
 import type { Progress } from '../runtime/support/progress-bar';
 import { type ChunkChecker, createChunkChecker } from './checker-pool';
 import type { AuditChunk } from './chunks';
 import type { AuditScope } from './event-checks';
 import { type ChunkResult, eventIdAt, LEAF_HASHED, NOT_A_LEAF } from './event-facts';
 import { LinkChecks } from './link-index';
-import { LogReplay, type ReplayHooks } from './log-replay';
-import { type AuditReport, type Discrepancy, discrepancyAt, sortDiscrepancies } from './report';
+import { AuditedLogs } from './log-directory';
+import type { ReplayHooks } from './log-replay';
+import { type AuditReport, type Discrepancy, discrepancyAt, type Finding, sortDiscrepancies } from './report';
 import type { AuditSource } from './sources';
 import { AuditSourceError } from './store-file';
 import { StreamOrder } from './stream-order';
@@ -25,6 +27,13 @@ export interface AuditOptions extends ReplayHooks {
   workers?: number;
   /** `all` (default) every check; `log` the log structure alone (see audit/log-checks.ts). */
   checks?: AuditScope;
+  /**
+   * Audit this log alone (`shared`, `test`, `dedicated-<24 hex>`): other logs' leaves and heads are
+   * neither replayed nor reported. Default: every log found in the stream.
+   */
+  log?: string;
+  /** The log whose leaves and heads the hooks see: default `log`, else the shared log. */
+  hooksLog?: string;
 }
 
 /** Chunks checked ahead of the sequential part, per worker: enough to keep every worker busy. */
@@ -32,13 +41,16 @@ const CHUNKS_AHEAD_PER_WORKER = 3;
 
 export async function runAudit(source: AuditSource, options: AuditOptions): Promise<AuditReport> {
   const started = performance.now();
-  prepareTrust(options.trust); // a key that cannot be used fails now, before any work
+  const trust = prepareTrust(options.trust); // a key that cannot be used fails now, before any work
   const workers = Math.max(0, Math.floor(options.workers ?? os.availableParallelism()));
   const scope = options.checks ?? 'all';
   const opened = await source.open();
   // The closed-loop links are not part of the log structure: a log-only audit keeps no link index.
   const links = scope === 'all' ? LinkChecks.create() : null;
-  const audit = new SequentialAudit(options, scope);
+  const audit = new SequentialAudit(
+    scope,
+    new AuditedLogs(trust, options, options.log ?? null, options.hooksLog),
+  );
   try {
     const checker = createChunkChecker(workers, trustToWire(options.trust), links?.dir ?? null, scope);
     let sourceFailure: unknown = null;
@@ -84,44 +96,80 @@ class SequentialAudit {
   private treeHeads = 0;
   private lastPosition = 0;
   private readonly order = new StreamOrder();
-  private readonly replay: LogReplay;
 
   constructor(
-    hooks: ReplayHooks,
     private readonly scope: AuditScope,
-  ) {
-    this.replay = new LogReplay(hooks);
-  }
+    private readonly logs: AuditedLogs,
+  ) {}
 
   async apply(result: ChunkResult): Promise<void> {
     this.signatures += result.signatures;
     // The events' own findings first: for one position they read before the sequential ones.
-    for (const discrepancy of result.discrepancies) this.discrepancies.push(discrepancy);
-    const { positions, revisions, streams, streamCodes, types, typeCodes, leafKinds, leafHashes, treeHeads } =
-      result;
+    for (const discrepancy of this.covered(result)) this.discrepancies.push(discrepancy);
+    const { positions, revisions, streams, streamCodes, types, typeCodes, leafKinds, leafHashes } = result;
+    const { treeHeads, logCodes, logs, logsCreated, bindings } = result;
     let hashAt = 0;
     let nextHead = 0;
+    let nextCreated = 0;
+    let nextBinding = 0;
+    const report = (i: number, findings: readonly Finding[]) => {
+      for (const finding of findings) this.discrepancies.push(discrepancyAt(eventAt(result, i), finding));
+    };
     for (let i = 0; i < result.count; i++) {
       const position = positions[i]!;
       this.events++;
       this.lastPosition = Math.max(this.lastPosition, position);
-      const ordering = this.order.next(position, streams[streamCodes[i]!]!, revisions[i]!);
-      for (const finding of ordering) this.discrepancies.push(discrepancyAt(eventAt(result, i), finding));
+      const stream = streams[streamCodes[i]!]!;
+      const ordering = this.order.next(position, stream, revisions[i]!);
+      if (ordering.length > 0) report(i, ordering);
       const leaf = leafKinds[i];
       if (leaf !== NOT_A_LEAF) {
-        this.leaves++;
+        const log = logs[logCodes[i]!]!;
         const hash = leaf === LEAF_HASHED ? leafHashes.subarray(hashAt, hashAt + 32) : null;
         if (hash) hashAt += 32;
-        this.replay.admit(position, hash);
+        if (this.logs.covers(log)) this.leaves++;
+        const found = this.logs.admit(log, position, hash);
+        if (found.length > 0) report(i, found);
+        if (bindings[nextBinding]?.index === i)
+          report(i, this.logs.binding(log, bindings[nextBinding++]!.logId));
+        continue;
+      }
+      if (logsCreated[nextCreated]?.index === i) {
+        report(i, this.logs.created(position, stream, logsCreated[nextCreated++]!.created));
+        continue;
       }
       if (types[typeCodes[i]!] !== 'TreeHeadSigned') continue;
-      this.treeHeads++;
       // An unreadable head integrates nothing here; the next head's first_leaf_index says what it lost.
-      if (treeHeads[nextHead]?.index !== i) continue;
+      if (treeHeads[nextHead]?.index !== i) {
+        if (this.logs.covers(logOfHeadStream(stream))) this.treeHeads++;
+        continue;
+      }
       const { head } = treeHeads[nextHead++]!;
-      for (const finding of await this.replay.treeHead(position, head))
-        this.discrepancies.push(discrepancyAt(eventAt(result, i), finding));
+      if (this.logs.covers(head.log)) this.treeHeads++;
+      report(i, await this.logs.treeHead(position, stream, head));
     }
+  }
+
+  /**
+   * The checking threads' findings, less those of events of logs the audit does not cover
+   * (`--log`): an admission's log, a tree head's, a LogCreated's.
+   */
+  private covered(result: ChunkResult): Discrepancy[] {
+    const found = result.discrepancies;
+    if (found.length === 0 || this.logs.only === null) return found;
+    const logAt = new Map<number, string>();
+    for (let i = 0; i < result.count; i++) {
+      if (result.leafKinds[i] !== NOT_A_LEAF)
+        logAt.set(result.positions[i]!, result.logs[result.logCodes[i]!]!);
+      else if (result.types[result.typeCodes[i]!] === 'TreeHeadSigned')
+        logAt.set(result.positions[i]!, logOfHeadStream(result.streams[result.streamCodes[i]!]!));
+    }
+    for (const { index, head } of result.treeHeads) logAt.set(result.positions[index]!, head.log);
+    for (const { index, created } of result.logsCreated) logAt.set(result.positions[index]!, created.log);
+    return found.filter((d) => {
+      const log = d.position === null ? undefined : logAt.get(d.position);
+      return log === undefined || this.logs.covers(log);
+    });
   }
 
   progress(started: number, target: number | null): Progress {
@@ -139,17 +187,20 @@ class SequentialAudit {
   }
 
   report(seconds: number): AuditReport {
-    const outcome = this.replay.finish();
+    const logs = this.logs.figures();
+    const main = logs.find((log) => log.log === (this.logs.only ?? SHARED_LOG_NAME));
     return {
       checks: this.scope,
+      log: this.logs.only,
       events: this.events,
       leaves: this.leaves,
       tree_heads: this.treeHeads,
-      tree_size: outcome.treeSize,
-      root_hash: outcome.rootHash,
+      tree_size: main?.tree_size ?? 0,
+      root_hash: main ? main.root_hash : null,
+      logs,
       discrepancies: sortDiscrepancies(this.discrepancies),
-      notices: outcome.notices,
-      signatures: this.signatures,
+      notices: this.logs.notices(),
+      signatures: this.signatures + this.logs.signatures,
       seconds,
       leaves_per_second: seconds > 0 ? this.leaves / seconds : 0,
     };
@@ -199,6 +250,12 @@ function eventAt(result: ChunkResult, index: number): { position: number; id: st
     id: eventIdAt(result, index),
     type: result.types[result.typeCodes[index]!]!,
   };
+}
+
+/** The log whose tree heads a stream holds (for a head too broken to say): `merkle-log-<log>`, else shared. */
+function logOfHeadStream(stream: string): string {
+  const prefix = `${treeHeadStreamOf(SHARED_LOG_NAME)}-`;
+  return stream.startsWith(prefix) ? stream.slice(prefix.length) : SHARED_LOG_NAME;
 }
 
 function messageOf(error: unknown): string {

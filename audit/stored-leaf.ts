@@ -12,18 +12,25 @@
  * byte outside what a log audit checks; it moves no member, so the record read is still the one stored.
  */
 import { createHash, hash } from 'node:crypto';
+import { isLogName } from '../domain/log';
 import { LEAF_RECORD_MEMBER } from '../projectors/log/log-sequencer';
 import { canonicalValueAt } from './canonical-text';
 import { topLevelMembers, type ValueReader } from './json-members';
 
 type AdmissionType = keyof typeof LEAF_RECORD_MEMBER;
 
-/** The wanted members of each admission type: its leaf record, then the stored leaf_hash. */
+/** The wanted members of each admission type: its leaf record, the stored leaf_hash, and its log. */
 const WANTED: Readonly<Record<AdmissionType, readonly string[]>> = {
-  EvidenceAdmitted: [LEAF_RECORD_MEMBER.EvidenceAdmitted, 'leaf_hash'],
-  ExecutionAdmitted: [LEAF_RECORD_MEMBER.ExecutionAdmitted, 'leaf_hash'],
-  VarianceRecorded: [LEAF_RECORD_MEMBER.VarianceRecorded, 'leaf_hash'],
+  EvidenceAdmitted: [LEAF_RECORD_MEMBER.EvidenceAdmitted, 'leaf_hash', 'log'],
+  ExecutionAdmitted: [LEAF_RECORD_MEMBER.ExecutionAdmitted, 'leaf_hash', 'log'],
+  VarianceRecorded: [LEAF_RECORD_MEMBER.VarianceRecorded, 'leaf_hash', 'log'],
 };
+
+/**
+ * The log of the admission intactLeafHash last accepted: null when it names none (the shared log),
+ * else a valid log name other than `shared` (one that is not gives up, like any other surprise).
+ */
+export let intactLeafLog: string | null = null;
 
 /**
  * The RFC 9162 leaf hash of the admission's record, in lowercase hex, when the stored data is intact
@@ -37,6 +44,9 @@ export function intactLeafHash(type: AdmissionType, data: string): string | null
   canonicalRecord = null;
   const stored = spans?.[1];
   if (!stored || canonical === null) return null;
+  const log = spans[2] ? logNameAt(data, spans[2].start, spans[2].end) : null;
+  if (log === undefined) return null;
+  intactLeafLog = log;
   const hex = leafDigestHex(canonical);
   // The stored hash as JSON.stringify writes it: a quoted string of 64 lowercase hex digits.
   const matches =
@@ -44,6 +54,18 @@ export function intactLeafHash(type: AdmissionType, data: string): string | null
     data.charCodeAt(stored.start) === 0x22 &&
     data.startsWith(hex, stored.start + 1);
   return matches ? hex : null;
+}
+
+/**
+ * The log named by a `log` member's value (a JSON string without escapes): the name, null for
+ * `shared` (written out, it means the same as no member), undefined when it is anything else.
+ */
+function logNameAt(data: string, start: number, end: number): string | null | undefined {
+  if (data.charCodeAt(start) !== 0x22 || data.charCodeAt(end - 1) !== 0x22 || end - start < 2)
+    return undefined;
+  const name = data.slice(start + 1, end - 1);
+  if (name === 'shared') return null;
+  return isLogName(name) ? name : undefined;
 }
 
 /** The canonical JSON of the record the scan has just read (null: none, or not in canonical form). */

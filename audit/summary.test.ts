@@ -3,11 +3,26 @@ import { formatAuditSummary } from './summary';
 
 const clean: AuditReport = {
   checks: 'all',
+  log: null,
   events: 12_345,
   leaves: 10_000,
   tree_heads: 57,
   tree_size: 10_000,
   root_hash: 'ab'.repeat(32),
+  logs: [
+    {
+      log: 'shared',
+      kind: 'shared',
+      origin: 'gov.example/log',
+      verifier_key: null,
+      created_at: null,
+      leaves: 10_000,
+      tree_heads: 57,
+      tree_size: 10_000,
+      root_hash: 'ab'.repeat(32),
+      signatures: 0,
+    },
+  ],
   discrepancies: [],
   notices: [],
   signatures: 48_057,
@@ -85,5 +100,40 @@ describe('the human summary of an audit', () => {
       'notices:',
       '  2 admission event(s) are not integrated',
     ]);
+  });
+
+  it('given several logs, when formatted, then each log has its line, and a discrepancy names its log', () => {
+    const shared = clean.logs[0]!;
+    const test = { ...shared, log: 'test', kind: 'test' as const, leaves: 46, tree_heads: 8, tree_size: 46 };
+    const text = formatAuditSummary(
+      {
+        ...clean,
+        log: null,
+        logs: [shared, { ...test, root_hash: null }],
+        discrepancies: [
+          {
+            position: 41,
+            event_id: 'e-41',
+            event_type: 'TreeHeadSigned',
+            log: 'test',
+            tree_size: 46,
+            check: 'sth-signature',
+            message: 'the checkpoint does not verify under the key of log test',
+          },
+        ],
+      },
+      '/data/events.db',
+    );
+    expect(text.split('\n').slice(2, 8)).toEqual([
+      '  2 logs:',
+      `    shared  10,000 leaves, 57 tree heads, tree size 10,000, root ${'ab'.repeat(32)}`,
+      '    test    46 leaves, 8 tree heads, tree size 46, root (cannot be recomputed)',
+      '',
+      '1 discrepancy:',
+      '  [sth-signature] position 41, TreeHeadSigned, event e-41, log test, tree size 46',
+    ]);
+    expect(formatAuditSummary({ ...clean, log: 'test', logs: [test] }, 'x').split('\n')[0]).toBe(
+      'audit of x, log test alone',
+    );
   });
 });

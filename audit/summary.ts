@@ -4,10 +4,22 @@ import type { AuditReport, Discrepancy } from './report';
 
 export function formatAuditSummary(report: AuditReport, source: string): string {
   const lines = [
-    `audit of ${source}${report.checks === 'log' ? ' (the log structure alone: --checks log)' : ''}`,
+    `audit of ${source}${report.checks === 'log' ? ' (the log structure alone: --checks log)' : ''}${report.log === null ? '' : `, log ${report.log} alone`}`,
     `  ${count(report.events)} events, ${count(report.leaves)} leaves, ${count(report.tree_heads)} tree heads in ${report.seconds.toFixed(1)} s (${count(Math.round(report.leaves_per_second))} leaves/s)`,
-    `  tree size ${count(report.tree_size)}, root ${report.root_hash ?? '(cannot be recomputed)'}`,
   ];
+  // One log (only the shared one, as before there were others): its size and root on one line.
+  if (report.logs.length <= 1)
+    lines.push(
+      `  tree size ${count(report.tree_size)}, root ${report.root_hash ?? '(cannot be recomputed)'}`,
+    );
+  else {
+    lines.push(`  ${report.logs.length} logs:`);
+    const width = Math.max(...report.logs.map((log) => log.log.length));
+    for (const log of report.logs)
+      lines.push(
+        `    ${log.log.padEnd(width)}  ${count(log.leaves)} leaves, ${count(log.tree_heads)} tree heads, tree size ${count(log.tree_size)}, root ${log.root_hash ?? '(cannot be recomputed)'}`,
+      );
+  }
   if (report.discrepancies.length === 0)
     lines.push(
       '',
@@ -55,6 +67,7 @@ function formatDiscrepancy(d: Discrepancy): string[] {
     d.position === null ? 'no position' : `position ${d.position}`,
     d.event_type,
     d.event_id ? `event ${d.event_id}` : null,
+    d.log === undefined ? null : `log ${d.log}`,
     d.leaf_index === undefined ? null : `leaf ${d.leaf_index}`,
     d.tree_size === undefined ? null : `tree size ${d.tree_size}`,
   ].filter((part) => part !== null);

@@ -1,7 +1,9 @@
 /**
  * A consistent event stream built the way the service writes one — real bundles, validator votes,
  * signed envelopes, closed-loop leaves and signed tree heads — for tests and benchmarks of the audit
- * (no Jest here). Faults are then injected by editing the returned events.
+ * (no Jest here). Faults are then injected by editing the returned events. Besides the shared log,
+ * it can create other logs (`createLog`), each with its own key, tree and heads, as issue 32's
+ * contract writes them: admissions and heads of those logs carry their `log`.
  */
 import { createPublicKey, generateKeyPairSync, type KeyObject, randomUUID } from 'node:crypto';
 import { artifactHashOf, buildProofBundle } from '../domain/governance/bundle';
@@ -24,10 +26,17 @@ import {
   type LocalValidator,
   runValidatorRound,
 } from '../domain/governance/validators';
-import { leafHashOfRecord, timestampExtension } from '../domain/log';
+import {
+  leafHashOfRecord,
+  logStreamOf,
+  SHARED_LOG_NAME,
+  timestampExtension,
+  treeHeadStreamOf,
+} from '../domain/log';
 import type {
   EvidenceAdmitted,
   ExecutionAdmitted,
+  LogCreated,
   Observables,
   SubmitEvidenceBody,
   TenantPolicy,
@@ -45,7 +54,7 @@ import {
   toHex,
 } from '../merkle-core';
 import type { RecordedEvent } from '../ports/event-store';
-import { LOG_STREAM, SYSTEM_TENANT } from '../projectors/log/log-sequencer';
+import { SYSTEM_TENANT } from '../projectors/log/log-sequencer';
 import type { AuditTrust } from './trust';
 
 export interface SyntheticLogOptions {
@@ -59,6 +68,18 @@ export interface SyntheticLogOptions {
 export interface AdmitOptions {
   certificates?: 'current' | 'earlier';
   gateResults?: SubmitEvidenceBody['gate_results'];
+  /** The log it is admitted to (default: shared); another must have been created with createLog. */
+  log?: string;
+  /** The log whose key and URL the envelope's log_binding names (default: `log`; another is a fault). */
+  bindTo?: string;
+}
+
+/** One log of the stream: its key, its tree and the admissions its next head integrates. */
+interface SyntheticLogTree {
+  signer: NoteSigner;
+  url: string;
+  tree: CompactRange;
+  pending: RecordedEvent[];
 }
 
 export class SyntheticLog {
@@ -66,8 +87,8 @@ export class SyntheticLog {
   readonly logSigner: NoteSigner;
   readonly authority: { privateKey: KeyObject; publicKey: KeyObject; nodeId: string };
   readonly validators: LocalValidator[];
-  private readonly tree = new CompactRange();
-  private pending: RecordedEvent[] = [];
+  /** Every log, by name: `shared` from the start, the others as createLog makes them. */
+  private readonly logs = new Map<string, SyntheticLogTree>();
   private readonly revisions = new Map<string, number>();
   private readonly lastBundle = new Map<string, string>();
   private readonly policies = new Map<string, PolicyInForce>();
@@ -75,6 +96,12 @@ export class SyntheticLog {
 
   constructor(options: SyntheticLogOptions = {}) {
     this.logSigner = loadSignerKey(generateKeyPair(options.origin ?? 'audit.example/log').signerKey);
+    this.logs.set(SHARED_LOG_NAME, {
+      signer: this.logSigner,
+      url: 'https://audit.example/gov/v1/log',
+      tree: new CompactRange(),
+      pending: [],
+    });
     const { privateKey } = generateKeyPairSync('ed25519');
     const publicKey = createPublicKey(privateKey);
     this.authority = { privateKey, publicKey, nodeId: authorityNodeIdOf(publicKey) };
@@ -91,6 +118,41 @@ export class SyntheticLog {
       authorityPublicKeys: [this.authority.publicKey],
       validatorPublicKeys: this.validators.map((v) => v.publicKey),
     };
+  }
+
+  /**
+   * Creates log `name` (`test` or `dedicated-<24 hex>`) as the service does: a key of origin
+   * `<shared origin>/<name>` and a LogCreated, the first event of stream `log-<name>`.
+   */
+  createLog(name: string): RecordedEvent<LogCreated> {
+    if (this.logs.has(name)) throw new Error(`log ${name} exists`);
+    const origin = `${this.logSigner.name}/${name}`;
+    const signer = loadSignerKey(generateKeyPair(origin).signerKey);
+    this.logs.set(name, {
+      signer,
+      url: `https://audit.example/gov/v1/logs/${name}`,
+      tree: new CompactRange(),
+      pending: [],
+    });
+    const dedicated = name.startsWith('dedicated-');
+    const tenantId = dedicated ? `ten_${name.slice('dedicated-'.length)}` : null;
+    return this.append<LogCreated>(
+      logStreamOf(name),
+      'LogCreated',
+      {
+        log: name,
+        kind: dedicated ? 'dedicated' : 'test',
+        origin,
+        verifier_key: signer.verifierKey,
+        tenant_id: tenantId,
+      },
+      tenantId ?? SYSTEM_TENANT,
+    );
+  }
+
+  /** The signer of log `name` (the shared log's is logSigner). */
+  signerOf(name: string): NoteSigner {
+    return this.log(name).signer;
   }
 
   /** Appends any event to `stream` at the next position and revision. */
@@ -123,7 +185,7 @@ export class SyntheticLog {
     tenantId: string,
     subjectId = 'model-1',
     observables: Observables = { H: 0.5, C: 0.5, E: 0.5 },
-    { certificates = 'current', gateResults }: AdmitOptions = {},
+    { certificates = 'current', gateResults, log = SHARED_LOG_NAME, bindTo = log }: AdmitOptions = {},
   ): Promise<RecordedEvent<EvidenceAdmitted>> {
     const at = new Date(this.time).toISOString();
     const chainKey = `${tenantId}/${subjectId}`;
@@ -153,13 +215,13 @@ export class SyntheticLog {
         tenant_id: tenantId,
         subject_id: subjectId,
         certificate,
-        log_binding: { log_id: this.logSigner.verifierKey, log_url: 'https://audit.example/gov/v1/log' },
+        log_binding: { log_id: this.log(bindTo).signer.verifierKey, log_url: this.log(bindTo).url },
         generated_at: at,
       },
       { privateKey: this.authority.privateKey, nodeId: this.authority.nodeId },
     );
     this.lastBundle.set(chainKey, artifactHash);
-    return this.admit<EvidenceAdmitted>(tenantId, 'EvidenceAdmitted', {
+    return this.admit<EvidenceAdmitted>(tenantId, 'EvidenceAdmitted', log, {
       tenant_id: tenantId,
       subject_id: subjectId,
       artifact_hash: artifactHash,
@@ -193,11 +255,15 @@ export class SyntheticLog {
     return this.append(`tenant-${tenantId}`, 'TenantPolicyChanged', data, tenantId);
   }
 
-  /** The execution of an authorization and its variance record: two leaves, as one command appends them. */
+  /**
+   * The execution of an authorization and its variance record: two leaves, as one command appends
+   * them, in `log` (default: the authorization's).
+   */
   execute(
     authorization: RecordedEvent<EvidenceAdmitted>,
     outcome: ExecutionOutcome = 'EXECUTED',
     execState?: Observables,
+    log: string = authorization.data.log ?? SHARED_LOG_NAME,
   ): [RecordedEvent<ExecutionAdmitted>, RecordedEvent<VarianceRecorded>] {
     const auth = authorization.data;
     const at = new Date(this.time).toISOString();
@@ -219,13 +285,13 @@ export class SyntheticLog {
       exec_state: trace.exec_state,
       recorded_at: at,
     });
-    const execution = this.admit<ExecutionAdmitted>(auth.tenant_id, 'ExecutionAdmitted', {
+    const execution = this.admit<ExecutionAdmitted>(auth.tenant_id, 'ExecutionAdmitted', log, {
       tenant_id: auth.tenant_id,
       subject_id: auth.subject_id,
       leaf_hash: execLeaf,
       trace,
     });
-    const variance = this.admit<VarianceRecorded>(auth.tenant_id, 'VarianceRecorded', {
+    const variance = this.admit<VarianceRecorded>(auth.tenant_id, 'VarianceRecorded', log, {
       tenant_id: auth.tenant_id,
       subject_id: auth.subject_id,
       leaf_hash: toHex(leafHashOfRecord(record)),
@@ -236,41 +302,67 @@ export class SyntheticLog {
     return [execution, variance];
   }
 
-  /** Integrates every admission since the last tree head and signs the new head, as the sequencer does. */
-  signTreeHead(): RecordedEvent<TreeHeadSigned> {
-    const batch = this.pending;
-    this.pending = [];
-    for (const event of batch) this.tree.append(fromHex((event.data as { leaf_hash: string }).leaf_hash));
+  /**
+   * Integrates every admission of log `name` since its last tree head and signs the new head, as the
+   * sequencer of that log does (signed with `signer`, to forge one: default the log's own key).
+   */
+  signTreeHead(name: string = SHARED_LOG_NAME, signer?: NoteSigner): RecordedEvent<TreeHeadSigned> {
+    const log = this.log(name);
+    const { tree } = log;
+    const batch = log.pending;
+    log.pending = [];
+    for (const event of batch) tree.append(fromHex((event.data as { leaf_hash: string }).leaf_hash));
     const time = new Date(this.time);
+    // A note key signs checkpoints of its own origin only: a head signed with another key says so.
+    const origin = (signer ?? log.signer).name;
     const checkpoint = signCheckpoint(
       {
-        origin: this.logSigner.name,
-        size: this.tree.size,
-        rootHash: this.tree.root(),
+        origin,
+        size: tree.size,
+        rootHash: tree.root(),
         extensions: [timestampExtension(time)],
       },
-      this.logSigner,
+      signer ?? log.signer,
     );
     return this.append<TreeHeadSigned>(
-      LOG_STREAM,
+      treeHeadStreamOf(name),
       'TreeHeadSigned',
       {
-        origin: this.logSigner.name,
-        tree_size: this.tree.size,
-        root_hash: toHex(this.tree.root()),
+        origin,
+        tree_size: tree.size,
+        root_hash: toHex(tree.root()),
         timestamp: time.toISOString(),
         checkpoint,
-        first_leaf_index: this.tree.size - batch.length,
+        first_leaf_index: tree.size - batch.length,
         leaf_positions: batch.map((e) => e.position),
+        ...(name !== SHARED_LOG_NAME && { log: name }),
       },
       SYSTEM_TENANT,
     );
   }
 
-  private admit<T>(tenantId: string, type: string, data: T): RecordedEvent<T> {
-    const event = this.append(`tenant-${tenantId}`, type, data, tenantId);
-    this.pending.push(event);
-    return event;
+  /** The data of an earlier admission admitted again, to log `log`: a leaf in two logs (a fault). */
+  readmit<T>(event: RecordedEvent<T>, log: string): RecordedEvent<T> {
+    const { log: _, ...data } = event.data as T & { log?: string };
+    return this.admit(event.tenant_id, event.type, log, data as T);
+  }
+
+  private log(name: string): SyntheticLogTree {
+    const log = this.logs.get(name);
+    if (!log) throw new Error(`log ${name} was not created (createLog)`);
+    return log;
+  }
+
+  private admit<T>(tenantId: string, type: string, log: string, data: T): RecordedEvent<T> {
+    const tree = this.log(log);
+    const event = this.append(
+      `tenant-${tenantId}`,
+      type,
+      log === SHARED_LOG_NAME ? data : { ...data, log },
+      tenantId,
+    );
+    tree.pending.push(event);
+    return event as RecordedEvent<T>;
   }
 
   private tick(): string {

@@ -1,10 +1,19 @@
 /**
  * The checks of one TreeHeadSigned on its own: its sizes add up, its checkpoint note verifies under a
  * trusted log key, and the signed checkpoint says what the event's fields say. Whether its root is the
- * root of the admitted leaves is the sequential replay's job (log-replay.ts).
+ * root of the admitted leaves is the sequential replay's job (log-replay.ts). A head of a log other
+ * than the shared one is verified there too, under the key its LogCreated event gave (log-directory.ts).
  */
+import { SHARED_LOG_NAME } from '../domain/log';
 import type { TreeHeadSigned } from '../event-schemas';
-import { type Checkpoint, parseCheckpoint, parseNote, toHex, verifyCheckpoint } from '../merkle-core';
+import {
+  type Checkpoint,
+  parseCheckpoint,
+  parseNote,
+  toHex,
+  type VerifierKey,
+  verifyCheckpoint,
+} from '../merkle-core';
 import type { Finding } from './report';
 import type { PreparedTrust } from './trust';
 
@@ -18,26 +27,40 @@ export async function checkTreeHeadSigned(data: TreeHeadSigned, trust: PreparedT
       ...at,
       message: `tree_size ${data.tree_size} is not first_leaf_index ${data.first_leaf_index} plus its ${data.leaf_positions.length} leaf positions (${integrated})`,
     });
-  const signature = await checkSignature(data.checkpoint, trust);
-  if (signature) findings.push({ ...signature, ...at });
+  if (isSharedHead(data)) {
+    const signature = await checkSignature(data.checkpoint, trust.logKeys);
+    if (signature) findings.push({ ...signature, ...at });
+  }
   const mismatch = checkpointMismatch(data);
   if (mismatch) findings.push({ check: 'sth-checkpoint-mismatch', ...at, message: mismatch });
   return findings;
 }
 
-/** A failed signature check, or null when one trusted log key verifies the note. */
-async function checkSignature(note: string, trust: PreparedTrust): Promise<Finding | null> {
-  if (trust.logKeys.length === 0)
+/** Whether the head is of the shared log, whose keys the trust holds: only then is it verified here. */
+export function isSharedHead(data: TreeHeadSigned): boolean {
+  return (data.log ?? SHARED_LOG_NAME) === SHARED_LOG_NAME;
+}
+
+/**
+ * A failed signature check, or null when one of `keys` verifies the note; `whose` names the keys in
+ * the message (the shared log's: the trusted log keys; another log's: the key its LogCreated gave).
+ */
+export async function checkSignature(
+  note: string,
+  keys: readonly VerifierKey[],
+  whose = 'any trusted log key',
+): Promise<Finding | null> {
+  if (keys.length === 0)
     return { check: 'sth-signature', message: 'no trusted log key: the checkpoint cannot be verified' };
   const reasons: string[] = [];
-  for (const key of trust.logKeys) {
+  for (const key of keys) {
     const verdict = await verifyCheckpoint(note, key);
     if (verdict.ok) return null;
     reasons.push(`${key.name}: ${verdict.reason}`);
   }
   return {
     check: 'sth-signature',
-    message: `the checkpoint does not verify under any trusted log key (${reasons.join('; ')}): it was forged, altered, or signed by a key the trust lacks`,
+    message: `the checkpoint does not verify under ${whose} (${reasons.join('; ')}): it was forged, altered, or signed by a key the trust lacks`,
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * Admissions over HTTP: the built server runs as its own process (as `npm start` runs it) and
  * autocannon drives `POST /governance/evidence` from this one over loopback, 64 connections, each
- * with its own L4 tenant. A 201 means the leaf is integrated and covered by a signed tree head, so
+ * with its own tenant, unlimited in the shared log (http-server.ts). A 201 means the leaf is integrated and covered by a signed tree head, so
  * the admission latency is also the delay from request to covering STH. Three runs; the median one is
  * reported, with every run's rate and CPU steal in the notes.
  */
@@ -11,7 +11,7 @@ import {
   admissions,
   CONNECTIONS,
   load,
-  registerL4Tenants,
+  registerTenants,
   SECONDS,
   sequencerStats,
   startServer,
@@ -54,7 +54,7 @@ export const admissionBench: BenchSuite = async () => {
   const base = `http://127.0.0.1:${port}`;
   const server = await startServer(path.join(temp.dir, 'data'), port);
   try {
-    const keys = (await registerL4Tenants(base, path.join(temp.dir, 'data'), CONNECTIONS)).map(
+    const keys = (await registerTenants(base, path.join(temp.dir, 'data'), CONNECTIONS)).map(
       (t) => t.api_key,
     );
     await admissions(base, keys, 1); // warm-up: JIT, caches, SQLite pages

@@ -8,7 +8,7 @@ import { validBody } from '../domain/governance/test-fixtures';
 import type { SubmitEvidenceBody, SubmitExecutionBody } from '../event-schemas';
 
 /** Bump when the fixture's content changes: cached fixtures of another version are not reused. */
-export const AUDIT_FIXTURE_VERSION = 1;
+export const AUDIT_FIXTURE_VERSION = 2;
 
 /** About this many leaves per tenant; a million leaves make a thousand tenants. */
 const LEAVES_PER_TENANT = 1000;

@@ -24,6 +24,7 @@ import {
 } from '../command-api/governance/tenants/tenant-state';
 import type { EvidenceAdmitted } from '../event-schemas';
 import type { ExpectedRevision, NewEvent } from '../ports/event-store';
+import { UNLIMITED_IN_SHARED_LOG } from '../tests/support/unlimited-tenant';
 import { evidenceBody, executionBody, nextRequestKind, type RequestKind } from './audit-fixture-plan';
 
 /** An event with its id decided up front, as the aggregate writer gives them. */
@@ -76,7 +77,10 @@ export class SimulatedTenant {
     return this.leavesLeft === 0;
   }
 
-  /** POST /auto-register, then the operator's `gov tenant tier <id> L4`: two appends. */
+  /**
+   * POST /auto-register, then the operator's tier change that lifts its limits with its leaves staying
+   * in the shared log (tests/support/unlimited-tenant.ts): two appends.
+   */
   register(now: Date): StreamAppend[] {
     if (this.state.exists) throw new Error(`tenant ${this.index} is already registered`);
     const registration = decideRegisterTenant(
@@ -93,7 +97,12 @@ export class SimulatedTenant {
     ]);
     const tierChange = decideChangeTier(
       this.state,
-      { tier: 'L4', dailyLeafLimit: null, operator: 'audit-fixture' },
+      {
+        tier: UNLIMITED_IN_SHARED_LOG.tier,
+        dailyLeafLimit: null,
+        requestsPerMinute: Number(UNLIMITED_IN_SHARED_LOG.requestsPerMinute),
+        operator: 'audit-fixture',
+      },
       { now, correlationId: `cli-${randomUUID()}` },
     );
     return [registered, this.commit(tierChange.events)];

@@ -49,7 +49,7 @@ export function admissionSignersOf(dataDir: string, logOrigin: string, publicUrl
       privateKey: keyring.authority.privateKey,
       nodeId: authorityNodeIdOf(keyring.authority.publicKey),
     },
-    logBinding: { log_id: keyring.logSigner.verifierKey, log_url: `${publicUrl}/gov/v1/log` },
+    logBinding: () => ({ log_id: keyring.logSigner.verifierKey, log_url: `${publicUrl}/gov/v1/log` }),
     publicUrl,
   };
 }

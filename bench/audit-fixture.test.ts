@@ -171,7 +171,7 @@ describe(`an audit fixture of ${LEAVES} leaves`, () => {
     expect(count('GateFailed')).toBeGreaterThan(0);
   });
 
-  it('registers every tenant and raises it to L4 before its first request', () => {
+  it('registers every tenant and lifts its limits in the shared log before its first request', () => {
     const byStream = new Map<string, string[]>();
     for (const event of events) {
       if (!event.stream.startsWith('tenant-')) continue;

@@ -1,6 +1,7 @@
 /**
  * The audit benchmark's fixture: a data folder indistinguishable from one the embedded server wrote
- * after admitting N leaves. Tenants register, are raised to L4 by the operator and submit evidence
+ * after admitting N leaves. Tenants register, have their limits lifted by the operator (their leaves
+ * staying in the shared log) and submit evidence
  * (now and then failing a gate, executing an authorization) through the command handlers' domain
  * functions, signed with the keyring of the folder; the events go through the schema-validating
  * SQLite event store in group commits while the real LogSequencer follows them and signs the tree heads,

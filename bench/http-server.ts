@@ -1,15 +1,16 @@
 /**
  * The pieces the HTTP benchmarks share: the built server as its own process (as `npm start` runs
- * it), L4 tenants, autocannon runs of evidence submissions, and the server's own metrics.
+ * it), tenants without limits in the shared log, autocannon runs of evidence submissions, and the
+ * server's own metrics.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
-import { changeTier } from '../cli/tenant-tier';
 import { validBody } from '../domain/governance/test-fixtures';
 import { ValidatingEventStore } from '../event-schemas';
 import { SERVER_NODE_FLAGS } from '../runtime/config/node-flags';
+import { isUnlimitedInSharedLog, makeUnlimitedInSharedLog } from '../tests/support/unlimited-tenant';
 
 export const SECONDS = Number(process.env.GOV_BENCH_SECONDS ?? 3);
 export const CONNECTIONS = 64;
@@ -72,7 +73,11 @@ export async function untilHealthy(base: string): Promise<void> {
   throw new Error(`${base} did not start in 30 s`);
 }
 
-export async function registerL4Tenants(
+/**
+ * Registers `count` tenants and lifts their limits (tests/support/unlimited-tenant.ts): L2+ with L4's
+ * requests per minute, so that their leaves stay in the shared log, the one the benchmarks measure.
+ */
+export async function registerTenants(
   base: string,
   dataDir: string,
   count: number,
@@ -90,14 +95,14 @@ export async function registerL4Tenants(
   }
   const store = new ValidatingEventStore(new SqliteEventStore({ file: path.join(dataDir, 'events.db') }));
   for (const tenant of tenants)
-    await changeTier(store, { tenantId: tenant.tenant_id, tier: 'L4', operator: 'bench' });
+    await makeUnlimitedInSharedLog(store, path.join(dataDir, 'keys'), tenant.tenant_id, 'bench');
   await store.close();
   for (const tenant of tenants) {
     for (;;) {
       const res = await fetch(`${readBase}/account`, {
         headers: { authorization: `Bearer ${tenant.api_key}` },
       });
-      if (((await res.json()) as { tier: string }).tier === 'L4') break;
+      if (isUnlimitedInSharedLog((await res.json()) as Parameters<typeof isUnlimitedInSharedLog>[0])) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
@@ -131,7 +136,12 @@ export async function sequencerStats(
   base: string,
 ): Promise<{ batches: number; seconds: number; leaves: number }> {
   const text = await (await fetch(`${base}/v1/metrics`)).text();
-  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  // Summed over the series of every log (the sequencer's metrics are labelled by log).
+  const value = (name: string) =>
+    [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))].reduce(
+      (sum, match) => sum + Number(match[1]),
+      0,
+    );
   return {
     batches: value('gov_sequencer_batch_seconds_count'),
     seconds: value('gov_sequencer_batch_seconds_sum'),

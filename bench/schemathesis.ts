@@ -1,6 +1,6 @@
 /**
  * `npm run fuzz` (through scripts/fuzz.sh): the built server in its own process on a temporary data
- * folder, an L4 tenant with a few leaves, an execution and a webhook (so hashes, closed-loop records
+ * folder, a tenant of the shared log without limits (L2+ at L4's request rate) with a few leaves, an execution and a webhook (so hashes, closed-loop records
  * and deliveries exist), then `schemathesis run` against the OpenAPI document the server serves, with
  * the tenant's key on every request. A 5xx, an answer whose status, content type, headers or body is
  * not what the document says, or a request the document forbids that is accepted, fails the run.
@@ -28,7 +28,7 @@ import {
 } from '../merkle-core';
 import { freePort } from '../tests/support/children';
 import { plainFuzzLine } from './fuzz-output';
-import { registerL4Tenants, startServer, stopServer } from './http-server';
+import { registerTenants, startServer, stopServer } from './http-server';
 import { tempDir } from './temp-dir';
 
 const REPO = path.resolve(__dirname, '../..');
@@ -261,7 +261,7 @@ async function main(): Promise<number> {
     serverLog,
   );
   try {
-    const [tenant] = await registerL4Tenants(base, data.dir, 1);
+    const [tenant] = await registerTenants(base, data.dir, 1);
     const known = await seed(base, tenant!.api_key, receiver.url, loadSignerKey(witnessKeys.signerKey));
     const config = path.join(data.dir, 'schemathesis.toml');
     fs.writeFileSync(config, configToml(known));

@@ -22,7 +22,7 @@ import {
 import {
   admissions,
   CONNECTIONS,
-  registerL4Tenants,
+  registerTenants,
   SECONDS,
   startServer,
   stopServer,
@@ -79,7 +79,7 @@ async function measure(
 }
 
 async function tenantsWithWebhooks(commandUrl: string, readUrl: string, dataDir: string, receiver: Receiver) {
-  const tenants = await registerL4Tenants(commandUrl, dataDir, CONNECTIONS, readUrl);
+  const tenants = await registerTenants(commandUrl, dataDir, CONNECTIONS, readUrl);
   for (const tenant of tenants)
     await registerWebhook(commandUrl, tenant.api_key, receiver.url, ['leaf_admitted']);
   return tenants.map((tenant) => tenant.api_key);

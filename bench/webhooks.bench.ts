@@ -13,7 +13,7 @@
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import { failingBody } from '../domain/governance/test-fixtures';
-import { admissions, CONNECTIONS, registerL4Tenants, SECONDS, startServer, stopServer } from './http-server';
+import { admissions, CONNECTIONS, registerTenants, SECONDS, startServer, stopServer } from './http-server';
 import { percentile } from './percentile';
 import type { BenchRow, BenchSuite } from './report';
 import { tempDir } from './temp-dir';
@@ -117,7 +117,7 @@ export const webhookBench: BenchSuite = async () => {
   const server = await startServer(dataDir, port, { GOV_WEBHOOK_ALLOW: '127.0.0.1' });
   const seconds = Math.max(5, SECONDS * 3);
   try {
-    const tenants = await registerL4Tenants(base, dataDir, CONNECTIONS);
+    const tenants = await registerTenants(base, dataDir, CONNECTIONS);
     const keys = tenants.map((t) => t.api_key);
     await admissions(base, keys, 1); // warm-up
 
@@ -153,7 +153,7 @@ export const webhookBench: BenchSuite = async () => {
     ]!;
 
     // Delivery throughput: 100 webhooks on one tenant, a burst of gate failures.
-    const [burstTenant] = await registerL4Tenants(base, dataDir, 1);
+    const [burstTenant] = await registerTenants(base, dataDir, 1);
     if (!burstTenant) throw new Error('no tenant for the burst');
     for (let i = 0; i < WEBHOOKS; i++)
       await registerWebhook(base, burstTenant.api_key, receiver.url, ['gate_fail']);

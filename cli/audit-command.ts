@@ -14,10 +14,11 @@ import {
   TrustError,
   trustFromPublishedKeys,
 } from '../audit';
-import { LiveLogCheck, logUrlOf } from '../audit/live-check';
+import { LiveLogCheck, liveLogOf } from '../audit/live-check';
 import { LIVE_CHECKS } from '../audit/live-findings';
 import { formatAuditSummary, formatLiveSummary } from '../audit/summary';
 import { prepareTrust } from '../audit/trust';
+import { isLogName, SHARED_LOG_NAME } from '../domain/log';
 import { loadConfig } from '../runtime/config/config';
 import { readPublishedKeys } from '../runtime/keys/key-history';
 import { type Progress, ProgressBar } from '../runtime/support/progress-bar';
@@ -25,7 +26,7 @@ import { type CliCommand, EXIT, UsageError } from './command';
 import { auditSourceOf, chooseEventStore } from './stores';
 
 const SYNOPSIS =
-  'gov audit [--store FILE|URL | --export FILE] [--keys-dir DIR | --trust FILE] [--log-key VKEY]… [--server URL] [--checks all|log] [--workers N] [--json]';
+  'gov audit [--store FILE|URL | --export FILE] [--keys-dir DIR | --trust FILE] [--log-key VKEY]… [--server URL] [--log NAME] [--checks all|log] [--workers N] [--json]';
 
 const checkList = Object.entries({ ...CHECKS, ...LIVE_CHECKS })
   .map(([code, meaning]) => `  ${code.padEnd(27)}${meaning}`)
@@ -41,6 +42,13 @@ earlier leaves of the same tenant and their arithmetic recomputes; the tree is r
 and every TreeHeadSigned must start where the previous one ended, be signed by a trusted log key and
 carry the recomputed root (which makes consecutive heads consistent by construction).
 Every discrepancy is reported with its position; the audit never stops at the first one.
+
+Every log found in the stream is audited apart: the shared log (events that name no log), the test
+log and each dedicated log, each declared by one LogCreated event (its origin <shared origin>/<name>
+and its key, under which its tree heads must verify; the shared log's heads verify under the trusted
+log keys). Tree heads must be in their log's stream, no leaf hash may be in two logs, and an evidence
+envelope must be bound to the key of the log it is in. The report gives each log's leaves, heads,
+size and root.
 
 Source (one of):
   --store FILE|URL  the event store: the embedded store's SQLite file, read directly and read-only,
@@ -65,6 +73,8 @@ Live check:
                     server. Leaves the server signed after the local copy was taken are notices.
 
 Options:
+  --log NAME        audit one log alone (shared, test, dedicated-<24 hex>): other logs' leaves and
+                    heads are neither replayed nor reported; with --server, the log compared
   --checks all|log  all (the default): every check above. log: the log structure alone, as a
                     transparency-log monitor checks it: positions and revisions, each admission's
                     leaf record hashed to its leaf (and its stored leaf_hash), the tree replayed, and
@@ -104,8 +114,10 @@ export const auditCommand: CliCommand = {
         json: { type: 'boolean' },
         server: { type: 'string' },
         checks: { type: 'string' },
+        log: { type: 'string' },
       },
     });
+    const log = parseLog(values.log);
     if (values.store !== undefined && values.export !== undefined)
       throw new UsageError('--store and --export name two sources: give one');
     if (values['keys-dir'] !== undefined && values.trust !== undefined)
@@ -129,7 +141,7 @@ export const auditCommand: CliCommand = {
         : auditSourceOf(chooseEventStore(values.store));
 
     // --server: compare what a running server publishes with this recomputation, leaf by leaf.
-    const live = values.server === undefined ? null : liveCheckOf(values.server, trust);
+    const live = values.server === undefined ? null : liveCheckOf(values.server, trust, log);
     if (live) await live.begin();
 
     const bar = json ? null : new ProgressBar('audit');
@@ -140,7 +152,8 @@ export const auditCommand: CliCommand = {
         trust,
         workers,
         checks,
-        ...live?.hooks,
+        ...(log !== undefined && { log }),
+        ...(live && { hooksLog: live.log, ...live.hooks }),
         onProgress: (progress) => {
           last = progress;
           bar?.update(progress);
@@ -154,6 +167,8 @@ export const auditCommand: CliCommand = {
       throw error;
     }
     if (bar && last) bar.finish(last);
+    if (live && live.log !== SHARED_LOG_NAME)
+      live.confirmLogKey(report.logs.find((figures) => figures.log === live.log)?.verifier_key ?? null);
     const liveReport = live ? await live.finish() : null;
     if (json) console.log(JSON.stringify(liveReport ? { ...report, live: liveReport } : report, null, 2));
     else {
@@ -167,13 +182,18 @@ export const auditCommand: CliCommand = {
   },
 };
 
-function liveCheckOf(serverUrl: string, trust: AuditTrust): LiveLogCheck {
+function liveCheckOf(serverUrl: string, trust: AuditTrust, log: string | undefined): LiveLogCheck {
   try {
-    logUrlOf(serverUrl);
+    liveLogOf(serverUrl, log);
   } catch (error) {
     throw new UsageError(`--server: ${(error as Error).message}`);
   }
-  return new LiveLogCheck({ serverUrl, trust });
+  return new LiveLogCheck({ serverUrl, trust, ...(log !== undefined && { log }) });
+}
+
+function parseLog(raw: string | undefined): string | undefined {
+  if (raw === undefined || isLogName(raw)) return raw;
+  throw new UsageError(`--log names a log: shared, test or dedicated-<24 hex digits>; got '${raw}'`);
 }
 
 function parseChecks(raw: string | undefined): AuditScope {

@@ -17,6 +17,7 @@ import { collect } from '../ports/contract/event-store.contract';
 import type { RecordedEvent } from '../ports/event-store';
 import { writeExportFile } from '../tests/support/export-files';
 import { FakeEsdbClient } from '../tests/support/fake-esdb-client';
+import { eventsModuloPositions } from '../tests/support/store-positions';
 import { tempDir } from '../tests/support/temp-dir';
 import { EXIT } from './command';
 import { importCommand } from './import-command';
@@ -147,6 +148,48 @@ describe('gov import', () => {
     ]);
     const audit = await runAudit(eventsAuditSource(run.stored), { trust: log.trust, workers: 0 });
     expect(audit).toMatchObject({ leaves: 4, tree_heads: 1, discrepancies: [], notices: [] });
+  });
+
+  it('given an export of three logs (shared, test, dedicated: LogCreated events, admissions and heads naming their log), when imported into the embedded store and into EventStoreDB, then every event and member is kept and each log audits clean as before', async () => {
+    const dedicated = `dedicated-${'cd'.repeat(12)}`;
+    const log = new SyntheticLog();
+    await log.admitEvidence('tnt_a');
+    log.createLog('test');
+    await log.admitEvidence('tnt_t', 'model-t', undefined, { log: 'test' });
+    log.createLog(dedicated);
+    const authorization = await log.admitEvidence(`ten_${'cd'.repeat(12)}`, 'model-4', undefined, {
+      log: dedicated,
+    });
+    log.signTreeHead('test');
+    log.execute(authorization, 'EXECUTED');
+    log.signTreeHead();
+    log.signTreeHead(dedicated);
+    await log.admitEvidence('tnt_t', 'model-t', undefined, { log: 'test' });
+    log.signTreeHead('test');
+    const before = await runAudit(eventsAuditSource(log.events), { trust: log.trust, workers: 0 });
+    expect(before.discrepancies).toEqual([]);
+    expect(before.logs.map((l) => [l.log, l.leaves, l.tree_heads])).toEqual([
+      ['shared', 1, 1],
+      [dedicated, 3, 1],
+      ['test', 2, 2],
+    ]);
+    const file = await exportOf(log.events);
+
+    const embedded = await importEmbedded(file);
+    expect(embedded.code).toBe(EXIT.ok);
+    expect(embedded.stored).toEqual(log.events);
+
+    const eventStoreDb = await importEventStoreDb(file);
+    expect(eventStoreDb.code).toBe(EXIT.ok);
+    expect(eventsModuloPositions(eventStoreDb.stored)).toEqual(eventsModuloPositions(log.events));
+    for (const stored of [embedded.stored, eventStoreDb.stored]) {
+      const after = await runAudit(eventsAuditSource(stored), { trust: log.trust, workers: 0 });
+      expect(after.discrepancies).toEqual([]);
+      expect(after.notices).toEqual([]);
+      // The same figures; a LogCreated's position is the store's own.
+      const figures = (logs: typeof before.logs) => logs.map(({ created_at: _, ...figures }) => figures);
+      expect(figures(after.logs)).toEqual(figures(before.logs));
+    }
   });
 
   it('given the same export, when imported with --json into the embedded store and into EventStoreDB, then both summaries have the same members, counting what each run stored', async () => {

@@ -20,6 +20,7 @@ import {
 } from '../runtime/keys/key-history';
 import { KeyRotationError, type RotationTarget, rotateKeys } from '../runtime/keys/key-rotation';
 import { KeysFolderBusyError } from '../runtime/keys/keys-lock';
+import { listLogKeys } from '../runtime/keys/log-keys';
 import { type CliCommand, EXIT, UsageError } from './command';
 import { OperatorStoreError, withEventStore } from './stores';
 
@@ -39,6 +40,9 @@ The node's signing keys live in <data>/keys (GOV_DATA_DIR, default ./data):
   authority.pem    the clearinghouse key signing every envelope (Ed25519)
   validator-N.pem  the ${VALIDATOR_COUNT} in-process validators voting on every bundle (Ed25519)
   history.json     the PUBLIC part of every retired key, so what it signed keeps verifying
+  logs/<name>.key  the checkpoint key of each other log: logs/test.key (test-mode tenants' log,
+                   created at the first start) and logs/dedicated-<hex>.key (an L4 tenant's log,
+                   created by gov tenant tier <id> L4); its name is <log origin>/<name>
 
 generate   creates every missing key (a server also does at its first start) and keeps existing
            ones. With --force it replaces existing keys too, but only while the event store holds
@@ -155,7 +159,7 @@ function show(args: string[]): number {
   const keysDir = keysDirOf(loadConfig().dataDir);
   const listing = listKeys(keysDir);
   if (values.json) console.log(JSON.stringify(publishedKeysOf(listing), null, 2));
-  else console.log(describeListing(keysDir, listing));
+  else console.log([describeListing(keysDir, listing), '', ...describeLogKeys(keysDir)].join('\n'));
   return EXIT.ok;
 }
 
@@ -200,6 +204,17 @@ function describeListing(keysDir: string, listing: KeyListing): string {
       VALIDATOR_COUNT,
     ),
   ].join('\n');
+}
+
+/** The keys of the logs other than the shared one (keys/logs/<name>.key), one line each. */
+function describeLogKeys(keysDir: string): string[] {
+  const keys = listLogKeys(keysDir);
+  return [
+    "Keys of the other logs (test log, dedicated logs; the shared log's is the log key above)",
+    ...(keys.length === 0
+      ? ["  (none yet: a server creates the test log's at its first start)"]
+      : keys.map((key) => `  ${key.log.padEnd(34)}  ${key.verifier_key}  (created ${key.created_at})`)),
+  ];
 }
 
 // ---- rotate ----------------------------------------------------------------------------------------

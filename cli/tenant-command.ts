@@ -1,10 +1,12 @@
 import { parseArgs } from 'node:util';
+import { loadConfig } from '../runtime/config/config';
+import { keysDirOf } from '../runtime/keys/key-files';
 import { type CliCommand, EXIT, UsageError } from './command';
 import { STORE_LOCATION_HELP, withEventStore } from './stores';
 import { changeTier } from './tenant-tier';
 
 const USAGE =
-  'gov tenant tier <tenant_id> <L1|L2|L2+|L4> [--daily-leaf-limit N] [--operator NAME] [--reason TEXT] [--json]';
+  'gov tenant tier <tenant_id> <L1|L2|L2+|L4> [--daily-leaf-limit N] [--requests-per-minute N] [--operator NAME] [--reason TEXT] [--json]';
 
 export const tenantCommand: CliCommand = {
   name: 'tenant',
@@ -16,8 +18,17 @@ Appends TenantTierChanged to the tenant's stream in the configured event store (
 or EventStoreDB); a running server applies it as soon as its projectors have read it. The read
 store is not opened.
 
+To L4, a live tenant gets its dedicated log (dedicated-<hex of its id>): its key is made in
+<data>/keys/logs/ if absent and the log is created, then its admissions go there; those admitted
+before stay in the shared log. Leaving L4, it admits to the shared log again; its dedicated log
+stays, frozen, still served. A test-mode tenant's leaves stay in the test log whatever its tier.
+
 Options:
   --daily-leaf-limit N   an L2 tenant's daily allowance of leaves
+  --requests-per-minute N
+                         the tenant's own allowance of API requests per minute (default: its
+                         tier's), e.g. an L2+ tenant sending as much as an L4 one while its leaves
+                         stay in the shared log
   --operator NAME        who made the change (default: the OS user)
   --reason TEXT          why, kept in the event
   --json                 print the result as JSON
@@ -33,6 +44,7 @@ place, EventStoreDB not answering within 5 s…: nothing changed), 2 usage error
       options: {
         json: { type: 'boolean' },
         'daily-leaf-limit': { type: 'string' },
+        'requests-per-minute': { type: 'string' },
         operator: { type: 'string' },
         reason: { type: 'string' },
       },
@@ -42,9 +54,11 @@ place, EventStoreDB not answering within 5 s…: nothing changed), 2 usage error
       throw new UsageError(`usage: ${USAGE}`);
     const result = await withEventStore((eventStore) =>
       changeTier(eventStore, {
+        keysDir: keysDirOf(loadConfig().dataDir),
         tenantId,
         tier,
         dailyLeafLimit: values['daily-leaf-limit'],
+        requestsPerMinute: values['requests-per-minute'],
         operator: values.operator,
         reason: values.reason,
       }),
@@ -53,7 +67,7 @@ place, EventStoreDB not answering within 5 s…: nothing changed), 2 usage error
     else if (result.ok)
       console.log(
         result.changed
-          ? `${result.tenant_id}: tier ${result.previous_tier} -> ${result.tier}${result.daily_leaf_limit === null ? '' : `, ${result.daily_leaf_limit} leaves/day`}`
+          ? `${result.tenant_id}: tier ${result.previous_tier} -> ${result.tier}${result.daily_leaf_limit === null ? '' : `, ${result.daily_leaf_limit} leaves/day`}${result.requests_per_minute === null ? '' : `, ${result.requests_per_minute} requests/min`}; admits to log ${result.log}${result.log_created ? ' (created now)' : ''}`
           : `${result.tenant_id}: already ${result.tier}; nothing changed`,
       );
     else console.error(`gov tenant tier: ${result.message}`);

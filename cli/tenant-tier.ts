@@ -1,17 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { AggregateWriter } from '../command-api/engine/aggregate-writer';
-import { decideChangeTier, UnknownTenantError } from '../command-api/governance/tenants/account-commands';
+import {
+  decideChangeTier,
+  dedicatedLogFor,
+  UnknownTenantError,
+} from '../command-api/governance/tenants/account-commands';
 import { tenantAggregate, tenantStream } from '../command-api/governance/tenants/tenant-state';
 import type { Tier } from '../domain/governance/tier-limits';
 import { TIER_LIMITS } from '../domain/governance/tier-limits';
+import { logOriginOf } from '../domain/log';
 import { eventSchemas } from '../event-schemas/governance';
 import type { EventStore } from '../ports/event-store';
+import { ensureLogCreated } from '../projectors/log/log-directory';
+import { parseLogSigner, readCurrentKey } from '../runtime/keys/key-files';
+import { withKeysLock } from '../runtime/keys/keys-lock';
+import { ensureLogKey } from '../runtime/keys/log-keys';
 
 export interface TierCommand {
+  /** The keys folder, where a dedicated log's key is made (`<data>/keys`). */
+  keysDir: string;
   tenantId: string;
   tier: string;
   dailyLeafLimit?: string;
+  /** The tenant's own API requests per minute (absent: the tier's). */
+  requestsPerMinute?: string;
   operator?: string;
   reason?: string;
 }
@@ -24,12 +37,20 @@ export type TierCommandResult =
       tier: Tier;
       previous_tier: Tier;
       daily_leaf_limit: number | null;
+      /** The tenant's own API requests per minute; null: the tier's. */
+      requests_per_minute: number | null;
+      /** The log the tenant's admissions go to from now on. */
+      log: string;
+      /** Whether this change created the tenant's dedicated log. */
+      log_created: boolean;
     }
   | { ok: false; usage: boolean; message: string };
 
 /**
  * `gov tenant tier <tenant_id> <tier>`: appends TenantTierChanged to the tenant's stream (the running
- * server sees it through its projections and its next decision for that tenant).
+ * server sees it through its projections and its next decision for that tenant). To L4, a live tenant
+ * gets its dedicated log first: its key file (if absent), then its `LogCreated` (if absent), then the
+ * tier change naming it, so that no admission can name a log that does not exist yet.
  */
 export async function changeTier(
   eventStore: EventStore,
@@ -57,17 +78,39 @@ export async function changeTier(
       };
     }
   }
+  let requestsPerMinute: number | null = null;
+  if (command.requestsPerMinute !== undefined) {
+    requestsPerMinute = Number(command.requestsPerMinute);
+    if (
+      !/^[1-9][0-9]{0,6}$/.test(command.requestsPerMinute) ||
+      requestsPerMinute > REQUESTS_PER_MINUTE.maximum
+    ) {
+      return {
+        ok: false,
+        usage: true,
+        message: `--requests-per-minute must be a whole number from 1 to ${REQUESTS_PER_MINUTE.maximum}`,
+      };
+    }
+  }
   const textProblem = textOptionProblem(command);
   if (textProblem) return { ok: false, usage: true, message: textProblem };
   const tier = command.tier as Tier;
   const writer = new AggregateWriter(eventStore, tenantAggregate);
+  const stream = tenantStream(command.tenantId);
   try {
-    const result = await writer.execute(tenantStream(command.tenantId), (state) =>
+    const before = await writer.state(stream);
+    if (!before.exists) throw new UnknownTenantError(`no tenant ${command.tenantId}`);
+    const dedicated = dedicatedLogFor(before, tier);
+    const created = dedicated
+      ? await createDedicatedLog(eventStore, command.keysDir, command.tenantId, dedicated)
+      : false;
+    const result = await writer.execute(stream, (state) =>
       decideChangeTier(
         state,
         {
           tier,
           dailyLeafLimit,
+          requestsPerMinute,
           operator: command.operator ?? `${os.userInfo().username}@${os.hostname()}`,
           reason: command.reason,
         },
@@ -81,6 +124,9 @@ export async function changeTier(
       tier,
       previous_tier: result.previous_tier,
       daily_leaf_limit: dailyLeafLimit,
+      requests_per_minute: requestsPerMinute,
+      log: result.log,
+      log_created: created,
     };
   } catch (error) {
     if (error instanceof UnknownTenantError)
@@ -89,7 +135,36 @@ export async function changeTier(
   }
 }
 
-const { changed_by: OPERATOR, reason: REASON } = eventSchemas.TenantTierChanged.properties;
+/** The key file (if absent) and the `LogCreated` event (if absent) of a tenant's dedicated log. */
+async function createDedicatedLog(
+  eventStore: EventStore,
+  keysDir: string,
+  tenantId: string,
+  log: string,
+): Promise<boolean> {
+  const shared = readCurrentKey(keysDir, 'log');
+  if (!shared)
+    throw new Error(
+      `${keysDir} holds no log key: start the server once, or run gov keys generate, before moving a tenant to L4`,
+    );
+  const origin = logOriginOf(parseLogSigner(shared.text).name, log);
+  const signer = await withKeysLock(keysDir, { purpose: 'gov tenant tier', waitMs: 10_000 }, () =>
+    ensureLogKey(keysDir, log, origin),
+  );
+  return ensureLogCreated(eventStore, {
+    log,
+    kind: 'dedicated',
+    origin,
+    verifier_key: signer.verifierKey,
+    tenant_id: tenantId,
+  });
+}
+
+const {
+  changed_by: OPERATOR,
+  reason: REASON,
+  requests_per_minute: REQUESTS_PER_MINUTE,
+} = eventSchemas.TenantTierChanged.properties;
 
 /** --operator and --reason within what the event keeps (the store would refuse the event otherwise). */
 function textOptionProblem(command: Pick<TierCommand, 'operator' | 'reason'>): string | null {

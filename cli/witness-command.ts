@@ -21,7 +21,7 @@ const DEFAULT_STATE_FILE = 'witness-state.json';
 const DEFAULT_INTERVAL_SECONDS = 60;
 const MAX_INTERVAL_SECONDS = 86_400;
 
-const USAGE = `gov witness --log URL --log-key VKEY [--key FILE] [--state FILE] [--name NAME] [--interval S] [--once] [--json]
+const USAGE = `gov witness --log URL [--log-name NAME] --log-key VKEY [--key FILE] [--state FILE] [--name NAME] [--interval S] [--once] [--json]
        gov witness keygen [--out FILE] [--name NAME] [--json]`;
 
 export const witnessCommand: CliCommand = {
@@ -42,14 +42,20 @@ witness refuses: it signs nothing, keeps its state, and prints a report (origin,
 and the refused checkpoint as evidence).
 
 Options:
-  --log URL        the log's URL, as admissions name it (log_url), e.g. https://gov.example/gov/v1/log;
-                   a bare server URL means its /gov/v1/log
-  --log-key VKEY   the log's verifier key <origin>+<key id>+<base64> (GET /gov/v1/log/keys, "log"), or a
-                   file holding it; obtain it out of band: it is what the checkpoints are checked with
+  --log URL        the log's URL, as admissions name it (log_url), e.g. https://gov.example/gov/v1/log
+                   (the shared log) or https://gov.example/gov/v1/logs/test; a bare server URL means
+                   its shared log, or the log --log-name names
+  --log-name NAME  with a bare server URL, follow its log NAME (shared, test, dedicated-<24 hex>) at
+                   /gov/v1/logs/NAME; with a log's URL, it must be that log's
+  --log-key VKEY   the log's verifier key <origin>+<key id>+<base64> (GET <log URL>/keys, "log"), or a
+                   file holding it; obtain it out of band: it is what the checkpoints are checked with.
+                   Each log has its own key and origin (<shared origin>/<name> for a log other than
+                   the shared one)
   --key FILE       the witness's own key (default ${DEFAULT_KEY_FILE}); created on first use, printing
                    its verifier key for the log operator's GOV_WITNESS_KEYS
   --name NAME      the key name when the key is created (default ${defaultWitnessName()})
-  --state FILE     the witness's memory: last cosigned size and root per log (default ${DEFAULT_STATE_FILE}).
+  --state FILE     the witness's memory: last cosigned size and root per log, by origin (default
+                   ${DEFAULT_STATE_FILE}): one file can hold every log the witness follows.
                    Back it up and never delete it: a witness without it treats every log as new.
                    One process at a time uses it (a .lock file next to it).
   --interval S     seconds between rounds when following (default ${DEFAULT_INTERVAL_SECONDS})
@@ -68,6 +74,7 @@ cosign an inconsistent or badly signed checkpoint (--once).`,
       allowPositionals: true,
       options: {
         log: { type: 'string' },
+        'log-name': { type: 'string' },
         'log-key': { type: 'string' },
         key: { type: 'string' },
         state: { type: 'string' },
@@ -91,7 +98,7 @@ cosign an inconsistent or badly signed checkpoint (--once).`,
       throw new UsageError('--log-key VKEY is required: the log key checkpoints are checked with');
     let url: string;
     try {
-      url = logBaseUrl(values.log);
+      url = logBaseUrl(values.log, values['log-name']);
     } catch (error) {
       throw new UsageError((error as Error).message);
     }

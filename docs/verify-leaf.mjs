@@ -3,9 +3,11 @@
  * this project): the checkpoint's signature under the log key, the leaf's hash recomputed from its
  * record, and its RFC 9162 inclusion proof up to the signed root.
  *
- *   node docs/verify-leaf.mjs <base URL> <leaf index> [log key]
+ *   node docs/verify-leaf.mjs <base URL or log URL> <leaf index> [log key]
  *
- * Pass the log key you pinned (`GET /gov/v1/log/keys` → `log`) as the third argument; without it the
+ * The service's base URL means its shared log; a log's own URL (`log_url`: `…/gov/v1/log`,
+ * `…/gov/v1/logs/<name>`) means that log. Pass the log key you pinned (`GET <log URL>/keys` → `log`)
+ * as the third argument; without it the
  * key the server serves now is trusted, which proves only that the log agrees with itself.
  * Exit 0 verified, 1 not.
  */
@@ -13,11 +15,12 @@ import { createHash, createPublicKey, verify } from 'node:crypto';
 
 const [base, indexText, pinnedKey] = process.argv.slice(2);
 if (!base || !/^\d+$/.test(indexText ?? '')) {
-  console.error('usage: node docs/verify-leaf.mjs <base URL> <leaf index> [log key]');
+  console.error('usage: node docs/verify-leaf.mjs <base URL or log URL> <leaf index> [log key]');
   process.exit(2);
 }
 const index = Number(indexText);
-const log = `${base.replace(/\/$/, '')}/gov/v1/log`;
+const trimmed = base.replace(/\/$/, '');
+const log = /\/gov\/v1\/(?:log|logs\/[^/]+)$/.test(trimmed) ? trimmed : `${trimmed}/gov/v1/log`;
 
 async function get(path) {
   const response = await fetch(log + path);

@@ -1,8 +1,9 @@
 /**
- * The transparency log as the rest of the service sees it: its leaves and signed tree heads, what the
- * public log endpoints read (`PublishedLog`), and where a process gets the log it serves (`LogSource`:
- * the sequencer, or a follower of its events). Types only: the sequencer and follower in projectors/log
- * implement them, the read side and the command handlers use them.
+ * The transparency logs as the rest of the service sees them: their leaves and signed tree heads, what
+ * the public log endpoints read (`PublishedLog`), and where a process gets the logs it serves
+ * (`LogSource`, `LogDirectory`: the sequencer, or a follower of its events). Types, and the error of a
+ * log not signed yet: the sequencer and follower in projectors/log implement them, the read side and
+ * the command handlers use them.
  */
 import type { JsonSth } from '../domain/log';
 import type { TileLog } from '../merkle-core';
@@ -73,6 +74,33 @@ export interface PublishedLog {
   leafByIndex(index: number): Promise<LeafView | null>;
 }
 
+/**
+ * Every log a process serves, by name, as the public routes read them (built on the `LogDirectory`).
+ * Looking a known log up reads no store, so the hot routes stay as fast for every log.
+ */
+export interface PublishedLogs {
+  /** The log named `name` if this process serves it already (from memory), else null. */
+  get(name: LogName): PublishedLog | null;
+  /**
+   * The log named `name`, once this process has read every log the store holds (another process may
+   * have just created it); null when there is none by that name. Rejects with `LogNotSignedError`
+   * while the log has no signed tree head.
+   */
+  find(name: LogName): Promise<PublishedLog | null>;
+  /** Every log the store holds, `shared` first, then by name. */
+  list(): Promise<LogDescription[]>;
+}
+
+/** A log whose `LogCreated` is known but of which no tree head is signed yet (or read, by a follower). */
+export class LogNotSignedError extends Error {
+  constructor(readonly log: LogName) {
+    super(
+      `the log ${log} has no signed tree head yet: its sequencer signs the first (of the empty tree) as soon as it writes the log; retry shortly`,
+    );
+    this.name = 'LogNotSignedError';
+  }
+}
+
 /** An admission integrated into the log. */
 export interface IntegratedLeaf {
   leafIndex: number;
@@ -89,6 +117,11 @@ export interface LogSource {
   readonly verifierKey: string;
   /** The tree; sizes beyond `latest().sth.tree_size` are not signed yet. */
   readonly log: TileLog;
+  /**
+   * Whether it holds a signed tree head: a log just created has none until its sequencer signs the
+   * first (of the empty tree), and a follower until it has read that head. `latest()` throws until then.
+   */
+  readonly signed: boolean;
   latest(): PublishedTreeHead;
   /** Event-store position of the latest head's `TreeHeadSigned` event. */
   latestPosition(): number;
@@ -108,10 +141,9 @@ export interface LogSource {
  * A log's short name, the `:log` segment of `/gov/v1/logs/:log/…` and the `log` member of responses:
  * `shared` (the log every deployment has; events without a `log` member are in it), `test` (test-mode
  * tenants) or `dedicated-<24 hex>` (an L4 tenant's own log, the hex being the tenant id's).
+ * Helpers for names (`SHARED_LOG_NAME`, `logOfEvent`, `logUrlOf`, …) are in domain/log/log-names.ts.
  */
 export type LogName = string;
-
-export const SHARED_LOG: LogName = 'shared';
 
 export type LogKind = 'shared' | 'test' | 'dedicated';
 

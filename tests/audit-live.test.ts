@@ -8,19 +8,14 @@
 import path from 'node:path';
 import { type AuditReport, runAudit, sqliteAuditSource, trustFromPublishedKeys } from '../audit';
 import { type LiveCheckReport, LiveLogCheck, type LiveLogCheckOptions } from '../audit/live-check';
-import { leafHashOfRecord } from '../domain/log';
+import { leafHashOfRecord, logOfEvent, SHARED_LOG_NAME } from '../domain/log';
 import type { TreeHeadSigned } from '../event-schemas';
 import { CompactRange, toHex } from '../merkle-core';
 import type { EventStore } from '../ports/event-store';
 import { readPublishedKeys } from '../runtime/keys/key-history';
 import { runGov } from './support/children';
-import {
-  inParallel,
-  setTier,
-  startTestServer,
-  type TestServer,
-  testConfig,
-} from './support/governance-client';
+import { inParallel, startTestServer, type TestServer, testConfig } from './support/governance-client';
+import { unlimitedInSharedLog } from './support/unlimited-tenant';
 
 /** Leaves beyond one full tile (256), so a full and a partial tile are both compared. */
 const ADMISSIONS = 300;
@@ -45,8 +40,9 @@ interface Recomputed {
 }
 
 /**
- * Reads the whole event store: admission records are hashed as they come; each TreeHeadSigned takes
- * its leaves in `leaf_positions` order, and its root is recomputed from them.
+ * Reads the whole event store for the shared log (the one the check compares): admission records are
+ * hashed as they come; each TreeHeadSigned takes its leaves in `leaf_positions` order, and its root is
+ * recomputed from them. Other logs' events (the test log's heads) are left out.
  */
 async function recompute(store: EventStore): Promise<Recomputed> {
   const pending = new Map<number, Uint8Array>();
@@ -54,6 +50,7 @@ async function recompute(store: EventStore): Promise<Recomputed> {
   const heads: RecomputedHead[] = [];
   const range = new CompactRange();
   for await (const event of store.readAll()) {
+    if (logOfEvent(event.data) !== SHARED_LOG_NAME) continue;
     const member = LEAF_RECORD[event.type];
     if (member) {
       pending.set(event.position, leafHashOfRecord((event.data as Record<string, unknown>)[member]));
@@ -99,7 +96,7 @@ describe('gov audit --server: the live log check against a running server', () =
   beforeAll(async () => {
     t = await startTestServer('gov-audit-live');
     const tenant = await t.client.register({ email: 'live-audit@example.com' });
-    await setTier(t.server, tenant.tenant_id, 'L4');
+    await unlimitedInSharedLog(t.server, tenant.tenant_id);
     await inParallel(
       Array.from({ length: ADMISSIONS }, (_, i) => i),
       16,
@@ -179,7 +176,8 @@ describe('gov audit --server: the live log check against a running server', () =
     expect(audit.discrepancies).toEqual([]);
     expect(live.discrepancies).toEqual([]);
     expect(live.notices).toEqual([]);
-    expect(live.local).toEqual({ leaves: audit.leaves, tree_heads: audit.tree_heads });
+    // The live check compares the shared log: its heads, as the store gives them (the audit counts every log's).
+    expect(live.local).toEqual({ leaves: audit.leaves, tree_heads: log.heads.length });
     expect(live.compared).toMatchObject({
       leaves: ADMISSIONS,
       tree_heads: log.heads.length,

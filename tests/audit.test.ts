@@ -25,12 +25,12 @@ import {
   type AdmittedEvidence,
   digest,
   failingEvidence,
-  setTier,
   startTestServer,
   type TestServer,
   validEvidence,
 } from './support/governance-client';
 import { tempDir } from './support/temp-dir';
+import { unlimitedInSharedLog } from './support/unlimited-tenant';
 
 interface Row {
   position: number;
@@ -47,6 +47,8 @@ interface TreeHead {
   timestamp: string;
   first_leaf_index: number;
   leaf_positions: number[];
+  /** A log other than the shared one. */
+  log?: string;
 }
 
 const COLUMNS = [
@@ -77,7 +79,7 @@ describe('gov audit over a store written by a real server', () => {
     const { client } = t;
     const loop = await client.register({ email: 'loop@example.com' });
     const other = await client.register({ email: 'other@example.com' });
-    await setTier(t.server, loop.tenant_id, 'L4');
+    await unlimitedInSharedLog(t.server, loop.tenant_id);
     const authorizations: AdmittedEvidence[] = [];
     for (let i = 0; i < 4; i++)
       authorizations.push(await client.admit(loop.api_key, validEvidence(`agent-${i}`)));
@@ -155,7 +157,9 @@ describe('gov audit over a store written by a real server', () => {
   /** The TreeHeadSigned that integrates the admission at `position`. */
   const headIntegrating = (position: number) =>
     ofType('TreeHeadSigned').find((r) => headOf(r).leaf_positions.includes(position))!;
-  const lastHead = () => headOf(ofType('TreeHeadSigned').at(-1)!);
+  /** The shared log's heads (the test log's name their log). */
+  const sharedHeads = () => ofType('TreeHeadSigned').filter((r) => headOf(r).log === undefined);
+  const lastHead = () => headOf(sharedHeads().at(-1)!);
 
   /** Replaces one character of `row`'s stored data (at the first occurrence of `after` plus `offset`). */
   const flipCharacter = (row: Row, after: string, offset: number, to?: string) => (db: Database.Database) => {
@@ -227,6 +231,8 @@ describe('gov audit over a store written by a real server', () => {
         'ApiKeyRotated',
         'WebhookRegistered',
         'WebhookRemoved',
+        // The test log's, created at the first start.
+        'LogCreated',
       ]),
     );
     const report = await audit(copyOfStore(), { workers: 2 });
@@ -440,12 +446,13 @@ describe('gov audit over a store written by a real server', () => {
 
   // ---- keys and forged tree heads ------------------------------------------------------------------
 
-  it('when audited with another trusted log key, then every tree head is reported as not verifying', async () => {
+  it('when audited with another trusted log key, then every tree head of the shared log is reported as not verifying', async () => {
     const stranger = loadSignerKey(generateKeyPair(logSigner.name).signerKey);
     const report = await audit(copyOfStore(), {
       trust: { ...trust, logVerifierKeys: [stranger.verifierKey] },
     });
-    const heads = ofType('TreeHeadSigned').map((r) => r.position);
+    // The test log's heads verify under the key its LogCreated names, which the trust does not replace.
+    const heads = sharedHeads().map((r) => r.position);
     expect(report.discrepancies.filter((d) => d.check === 'sth-signature').map((d) => d.position)).toEqual(
       heads,
     );

@@ -38,13 +38,13 @@ import {
   GovClient,
   MINUTE_MS,
   type Registration,
-  setTier,
   startTestServer,
   type TestServer,
   testConfig,
 } from './support/governance-client';
 import { documentsModuloPositions, eventsModuloPositions } from './support/store-positions';
 import { tempDir } from './support/temp-dir';
+import { unlimitedInSharedLog } from './support/unlimited-tenant';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 /** Runs `gov` as an operator would, on the stores of `dataDir`. */
@@ -155,15 +155,15 @@ describe('gov export and gov import move the whole event stream to a fresh store
     expect(failed.status).toBe(422);
     step();
 
-    const l4 = await client().register({ email: 'l4@example.com' });
-    await setTier(original.server, l4.tenant_id, 'L4');
+    const loop = await client().register({ email: 'loop@example.com' });
+    await unlimitedInSharedLog(original.server, loop.tenant_id);
     step();
-    const authorization = await client().admit(l4.api_key);
+    const authorization = await client().admit(loop.api_key);
     step();
     const execution = await client().post(
       '/governance/execution',
       { parent_auth_leaf_hash: authorization.leaf_hash, outcome: 'FAILED' },
-      l4.api_key,
+      loop.api_key,
     );
     expect(execution.status).toBe(201);
     step();
@@ -353,7 +353,8 @@ describe('gov export and gov import move the whole event stream to a fresh store
           }),
         ]).finally(() => clearTimeout(timer));
         expect(ready).toBe('ready');
-        expect(sequencer.latest().sth).toEqual(originalLog.latest);
+        // GET …/sth names its log.
+        expect({ log: 'shared', ...sequencer.latest().sth }).toEqual(originalLog.latest);
       } finally {
         await sequencer.stop();
         keyring.release();

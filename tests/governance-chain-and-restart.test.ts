@@ -27,6 +27,7 @@ interface ChainItem {
   admitted_at: string;
   compliance_url: string;
   replay_url: string;
+  log_url: string;
   parent_bundle_hash: string | null;
   lifecycle: string;
 }
@@ -112,8 +113,10 @@ describe('chain, status and restart over HTTP', () => {
         subject_id: 'model-0',
         admitted_at: new Date(groupTimes[0]!).toISOString(),
         parent_bundle_hash: null,
+        log: 'shared',
       });
       expect(pathOf(first.compliance_url)).toBe(`/governance/report/${first.artifact_hash}`);
+      expect(pathOf(first.log_url)).toBe('/gov/v1/log');
     });
 
     it('when page 2 is read, then it continues with the last 10: no overlap, no gap, and has_more false', async () => {
@@ -275,9 +278,11 @@ describe('chain, status and restart over HTTP', () => {
           ...i,
           compliance_url: pathOf(i.compliance_url),
           replay_url: pathOf(i.replay_url),
+          // The port changes with the restart; the log does not.
+          log_url: pathOf(i.log_url),
         })),
         status: await status(tenant.api_key, 'restart-subject'),
-        account: account.body,
+        account: { ...account.body, log_url: pathOf(account.body.log_url as string) },
         sth,
         leaves: await leafHashes(sth.tree_size),
       };

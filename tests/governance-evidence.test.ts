@@ -63,7 +63,8 @@ describe('governance evidence over HTTP', () => {
         api_key: expect.stringMatching(/^gov_test_/),
         tenant_id: expect.any(String),
         node_id: expect.any(String),
-        log_url: `${t.server.url}/gov/v1/log`,
+        // A test-mode tenant's leaves go to the test log.
+        log_url: `${t.server.url}/gov/v1/logs/test`,
         dashboard_url: expect.stringMatching(/^http/),
       });
       const account = await client().get('/account', res.body.api_key);
@@ -370,6 +371,31 @@ describe('governance evidence over HTTP', () => {
 
       t.clock.advance(retryAfter * 1000);
       expect((await client().get('/account', tenant.api_key)).status).toBe(200);
+    });
+
+    it('given an L1 tenant given its own allowance of 65 requests a minute, then /account says 65 and the 66th is 429; a tier change without one gives it its tier’s again', async () => {
+      const tenant = await client().register();
+      await setTier(t.server, tenant.tenant_id, 'L1', undefined, '65');
+      const account = await client().get<{ tier: string; limits: { requests_per_minute: number } }>(
+        '/account',
+        tenant.api_key,
+      );
+      expect([account.body.tier, account.body.limits.requests_per_minute]).toEqual(['L1', 65]);
+      const more = await Promise.all(
+        Array.from({ length: 64 }, () => client().get('/account', tenant.api_key)),
+      );
+      expect(more.map((r) => r.status)).toEqual(Array(64).fill(200));
+      const over = await client().get<ErrorAnswer>('/account', tenant.api_key);
+      expect(over.status).toBe(429);
+      expect(over.body.message).toContain('more than 65 requests in a minute');
+
+      t.clock.advance(60_000);
+      await setTier(t.server, tenant.tenant_id, 'L1');
+      const back = await client().get<{ limits: { requests_per_minute: number } }>(
+        '/account',
+        tenant.api_key,
+      );
+      expect(back.body.limits.requests_per_minute).toBe(60);
     });
 
     it('given an L2 tenant with a daily allowance of 2 leaves, when a third is submitted the same UTC day, then 429 with Retry-After until midnight UTC, and the next day it is admitted', async () => {

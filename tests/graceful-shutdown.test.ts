@@ -6,7 +6,8 @@
  */
 import { collect } from '../ports/contract/event-store.contract';
 import { AdmissionLoad } from './support/admission-load';
-import { setTier, startTestServer, type TestServer } from './support/governance-client';
+import { startTestServer, type TestServer } from './support/governance-client';
+import { unlimitedInSharedLog } from './support/unlimited-tenant';
 
 const GRACE_MS = 30_000;
 
@@ -22,7 +23,7 @@ describe('graceful stop under keep-alive load', () => {
 
   it(`given 4 keep-alive connections submitting evidence back to back, when the server is stopped, then it stops within 2 s (the grace period is ${GRACE_MS / 1000} s), no answer is cut, and every acknowledged leaf is stored`, async () => {
     const tenant = await t.client.register();
-    await setTier(t.server, tenant.tenant_id, 'L4');
+    await unlimitedInSharedLog(t.server, tenant.tenant_id);
     const client = t.client;
     const load = new AdmissionLoad({
       targets: () => [client],

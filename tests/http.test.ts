@@ -3,6 +3,7 @@ import { collect } from '../ports/contract/event-store.contract';
 import { loadConfig } from '../runtime/config/config';
 import { createLogger } from '../runtime/support/logger';
 import { type RunningServer, startEmbedded } from '../runtime/wiring/embedded';
+import { setTier } from './support/governance-client';
 import { tempDir } from './support/temp-dir';
 
 describe('the embedded server over HTTP', () => {
@@ -79,14 +80,37 @@ describe('the embedded server over HTTP', () => {
       tenant_id: body.tenant_id,
       email: 'ada@example.com',
       tier: 'L1',
+      log: 'shared',
+      log_url: `${server.url}/gov/v1/log`,
     });
     const stored = JSON.stringify(await collect(server.services.eventStore.readAll()));
     expect(stored).not.toContain(body.api_key!);
   });
 
-  it('test mode issues gov_test_ keys', async () => {
+  it('test mode issues gov_test_ keys, and names the test log as the tenant’s', async () => {
     const res = await post('/auto-register', JSON.stringify({ email: 'test@example.com', mode: 'test' }));
-    expect(((await res.json()) as { api_key: string }).api_key).toMatch(/^gov_test_/);
+    const body = (await res.json()) as { api_key: string; log_url: string };
+    expect(body.api_key).toMatch(/^gov_test_/);
+    expect(body.log_url).toBe(`${server.url}/gov/v1/logs/test`);
+    const account = await fetch(`${server.url}/account`, {
+      headers: { authorization: `Bearer ${body.api_key}` },
+    });
+    expect(await account.json()).toMatchObject({ log: 'test', log_url: `${server.url}/gov/v1/logs/test` });
+  });
+
+  it('given a tenant moved to L4, then /account names its dedicated log', async () => {
+    const res = await post('/auto-register', JSON.stringify({ email: 'l4@example.com' }));
+    const body = (await res.json()) as { api_key: string; tenant_id: string };
+    await setTier(server, body.tenant_id, 'L4');
+    const account = await fetch(`${server.url}/account`, {
+      headers: { authorization: `Bearer ${body.api_key}` },
+    });
+    const log = `dedicated-${body.tenant_id.slice('ten_'.length)}`;
+    expect(await account.json()).toMatchObject({
+      tier: 'L4',
+      log,
+      log_url: `${server.url}/gov/v1/logs/${log}`,
+    });
   });
 
   it.each([

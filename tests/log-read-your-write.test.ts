@@ -65,7 +65,8 @@ describe('read-your-write of tree heads', () => {
   beforeAll(async () => {
     t = await startTestServer('gov-log-ryw');
     tenant = await t.client.register();
-    await setTier(t.server, tenant.tenant_id, 'L4');
+    // L2+: no daily allowance, and its leaves stay in the shared log these tests read.
+    await setTier(t.server, tenant.tenant_id, 'L2+');
   });
   afterAll(async () => {
     await t?.dispose();
@@ -133,7 +134,12 @@ describe('read-your-write of tree heads in the production topology', () => {
     reads = await apiRole('reads', config);
     tenant = await commands.register();
     const services = apis[0]!.services.services;
-    const tier = await changeTier(services.eventStore, { tenantId: tenant.tenant_id, tier: 'L4' });
+    // L2+: no daily allowance, and its leaves stay in the shared log this test reads.
+    const tier = await changeTier(services.eventStore, {
+      keysDir: path.join(config.dataDir, 'keys'),
+      tenantId: tenant.tenant_id,
+      tier: 'L2+',
+    });
     if (!tier.ok) throw new Error(tier.message);
     await services.awaitProjections(await services.eventStore.headPosition(), ['TenantTierChanged']);
   }, 30_000);
@@ -187,7 +193,8 @@ describe('a witness cosigning a head that is no longer the latest', () => {
 
   it('given a head handed out and a newer one signed since, when the witness posts its cosignature of it at once, then it is recorded', async () => {
     const tenant = await t.client.register();
-    await setTier(t.server, tenant.tenant_id, 'L4');
+    // L2+: no daily allowance, and its leaves stay in the shared log these tests read.
+    await setTier(t.server, tenant.tenant_id, 'L2+');
     const signer = loadSignerKey(witness.signerKey);
     const failed: string[] = [];
     for (let round = 0; round < ROUNDS / 2; round++) {

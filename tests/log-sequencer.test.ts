@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { SqliteEventStore } from '../adapters/sqlite/event-store';
+import { treeHeadStreamOf } from '../domain/log';
 import type { TreeHeadSigned } from '../event-schemas';
 import {
   fromHex,
@@ -14,6 +15,7 @@ import {
   verifyConsistency,
 } from '../merkle-core';
 import { collect } from '../ports/contract/event-store.contract';
+import { ensureLogCreated } from '../projectors/log/log-directory';
 import { LOG_STREAM, LogSequencer } from '../projectors/log/log-sequencer';
 import { createLogger } from '../runtime/support/logger';
 import { tempDir } from './support/temp-dir';
@@ -169,5 +171,147 @@ describe('the log sequencer', () => {
     expect(errors.join('\n')).toContain('but the last signed tree head has 5 leaves with root 0000');
     expect(() => suspicious.latest()).toThrow(/has not started/);
     await suspicious.stop();
+  });
+
+  describe('with three logs', () => {
+    const DEDICATED = `dedicated-${'c'.repeat(24)}`;
+    const logKeys = new Map(
+      ['test', DEDICATED].map((name) => [
+        name,
+        loadSignerKey(generateKeyPair(`test.example/log/${name}`).signerKey),
+      ]),
+    );
+    const LOGS = ['shared', 'test', DEDICATED];
+    const allLogs = () =>
+      new LogSequencer({
+        eventStore: store,
+        signer,
+        signerOf: (name) => logKeys.get(name)!,
+        writes: 'all',
+        logger: createLogger('silent'),
+      });
+    const createLogs = async () => {
+      for (const [name, key] of logKeys)
+        await ensureLogCreated(store, {
+          log: name,
+          kind: name === 'test' ? 'test' : 'dedicated',
+          origin: key.name,
+          verifier_key: key.verifierKey,
+          tenant_id: name === 'test' ? null : `ten_${'c'.repeat(24)}`,
+        });
+    };
+    /** Admission `i` to log LOGS[i % 3] (the shared log's without a log member, as before logs). */
+    const appendMixed = (from: number, count: number) =>
+      Promise.all(
+        Array.from({ length: count }, (_, k) => {
+          const i = from + k;
+          const log = LOGS[i % 3]!;
+          const event = admission(i);
+          return store.append(`tenant-${i % 5}`, [
+            { ...event, data: log === 'shared' ? event.data : { ...event.data, log } },
+          ]);
+        }),
+      );
+    const admissionsOf = async (log: string) =>
+      (await collect(store.readAll({ filter: { eventTypes: ['EvidenceAdmitted'] } }))).filter(
+        (event) => ((event.data as { log?: string }).log ?? 'shared') === log,
+      );
+
+    it('given admissions to three logs from one event stream, when sequenced concurrently, then each log’s leaf order is its events’ order, no index is assigned twice, and a restart reproduces every root', async () => {
+      await createLogs();
+      const first = allLogs();
+      await first.start();
+      expect(first.list().map((log) => log.name)).toEqual(['shared', DEDICATED, 'test']);
+      await appendMixed(0, 150);
+      const lastOf = new Map<string, string>();
+      for (const log of LOGS) lastOf.set(log, (await admissionsOf(log)).at(-1)!.id);
+      const integrated = await Promise.all(
+        LOGS.map((log) => first.source(log)!.waitForEvent(lastOf.get(log)!)),
+      );
+      expect(integrated.map((leaf) => leaf.head.sth.tree_size)).toEqual([50, 50, 50]);
+      const roots = LOGS.map((log) => first.source(log)!.latest().sth.root_hash);
+      await first.stop();
+
+      for (const [i, log] of LOGS.entries()) {
+        const heads = (await collect(store.readStream(treeHeadStreamOf(log)))).map(
+          (event) => event.data as TreeHeadSigned,
+        );
+        const events = await admissionsOf(log);
+        // Leaf i of the log is its i-th admission in the global order.
+        expect(heads.flatMap((head) => head.leaf_positions)).toEqual(events.map((event) => event.position));
+        const reference = new TileLog();
+        await reference.appendLeafHashes(
+          events.map((event) => fromHex((event.data as { leaf_hash: string }).leaf_hash)),
+        );
+        expect(toHex(reference.root())).toBe(roots[i]);
+        const key = log === 'shared' ? verifier : loadVerifierKey(logKeys.get(log)!.verifierKey);
+        for (const head of heads) {
+          expect(await verifyCheckpoint(head.checkpoint, key)).toMatchObject({ ok: true });
+          expect(head.log).toBe(log === 'shared' ? undefined : log);
+        }
+      }
+
+      // A restart rebuilds every log from the store and goes on from where each was.
+      const restarted = allLogs();
+      await restarted.start();
+      expect(LOGS.map((log) => restarted.source(log)!.latest().sth.root_hash)).toEqual(roots);
+      await appendMixed(150, 3);
+      const next = await Promise.all(
+        LOGS.map(async (log) => restarted.source(log)!.waitForEvent((await admissionsOf(log)).at(-1)!.id)),
+      );
+      expect(next.map((leaf) => leaf.leafIndex)).toEqual([50, 50, 50]);
+      await restarted.stop();
+    });
+
+    it('given a log whose writer fails (its head’s append), then the log’s source stays one object: it follows the writer rebuilt from the store, and a wait begun before settles', async () => {
+      await createLogs();
+      let failNext = false;
+      // The store fails the test log's next tree head once, as a store error or a fence would.
+      const failing = new Proxy(store, {
+        get(target, member, receiver) {
+          if (member !== 'append') return Reflect.get(target, member, receiver);
+          return (stream: string, ...rest: unknown[]) => {
+            if (failNext && stream === treeHeadStreamOf('test')) {
+              failNext = false;
+              return Promise.reject(new Error('the store failed this append'));
+            }
+            return (target.append as (...args: unknown[]) => unknown).call(target, stream, ...rest);
+          };
+        },
+      });
+      const running = new LogSequencer({
+        eventStore: failing,
+        signer,
+        signerOf: (name) => logKeys.get(name)!,
+        writes: 'all',
+        logger: createLogger('silent'),
+      });
+      await running.start();
+      const source = running.source('test')!;
+      expect(source.signed).toBe(true);
+      failNext = true;
+      await appendMixed(0, 6);
+      const last = (await admissionsOf('test')).at(-1)!;
+      const leaf = await source.waitForEvent(last.id);
+      expect(leaf.head.sth.tree_size).toBe(2);
+      expect(failNext).toBe(false);
+      expect(running.source('test')).toBe(source);
+      expect(source.latest().sth.tree_size).toBe(2);
+      expect(source.log.size).toBe(2);
+      await running.stop();
+    });
+
+    it('given a log created while the sequencer runs, then it is learned and sequenced without a restart', async () => {
+      const running = allLogs();
+      await running.start();
+      expect(running.list().map((log) => log.name)).toEqual(['shared']);
+      await createLogs();
+      await running.caughtUp();
+      expect(running.list().map((log) => log.name)).toEqual(['shared', DEDICATED, 'test']);
+      await appendMixed(0, 6);
+      const last = (await admissionsOf(DEDICATED)).at(-1)!;
+      expect((await running.waitForLeaf(last.id, DEDICATED)).head.sth.tree_size).toBe(2);
+      await running.stop();
+    });
   });
 });

@@ -92,6 +92,12 @@ describe("the README's tour", () => {
       expect(run.stdout).toContain(`VERIFIED leaf ${leaf_index} `);
       expect(run.stdout).toContain(`of size 5, root ${root}`);
     }
+    // The same log by its URL, at either of its paths (a leaf's log_url names its log).
+    for (const url of [`${t.server.url}/gov/v1/log`, `${t.server.url}/gov/v1/logs/shared`]) {
+      const run = await verifyLeaf(url, 3, logKey);
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      expect(run.stdout).toContain(`VERIFIED leaf 3 `);
+    }
   });
 
   it('refuses a key that is not the log’s, and a leaf beyond the signed size', async () => {

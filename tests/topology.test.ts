@@ -16,9 +16,11 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { MongoClient } from 'mongodb';
+import { TEST_LOG_NAME } from '../domain/log';
 import { projections } from '../projectors';
 import { BUS_FORWARDER } from '../projectors/engine/bus-forwarder';
 import { checkpointName } from '../projectors/engine/projection';
+import { leaseOfLog } from '../projectors/log/leased-sequencer';
 import { LOG_STREAM } from '../projectors/log/log-sequencer';
 import { exited, freePort, runGov } from './support/children';
 import {
@@ -41,6 +43,7 @@ import {
   waitHealthy,
 } from './support/service-processes';
 import { tempDir } from './support/temp-dir';
+import { UNLIMITED_IN_SHARED_LOG_ARGS, untilUnlimitedInSharedLog } from './support/unlimited-tenant';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 const ADMISSIONS = 240;
@@ -119,6 +122,8 @@ describeWithServers(
         states.filter((state) => state[lease] === 'writer').length;
       const leaseNames = [
         LOG_STREAM,
+        // The test log's, created at the first start: the processes split the logs' leases.
+        leaseOfLog(TEST_LOG_NAME),
         BUS_FORWARDER,
         ...projections.map((projection) => checkpointName(projection, 1)),
       ].sort();
@@ -156,13 +161,12 @@ describeWithServers(
       const commands = [new GovClient(commandA.url), new GovClient(commandB.url)];
       const reads = new GovClient(reader.url);
       const tenant = await commands[0]!.register();
-      const tier = await runGov(['tenant', 'tier', tenant.tenant_id, 'L4'], { dataDir });
+      // Its leaves stay in the shared log this test reads.
+      const tier = await runGov(['tenant', 'tier', tenant.tenant_id, ...UNLIMITED_IN_SHARED_LOG_ARGS], {
+        dataDir,
+      });
       expect(tier.code).toBe(0);
-      await until(
-        async () => (await reads.get<{ tier: string }>('/account', tenant.api_key)).body.tier === 'L4',
-        'the tier change to reach the read API',
-        15_000,
-      );
+      await untilUnlimitedInSharedLog(reads, tenant.api_key, 15_000);
       const hook = await commands[1]!.post<{ webhook_id: string }>(
         '/webhooks',
         { url: receiver.url, events: ['leaf_admitted'], secret: SECRET },

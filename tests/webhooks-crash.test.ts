@@ -6,12 +6,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
-import { SqliteEventStore } from '../adapters/sqlite/event-store';
-import { changeTier } from '../cli/tenant-tier';
-import { ValidatingEventStore } from '../event-schemas';
 import { exited, freePort, REPO_ROOT } from './support/children';
 import { failingEvidence, GovClient, inParallel } from './support/governance-client';
 import { tempDir } from './support/temp-dir';
+import { makeUnlimitedInSharedLogFile, untilUnlimitedInSharedLog } from './support/unlimited-tenant';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 const EVENTS = 1000;
@@ -72,15 +70,8 @@ describe('webhook deliveries survive a SIGKILL', () => {
     await untilHealthy(base);
     const client = new GovClient(base);
     const tenant = await client.register();
-    const store = new ValidatingEventStore(new SqliteEventStore({ file: path.join(dataDir, 'events.db') }));
-    await changeTier(store, { tenantId: tenant.tenant_id, tier: 'L4', operator: 'crash-test' });
-    await store.close();
-    for (let i = 0; ; i++) {
-      const account = await client.get<{ tier: string }>('/account', tenant.api_key);
-      if (account.body.tier === 'L4') break;
-      if (i > 200) throw new Error('the tier change never reached the read model');
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await makeUnlimitedInSharedLogFile(path.join(dataDir, 'events.db'), tenant.tenant_id, 'crash-test');
+    await untilUnlimitedInSharedLog(client, tenant.api_key);
     // Nobody listens on receiverPort yet: every first attempt is refused and scheduled again.
     const hook = await client.post<{ webhook_id: string }>(
       '/webhooks',

@@ -353,6 +353,60 @@ describe('gov witness', () => {
       expect(fs.existsSync(`${stateFile}.lock`)).toBe(false);
       expect((await latestSth()).witness_signatures).toHaveLength(1);
     });
+
+    it('takes a cosignature of another log at /gov/v1/logs/<name>/witness-signatures and serves it in that log’s heads only; the same size of the shared log is cosigned apart', async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const testHead = (await t.client.get<JsonSth & { log: string }>('/gov/v1/logs/test/sth')).body;
+      expect(testHead).toMatchObject({ log: 'test', witness_signatures: [] });
+      const size = testHead.tree_size;
+      const sharedAtSize = (await t.client.get<JsonSth>(`/gov/v1/log/sth?tree_size=${size}`)).body;
+      expect(sharedAtSize.witness_signatures).toEqual([]);
+      const before = await cosignedEvents();
+
+      // The shared log's cosignature does not verify over the test log's checkpoint of the same size.
+      const sharedLine = cosignatureLine(checkpointNoteFromSth(sharedAtSize), witnessSigner, now);
+      const crossed = await t.client.post<ErrorAnswer>('/gov/v1/logs/test/witness-signatures', {
+        tree_size: size,
+        cosignature: sharedLine,
+      });
+      expect(crossed.status).toBe(400);
+      expect(crossed.body.fields![0]!.reason).toContain('GET /gov/v1/logs/test/checkpoint');
+
+      const testLine = cosignatureLine(checkpointNoteFromSth(testHead), witnessSigner, now);
+      const res = await t.client.post<WitnessSignatureAnswer & { sth: { log: string } }>(
+        '/gov/v1/logs/test/witness-signatures',
+        { tree_size: size, cosignature: testLine },
+      );
+      expect(res.status).toBe(200);
+      expect(validateResponse('witness-signature', res.body)).toMatchObject({ ok: true });
+      expect(res.body).toMatchObject({ tree_size: size, cosignature: testLine, sth: { log: 'test' } });
+      const served = (await t.client.get<JsonSth>('/gov/v1/logs/test/sth')).body;
+      expect(served.witness_signatures).toHaveLength(1);
+      const checkpoint = (await t.client.get<string>('/gov/v1/logs/test/checkpoint')).text;
+      expect(await verifyCosignature(checkpoint, witnessKey)).toMatchObject({ ok: true });
+      expect(
+        (await t.client.get<JsonSth>(`/gov/v1/log/sth?tree_size=${size}`)).body.witness_signatures,
+      ).toEqual([]);
+
+      // Same witness key, same size, another log: a cosignature of its own, not a repeat of the first.
+      const shared = await t.client.post<WitnessSignatureAnswer>(SIGNATURES, {
+        tree_size: size,
+        cosignature: sharedLine,
+      });
+      expect(shared.status).toBe(200);
+      expect(shared.body.cosignature).toBe(sharedLine);
+      expect(await cosignedEvents()).toBe(before + 2);
+
+      const unknown = await t.client.post<ErrorAnswer>(
+        `/gov/v1/logs/dedicated-${'0'.repeat(24)}/witness-signatures`,
+        {
+          tree_size: size,
+          cosignature: testLine,
+        },
+      );
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.message).toContain('GET /gov/v1/logs');
+    });
   });
 
   describe('against a log that forks or signs badly', () => {

@@ -99,6 +99,36 @@ describe('a witness round', () => {
     expect(state.get(logKey.origin)).toEqual({ size: 5, rootHash: log.view.tree.root(5) });
   });
 
+  it('given two logs of one server (shared and test, each its own key and origin) in one state file, when each is followed, then each keeps its own cosigned tree', async () => {
+    const testKey = new FakeLogKey(`${logKey.origin}/test`);
+    const shared = new ScriptedLog(await servedAt(5));
+    const testTree = await fakeTree(3, { 1: 'test leaf' });
+    const test = new ScriptedLog({ tree: testTree, size: 3, note: checkpointOf(testTree, 3, testKey) });
+    const testFollower = new WitnessFollower({
+      client: test,
+      logKey: testKey.verifier,
+      cosigner,
+      state,
+      now: () => NOW,
+    });
+    expect(await followerOf(shared).round()).toMatchObject({ kind: 'cosigned', origin: logKey.origin });
+    expect(await testFollower.round()).toMatchObject({
+      kind: 'cosigned',
+      origin: testKey.origin,
+      previous: null,
+    });
+    expect(state.get(logKey.origin)).toEqual({ size: 5, rootHash: shared.view.tree.root(5) });
+    expect(state.get(testKey.origin)).toEqual({ size: 3, rootHash: testTree.root(3) });
+    // The test log rolled back: refused there, the shared log's tree untouched.
+    test.view = { tree: testTree, size: 2, note: checkpointOf(testTree, 2, testKey) };
+    expect(await testFollower.round()).toMatchObject({ kind: 'refused', origin: testKey.origin });
+    // A checkpoint of the test log signed with the shared log's key is not the test log's.
+    test.view = { tree: testTree, size: 3, note: checkpointOf(testTree, 3, logKey) };
+    expect(await testFollower.round()).toMatchObject({ kind: 'refused' });
+    expect(state.get(logKey.origin)).toEqual({ size: 5, rootHash: shared.view.tree.root(5) });
+    expect(state.get(testKey.origin)).toEqual({ size: 3, rootHash: testTree.root(3) });
+  });
+
   it('given a cosigned size, when the log has grown consistently, then it checks the proof from that size and cosigns the new one', async () => {
     const log = new ScriptedLog(await servedAt(5));
     const follower = followerOf(log);

@@ -12,6 +12,20 @@ describe('logBaseUrl', () => {
     expect(logBaseUrl('https://mirror.example/logs/gov')).toBe('https://mirror.example/logs/gov');
   });
 
+  it('takes a log name with a bare server URL, and checks it against a log URL', () => {
+    expect(logBaseUrl('https://gov.example', 'test')).toBe('https://gov.example/gov/v1/logs/test');
+    expect(logBaseUrl('https://gov.example/', 'shared')).toBe('https://gov.example/gov/v1/log');
+    const dedicated = `dedicated-${'0f'.repeat(12)}`;
+    expect(logBaseUrl(`https://gov.example/gov/v1/logs/${dedicated}/`)).toBe(
+      `https://gov.example/gov/v1/logs/${dedicated}`,
+    );
+    expect(logBaseUrl(`https://gov.example/gov/v1/logs/${dedicated}`, dedicated)).toBe(
+      `https://gov.example/gov/v1/logs/${dedicated}`,
+    );
+    expect(() => logBaseUrl('https://gov.example/gov/v1/log', 'test')).toThrow(/is not the URL of log test/);
+    expect(() => logBaseUrl('https://gov.example', 'Test')).toThrow(/is not a log name/);
+  });
+
   it('refuses what is not an http(s) URL without query or fragment', () => {
     expect(() => logBaseUrl('gov.example/gov/v1/log')).toThrow(/not a URL/);
     expect(() => logBaseUrl('ftp://gov.example/log')).toThrow(/http or https/);

@@ -6,6 +6,7 @@
  *   POST witness-signatures             hands in a cosignature line for a tree size
  * Nothing the log answers is trusted here: the caller verifies signatures and proofs.
  */
+import { isLogName, logUrlOf, SHARED_LOG_NAME } from '../domain/log';
 import { fromHex } from '../merkle-core';
 
 /** How long one request may take before the round fails. */
@@ -43,9 +44,11 @@ export interface LogClient {
 
 /**
  * The log's base URL from what an operator types: http(s) only, no query or fragment, no trailing
- * slash; a bare server URL (`https://gov.example`) means its log at `/gov/v1/log`.
+ * slash; a bare server URL (`https://gov.example`) means its log `logName` (default: the shared log,
+ * at `/gov/v1/log`; another at `/gov/v1/logs/<name>`). A URL with a path is the log's own URL; with
+ * `logName`, it must be that log's.
  */
-export function logBaseUrl(text: string): string {
+export function logBaseUrl(text: string, logName?: string): string {
   let url: URL;
   try {
     url = new URL(text);
@@ -58,7 +61,18 @@ export function logBaseUrl(text: string): string {
     throw new TypeError(`--log must be an http or https URL (got ${url.protocol})`);
   if (url.search !== '' || url.hash !== '') throw new TypeError('--log must not have a query or fragment');
   const pathname = url.pathname.replace(/\/+$/, '');
-  return `${url.origin}${pathname === '' ? '/gov/v1/log' : pathname}`;
+  if (logName !== undefined && !isLogName(logName))
+    throw new TypeError(`--log-name '${logName}' is not a log name (shared, test or dedicated-<24 hex>)`);
+  const mount = logUrlOf('', logName ?? SHARED_LOG_NAME);
+  if (pathname === '') return `${url.origin}${mount}`;
+  const named = pathname.endsWith(logUrlOf('', SHARED_LOG_NAME))
+    ? SHARED_LOG_NAME
+    : /\/gov\/v1\/logs\/([^/]+)$/.exec(pathname)?.[1];
+  if (logName !== undefined && named !== logName)
+    throw new TypeError(
+      `--log ${text} is not the URL of log ${logName}: give the server's URL with --log-name, or the log's URL (${mount}) alone`,
+    );
+  return `${url.origin}${pathname}`;
 }
 
 export class HttpLogClient implements LogClient {

@@ -12,6 +12,7 @@ import { DEFAULT_POLICY } from '../../domain/governance/policy';
 import { ed25519Keys, policyWith, validBody } from '../../domain/governance/test-fixtures';
 import type { Tier } from '../../domain/governance/tier-limits';
 import { createLocalValidators, type Validator } from '../../domain/governance/validators';
+import { logUrlOf } from '../../domain/log';
 import {
   type EventPayloads,
   isKnownEventType,
@@ -69,7 +70,11 @@ export function admissionContext(now: Date, unreachableValidators = 0): Admissio
     correlationId: 'corr-property',
     validators: validatorsWith(unreachableValidators),
     authority,
-    logBinding: { log_id: 'gov.example/gov/v1/log+01020304+AQID', log_url: 'https://gov.example/gov/v1/log' },
+    // Each log its own (made-up) key name and its URL.
+    logBinding: (log) => ({
+      log_id: `gov.example/gov/v1/log${log === 'shared' ? '' : `/${log}`}+01020304+AQID`,
+      log_url: logUrlOf('https://gov.example', log),
+    }),
     replayUrl: (artifactHash) => `https://gov.example/governance/replay/${artifactHash}`,
   };
 }

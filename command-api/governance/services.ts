@@ -6,6 +6,7 @@ import type { TargetGuard } from '../../projectors/webhooks/target-guard';
 import type { CoreServices } from '../../runtime/core/services';
 import type { RequestRateLimiter } from '../../runtime/http/rate-limit';
 import type { AggregateWriter } from '../engine/aggregate-writer';
+import type { LogBinding } from './evidence/submit-evidence';
 import type { TenantEvent, TenantState } from './tenants/tenant-state';
 import type { WitnessEvent } from './witness/witness-cosignature';
 
@@ -22,7 +23,10 @@ export interface GovernanceServices extends CoreServices {
     authority: { privateKey: KeyObject; publicKey: KeyObject; nodeId: string };
     /** The round and the envelope's seal on the validator thread, when it runs. */
     certify?: AdmissionCertifier;
-    logBinding: { log_id: string; log_url: string };
+    /** What an envelope admitted to `log` is bound to; throws `UnknownLogError` for a log not known yet. */
+    logBinding(log: string): LogBinding;
+    /** Resolves once this process knows every log the event store holds (after an `UnknownLogError`). */
+    learnLogs(): Promise<void>;
   };
   requestLimiter: RequestRateLimiter;
   webhooks: {

@@ -35,6 +35,7 @@ export function renderReportMarkdown(report: ComplianceReport): string {
     '',
     '## Transparency log',
     '',
+    `- Log: ${code(leaf.log)} at ${code(leaf.log_url)}`,
     `- Leaf index: ${leaf.leaf_index}`,
     `- Leaf hash: ${code(leaf.leaf_hash)}`,
     `- Signed tree head: tree size ${sth.tree_size}, root hash ${code(sth.root_hash)}, timestamp ${code(sth.timestamp)}`,

@@ -57,6 +57,7 @@ async function reportInput(
     certificate,
     envelope,
     leaf_index: 1,
+    log: { name: 'test', url: 'https://gov.example/gov/v1/logs/test' },
     sth: {
       log_id: 'gov.example/log+1a2b3c4d+AQID',
       tree_size: 2,
@@ -167,11 +168,22 @@ describe('compliance report', () => {
       report.sth.root_hash,
       'SHA-256(0x00 ‖ data)',
       'RFC 9162 §2.1.3.2',
-      'GET /gov/v1/log/sth',
+      'GET https://gov.example/gov/v1/logs/test/sth (the test log, which the leaf is in)',
       'GET /gov/v1/log/keys',
       report.envelope.authority_node_id,
     ])
       expect(steps).toContain(needle);
+  });
+
+  it('a leaf of the shared log: the step names its tree heads as reports did before there were many logs', () => {
+    const shared = buildComplianceReport({
+      ...input,
+      log: { name: 'shared', url: 'https://gov.example/gov/v1/log' },
+    });
+    expect(shared.leaf).toMatchObject({ log: 'shared', log_url: 'https://gov.example/gov/v1/log' });
+    expect(shared.verification_steps[4]).toBe(
+      "Verify the signed tree head's log_signature with the log key named by log_id, as published by GET /gov/v1/log/sth at https://log.gov.example; check any witness_signatures with the keys of the witnesses you trust.",
+    );
   });
 
   it.each<[string, (i: ComplianceReportInput) => ComplianceReportInput]>([

@@ -10,7 +10,8 @@ import type {
   ValidatorCertificate,
 } from '../../event-schemas';
 import { toHex } from '../../merkle-core';
-import { type JsonSth, leafHashOfRecord } from '../log';
+import type { LogName } from '../../ports/log';
+import { type JsonSth, leafHashOfRecord, SHARED_LOG_NAME } from '../log';
 import { artifactHashOf } from './bundle';
 import { certificateCounts, earlierFormNote } from './certificate';
 import type { Lifecycle } from './lifecycle';
@@ -25,6 +26,8 @@ export interface ComplianceReportInput {
   certificate: ValidatorCertificate;
   envelope: GovernanceEnvelope;
   leaf_index: number;
+  /** The log the leaf is in: its name and base URL (where its tree heads, keys and proofs are). */
+  log: { name: LogName; url: string };
   /** The signed tree head the inclusion proof leads to. */
   sth: JsonSth;
   inclusion_proof: { leaf_index: number; tree_size: number; audit_path: readonly string[] };
@@ -65,7 +68,12 @@ export function buildComplianceReport(input: ComplianceReportInput): ComplianceR
     gate_results: structuredClone(bundle.gate_results),
     gate_details: { ...input.gate_details },
     evidence: evidenceOf(bundle),
-    leaf: { leaf_index: input.leaf_index, leaf_hash: toHex(leafHashOfRecord(envelope)) },
+    leaf: {
+      log: input.log.name,
+      log_url: input.log.url,
+      leaf_index: input.leaf_index,
+      leaf_hash: toHex(leafHashOfRecord(envelope)),
+    },
     sth: {
       log_id: sth.log_id,
       tree_size: sth.tree_size,
@@ -108,7 +116,11 @@ function verificationSteps(
   report: Omit<ComplianceReport, 'verification_steps'>,
 ): ComplianceReport['verification_steps'] {
   const { envelope, certificate, sth, leaf, inclusion_proof: proof } = report;
-  const logUrl = envelope.log_binding.log_url;
+  // The shared log's words are those of reports before there were many logs: its reports read the same.
+  const headAt =
+    leaf.log === SHARED_LOG_NAME
+      ? `GET /gov/v1/log/sth at ${envelope.log_binding.log_url}`
+      : `GET ${leaf.log_url}/sth (the ${leaf.log} log, which the leaf is in)`;
   const { validators, quorum } = certificateCounts(certificate);
   const earlier = earlierFormNote(certificate);
   const counts = `the quorum of its ${validators} validators${earlier ? `; ${earlier}` : ''}`;
@@ -120,7 +132,7 @@ function verificationSteps(
       `it must equal leaf_hash ${leaf.leaf_hash}.`,
     `Verify the inclusion proof (RFC 9162 §2.1.3.2): combine the leaf hash with the ${proof.audit_path.length} hashes of audit_path ` +
       `for leaf_index ${proof.leaf_index} in a tree of tree_size ${proof.tree_size}; the result must equal the root_hash ${sth.root_hash} of the signed tree head.`,
-    `Verify the signed tree head's log_signature with the log key named by log_id, as published by GET /gov/v1/log/sth at ${logUrl}; ` +
+    `Verify the signed tree head's log_signature with the log key named by log_id, as published by ${headAt}; ` +
       'check any witness_signatures with the keys of the witnesses you trust.',
     `Verify each validator vote in the certificate with the validator keys from GET /gov/v1/log/keys: validator_id is the SHA-256 of the key's DER SubjectPublicKeyInfo, ` +
       `the signature is Ed25519 (base64) over the RFC 8785 JSON of the vote without signature, and at least ${quorum} distinct ACCEPT votes (${counts}) carry body_hash ${report.artifact_hash}; ` +

@@ -23,5 +23,10 @@ export const TIER_LIMITS: Readonly<Record<Tier, TierLimits>> = {
 
 export const HOUR_MS = 3_600_000;
 
+/** A tenant's API requests per minute: its own allowance when the operator set one, else its tier's. */
+export function requestsPerMinuteOf(tenant: { tier: Tier; requests_per_minute?: number | null }): number {
+  return tenant.requests_per_minute ?? TIER_LIMITS[tenant.tier].requestsPerMinute;
+}
+
 // Daily leaf limits reset at 00:00 UTC; how leaves are counted per day: domain/governance/daily-allowance.ts.
 export { utcDay } from './daily-allowance';

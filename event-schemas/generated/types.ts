@@ -256,6 +256,14 @@ ablation_execution_log_hash: string
 capability_certificate_hash: string
 }
 leaf: {
+/**
+ * The log the leaf is in (`shared`, `test` or `dedicated-<24 hex>`); leaf_index is its index there and sth is that log's.
+ */
+log: string
+/**
+ * That log's base URL: its tree heads, keys and proofs are under it (`<base>/gov/v1/log` for the shared log, `<base>/gov/v1/logs/<name>` for the others).
+ */
+log_url: string
 leaf_index: number
 /**
  * RFC 9162 leaf hash of the envelope's canonical JSON: SHA-256(0x00 ‖ data).
@@ -500,9 +508,17 @@ previous_tier: ("L1" | "L2" | "L2+" | "L4")
  * Leaves per UTC day for L2 (its credit balance); null = the tier's default.
  */
 daily_leaf_limit: (number | null)
+/**
+ * The tenant's own allowance of API requests per minute, set by the operator (`gov tenant tier --requests-per-minute`); absent: the tier's.
+ */
+requests_per_minute?: number
 changed_at: string
 changed_by: string
 reason?: string
+/**
+ * To L4: the tenant's dedicated log (`dedicated-` and the hex of its id), where its admissions go from this change on. Absent: the tenant admits to the shared log (or the test log, for a test-mode tenant).
+ */
+log?: string
 }
 
 /**
@@ -554,6 +570,10 @@ observables: Observables
 lifecycle: ("PROPOSED" | "ACTIVE" | "QUARANTINE" | "LOCKBOX" | "REJECTED")
 admitted_at: string
 policy?: TenantPolicy
+/**
+ * The log the leaf is admitted to, decided by the command from the tenant's mode and tier (absent: the shared log).
+ */
+log?: string
 }
 
 /**
@@ -592,6 +612,10 @@ tenant_id: string
 subject_id: string
 leaf_hash: string
 trace: ExecutionTrace
+/**
+ * The log the leaf is admitted to, decided by the command from the tenant's mode and tier (absent: the shared log).
+ */
+log?: string
 }
 
 /**
@@ -604,6 +628,10 @@ leaf_hash: string
 record: VarianceRecord
 observables: Observables
 lifecycle: ("PROPOSED" | "ACTIVE" | "QUARANTINE" | "LOCKBOX" | "REJECTED")
+/**
+ * The log the leaf is admitted to, decided by the command from the tenant's mode and tier (absent: the shared log).
+ */
+log?: string
 }
 
 /**
@@ -623,6 +651,10 @@ first_leaf_index: number
  * Event-store positions of the admission events integrated, in leaf order: leaf first_leaf_index + i came from leaf_positions[i].
  */
 leaf_positions: number[]
+/**
+ * The log this head is of (absent: the shared log).
+ */
+log?: string
 }
 
 /**
@@ -711,6 +743,33 @@ timestamp: number
  * The signature line appended to the checkpoint note: `— <name> base64(key id ‖ 8-byte timestamp ‖ Ed25519 signature)` and a newline.
  */
 cosignature: string
+/**
+ * The log whose tree head was cosigned (absent: the shared log).
+ */
+log?: string
+}
+
+/**
+ * A log other than the shared one was created: the test-mode log (at the first start) or an L4 tenant's dedicated log (`gov tenant tier <id> L4`). The first event of stream `log-<name>`, appended with expected revision no-stream, so a log is created once. Processes learn the log, its checkpoint origin and its verifier key from it; only the process that sequences the log reads its private key (keys/logs/<name>.key).
+ */
+export interface LogCreated {
+/**
+ * The log's name: `test`, or `dedicated-` and the 24 hex digits of its tenant's id.
+ */
+log: string
+kind: ("test" | "dedicated")
+/**
+ * The checkpoint origin line: the shared log's origin, `/` and the log's name.
+ */
+origin: string
+/**
+ * The log's Ed25519 verifier key in note format (`origin+keyid+base64`): the STH's `log_id`.
+ */
+verifier_key: string
+/**
+ * The tenant a dedicated log belongs to; null for the test log.
+ */
+tenant_id: (string | null)
 }
 
 /**
@@ -1613,6 +1672,7 @@ export interface EventPayloads {
   'WebhookRemoved': WebhookRemoved;
   'WebhookRedeliveryRequested': WebhookRedeliveryRequested;
   'WitnessCosigned': WitnessCosigned;
+  'LogCreated': LogCreated;
 }
 
 /** Each domain event: switching on `type` narrows `data`. */
@@ -1629,7 +1689,8 @@ export type GovernanceEvent =
   | { type: 'WebhookRegistered'; data: WebhookRegistered }
   | { type: 'WebhookRemoved'; data: WebhookRemoved }
   | { type: 'WebhookRedeliveryRequested'; data: WebhookRedeliveryRequested }
-  | { type: 'WitnessCosigned'; data: WitnessCosigned };
+  | { type: 'WitnessCosigned'; data: WitnessCosigned }
+  | { type: 'LogCreated'; data: LogCreated };
 
 /** Body type of each webhook event (the full payload or its trimmed summary). */
 export interface WebhookPayloads {

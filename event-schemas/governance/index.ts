@@ -10,6 +10,7 @@ import apiKeyRotated from './events/ApiKeyRotated.json';
 import evidenceAdmitted from './events/EvidenceAdmitted.json';
 import executionAdmitted from './events/ExecutionAdmitted.json';
 import gateFailed from './events/GateFailed.json';
+import logCreated from './events/LogCreated.json';
 import tenantPolicyChanged from './events/TenantPolicyChanged.json';
 import tenantRegistered from './events/TenantRegistered.json';
 import tenantTierChanged from './events/TenantTierChanged.json';
@@ -41,6 +42,7 @@ import keyRotation from './responses/key-rotation.json';
 import logConsistency from './responses/log-consistency.json';
 import logKeys from './responses/log-keys.json';
 import logLeaf from './responses/log-leaf.json';
+import logList from './responses/log-list.json';
 import logProof from './responses/log-proof.json';
 import redelivery from './responses/redelivery.json';
 import registration from './responses/registration.json';
@@ -88,6 +90,7 @@ export const eventSchemas = {
   WebhookRemoved: webhookRemoved,
   WebhookRedeliveryRequested: webhookRedeliveryRequested,
   WitnessCosigned: witnessCosigned,
+  LogCreated: logCreated,
 } as const;
 
 /**
@@ -125,6 +128,7 @@ export const responseSchemas = {
   sth,
   'log-leaf': logLeaf,
   'log-proof': logProof,
+  'log-list': logList,
   'log-consistency': logConsistency,
   'log-keys': logKeys,
   health,

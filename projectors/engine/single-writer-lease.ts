@@ -11,6 +11,11 @@ export interface SingleWriterLeaseOptions {
   logger: Logger;
   /** Aborted on stop: standing by ends at once, a term in progress is left to end by itself. */
   signal: AbortSignal;
+  /**
+   * Wraps each attempt to take the lease (default: none): where one process contends for many
+   * leases, it can take turns with the other processes (leased-sequencer.ts).
+   */
+  attempt?(acquire: () => Promise<LeaseGrant | null>): Promise<LeaseGrant | null>;
 }
 
 /**
@@ -37,7 +42,8 @@ export class SingleWriterLease {
     while (!signal.aborted) {
       let grant: LeaseGrant | null = null;
       try {
-        grant = await leases.acquire(name, owner, ttlMs);
+        const acquire = () => leases.acquire(name, owner, ttlMs);
+        grant = await (this.options.attempt ? this.options.attempt(acquire) : acquire());
       } catch (error) {
         logger.error({ lease: name, err: error }, 'could not reach the lease store; standing by');
       }

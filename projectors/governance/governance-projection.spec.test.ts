@@ -57,9 +57,16 @@ type EvidenceMembers = Pick<
 /** Evidence `n` admitted, as this projection reads it (its declared data members). */
 function evidence(
   n: number,
-  { tenant = TENANT, subject = 'model-1', parent = null as string | null, minute = n } = {},
+  {
+    tenant = TENANT,
+    subject = 'model-1',
+    parent = null as string | null,
+    minute = n,
+    log = undefined as string | undefined,
+  } = {},
 ): SpecEvent {
-  const data: EvidenceMembers = {
+  const data: EvidenceMembers & { log?: string } = {
+    ...(log === undefined ? {} : { log }),
     tenant_id: tenant,
     subject_id: subject,
     artifact_hash: hex(`artifact-${n}`),
@@ -101,8 +108,9 @@ const trace = (authLeafHash: string): ExecutionTrace => ({
   recorded_at: at(30),
 });
 
-function executionAdmitted(authLeafHash: string): SpecEvent {
-  const data: ExecutionAdmitted = {
+function executionAdmitted(authLeafHash: string, log?: string): SpecEvent {
+  const data: ExecutionAdmitted & { log?: string } = {
+    ...(log === undefined ? {} : { log }),
     tenant_id: TENANT,
     subject_id: 'model-1',
     leaf_hash: hex(`trace-of-${authLeafHash}`),
@@ -130,8 +138,9 @@ const varianceRecord = (authLeafHash: string): VarianceRecord => ({
   recorded_at: at(31),
 });
 
-function varianceRecorded(authLeafHash: string): SpecEvent {
-  const data: VarianceRecorded = {
+function varianceRecorded(authLeafHash: string, log?: string): SpecEvent {
+  const data: VarianceRecorded & { log?: string } = {
+    ...(log === undefined ? {} : { log }),
     tenant_id: TENANT,
     subject_id: 'model-1',
     leaf_hash: hex(`variance-of-${authLeafHash}`),
@@ -144,7 +153,14 @@ function varianceRecorded(authLeafHash: string): SpecEvent {
 
 // ---- expected documents ----------------------------------------------------------------------------
 
-const authLeaf = (n: number, index: number, position: number, tenant = TENANT): StoredLeaf => ({
+const authLeaf = (
+  n: number,
+  index: number,
+  position: number,
+  tenant = TENANT,
+  log = 'shared',
+): StoredLeaf => ({
+  log,
   leaf_index: index,
   leaf_hash: hex(`envelope-${n}`),
   leaf_type: 'GOV_GOVERNANCE_ENVELOPE_V1',
@@ -155,7 +171,14 @@ const authLeaf = (n: number, index: number, position: number, tenant = TENANT): 
   admitted_at: at(n),
 });
 
-const bundle = (n: number, index: number, position: number, parent: string | null = null): BundleView => ({
+const bundle = (
+  n: number,
+  index: number,
+  position: number,
+  parent: string | null = null,
+  log = 'shared',
+): BundleView => ({
+  log,
   tenant_id: TENANT,
   subject_id: 'model-1',
   artifact_hash: hex(`artifact-${n}`),
@@ -191,9 +214,11 @@ const closedLoop = (changes: Partial<ClosedLoopView> = {}): ClosedLoopView => ({
   subject_id: 'model-1',
   auth_leaf_hash: AUTH_1,
   exec_leaf_hash: hex(`trace-of-${AUTH_1}`),
+  exec_log: 'shared',
   exec_leaf_index: 1,
   trace: trace(AUTH_1),
   variance_leaf_hash: null,
+  variance_log: null,
   variance_leaf_index: null,
   variance: null,
   ...changes,
@@ -322,6 +347,7 @@ describe('the governance projection', () => {
         [LEAVES]: {
           [AUTH_1]: authLeaf(1, 0, 1),
           [hex(`trace-of-${AUTH_1}`)]: {
+            log: 'shared',
             leaf_index: 1,
             leaf_hash: hex(`trace-of-${AUTH_1}`),
             leaf_type: 'GOV_EXECUTION_TRACE_V1',
@@ -344,6 +370,7 @@ describe('the governance projection', () => {
         [CLOSED_LOOP]: {
           [AUTH_1]: closedLoop({
             variance_leaf_hash: hex(`variance-of-${AUTH_1}`),
+            variance_log: 'shared',
             variance_leaf_index: 2,
             variance: varianceRecord(AUTH_1),
           }),
@@ -363,6 +390,7 @@ describe('the governance projection', () => {
       .thenDocuments({
         [LEAVES]: {
           [hex(`variance-of-${hex('unknown')}`)]: {
+            log: 'shared',
             leaf_index: 0,
             leaf_hash: hex(`variance-of-${hex('unknown')}`),
             leaf_type: 'GOV_VARIANCE_RECORD_V1',
@@ -376,6 +404,61 @@ describe('the governance projection', () => {
         [LOG_META]: { size: { size: 1 } },
         [CLOSED_LOOP]: {},
       }));
+
+  describe('with many logs: each log counts its own leaves, in event order', () => {
+    const TEST = 'test';
+    const DEDICATED = `dedicated-${'c'.repeat(24)}`;
+
+    it('given admissions to the shared, test and a dedicated log interleaved, then each leaf is indexed among its own log’s, and each log has its size', () =>
+      given([
+        evidence(1),
+        evidence(2, { tenant: OTHER, log: TEST }),
+        evidence(3, { log: 'shared' }),
+        evidence(4, { log: DEDICATED }),
+        evidence(5, { tenant: OTHER, log: TEST }),
+      ]).thenDocuments({
+        [LEAVES]: {
+          [AUTH_1]: authLeaf(1, 0, 1),
+          [hex('envelope-2')]: authLeaf(2, 0, 2, OTHER, TEST),
+          [hex('envelope-3')]: authLeaf(3, 1, 3),
+          [hex('envelope-4')]: authLeaf(4, 0, 4, TENANT, DEDICATED),
+          [hex('envelope-5')]: authLeaf(5, 1, 5, OTHER, TEST),
+        },
+        [LOG_META]: {
+          size: { size: 2 },
+          'size:test': { size: 2 },
+          [`size:${DEDICATED}`]: { size: 1 },
+        },
+      }));
+
+    it('given an authorization in the shared log, when the tenant is moved to its dedicated log and its execution and variance are admitted there, then the closed loop says which log each leaf is in', () =>
+      given([evidence(1), evidence(2, { log: DEDICATED })])
+        .when([executionAdmitted(AUTH_1, DEDICATED), varianceRecorded(AUTH_1, DEDICATED)])
+        .thenDocuments({
+          [LOG_META]: { size: { size: 1 }, [`size:${DEDICATED}`]: { size: 3 } },
+          [BUNDLES]: {
+            [hex('artifact-1')]: bundle(1, 0, 1),
+            [hex('artifact-2')]: bundle(2, 0, 2, null, DEDICATED),
+          },
+          [CLOSED_LOOP]: {
+            [AUTH_1]: closedLoop({
+              exec_log: DEDICATED,
+              exec_leaf_index: 1,
+              variance_leaf_hash: hex(`variance-of-${AUTH_1}`),
+              variance_log: DEDICATED,
+              variance_leaf_index: 2,
+              variance: varianceRecord(AUTH_1),
+            }),
+          },
+        }));
+
+    it('given admissions to two logs delivered twice, then each log counts its leaves once', () =>
+      given([])
+        .when([evidence(1), evidence(2, { log: TEST }), evidence(3, { log: TEST })], { numberOfTimes: 2 })
+        .thenDocuments({
+          [LOG_META]: { size: { size: 1 }, 'size:test': { size: 2 } },
+        }));
+  });
 
   describe('idempotence: the same events delivered twice leave the same documents', () => {
     it('admissions, a gate failure and a closed loop are counted once', () =>
@@ -446,7 +529,14 @@ describe('the governance projection reads no leaf', () => {
 
 describe('the governance projection declares what it reads', () => {
   it('given every kind of event, when projected, then each document it gets was named by `reads` (the runner reads them for a whole batch at once)', async () => {
-    const events = [evidence(1), gateFailed(2), executionAdmitted(AUTH_1), varianceRecorded(AUTH_1)];
+    const events = [
+      evidence(1),
+      gateFailed(2),
+      executionAdmitted(AUTH_1),
+      varianceRecorded(AUTH_1),
+      evidence(3, { log: 'test' }),
+      executionAdmitted(hex('envelope-3'), 'test'),
+    ];
     const undeclared: string[] = [];
     let position = 0;
     for (const spec of events) {

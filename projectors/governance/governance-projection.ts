@@ -1,8 +1,9 @@
 /**
  * The governance read models, from the admission events in log order:
- *   leaves       leaf_hash → StoredLeaf (index, type, the event holding its record): the public log's
- *                leaf lookups
- *   log_meta     `size`: leaves counted so far (the next leaf's index; leaf order = event order)
+ *   leaves       leaf_hash → StoredLeaf (log, index, type, the event holding its record): the public
+ *                logs' leaf lookups
+ *   log_meta     per log, the leaves counted so far (the next leaf's index; leaf order = event order
+ *                within a log): `size` for the shared log, `size:<log>` for the others
  *   bundles      artifact_hash → the admission's context and its event's position: reports, chain
  *                (the bundle, certificate and envelope are read from that event:
  *                read-api/governance/reports/admission-records.ts)
@@ -10,6 +11,7 @@
  *   subjects     `<tenant>:<subject>` → lifecycle, observables, counters: status
  */
 import { evolveSubject, initialSubject, type SubjectState } from '../../domain/governance/lifecycle';
+import { logOfEvent, SHARED_LOG_NAME } from '../../domain/log';
 import type {
   EvidenceAdmitted,
   ExecutionAdmitted,
@@ -20,7 +22,7 @@ import type {
   VarianceRecorded,
 } from '../../event-schemas';
 import type { RecordedEvent } from '../../ports/event-store';
-import type { LeafType, LeafView } from '../../ports/log';
+import type { LeafType, LeafView, LogName } from '../../ports/log';
 import type { Change } from '../../ports/read-store';
 import type { DocumentKey, Projection, ProjectionState } from '../engine/projection';
 
@@ -31,6 +33,8 @@ export const CLOSED_LOOP = 'closed_loop';
 export const SUBJECTS = 'subjects';
 
 export interface BundleView {
+  /** The log its leaf is in; absent in documents written before there were many logs (shared). */
+  log?: LogName;
   tenant_id: string;
   subject_id: string;
   artifact_hash: string;
@@ -48,7 +52,14 @@ export interface BundleView {
 
 /** A `leaves` document: the leaf without its record, which is in the admission event at `position`. */
 export interface StoredLeaf extends Omit<LeafView, 'record'> {
+  /** The log it is in; absent in documents written before there were many logs (shared). */
+  log?: LogName;
   position: number;
+}
+
+/** The `log_meta` document counting the leaves of `log`: the shared log's keeps its id of old. */
+export function logSizeId(log: LogName): string {
+  return log === SHARED_LOG_NAME ? 'size' : `size:${log}`;
 }
 
 export interface ClosedLoopView {
@@ -56,9 +67,13 @@ export interface ClosedLoopView {
   subject_id: string;
   auth_leaf_hash: string;
   exec_leaf_hash: string;
+  /** The log of the execution leaf (absent: shared). */
+  exec_log?: LogName;
   exec_leaf_index: number;
   trace: ExecutionTrace;
   variance_leaf_hash: string | null;
+  /** The log of the variance leaf (absent: shared); null until it is recorded. */
+  variance_log?: LogName | null;
   variance_leaf_index: number | null;
   variance: VarianceRecord | null;
 }
@@ -75,6 +90,8 @@ export function subjectKey(tenantId: string, subjectId: string): string {
 export const governanceProjection: Projection = {
   name: 'governance',
   // 2: bundles and leaves name their event instead of holding its bundle, certificate and records.
+  // (A leaf's log needs no new version: events before there were many logs are all the shared log's,
+  // which keeps its `size` document, and documents without `log` are read as the shared log's.)
   version: 2,
   collections: [LEAVES, LOG_META, BUNDLES, CLOSED_LOOP, SUBJECTS],
   indexes: [
@@ -90,6 +107,7 @@ export const governanceProjection: Projection = {
   // never here.
   dataMembers: {
     EvidenceAdmitted: [
+      'log',
       'tenant_id',
       'subject_id',
       'artifact_hash',
@@ -106,7 +124,7 @@ export const governanceProjection: Projection = {
     const subject = { collection: SUBJECTS, id: subjectKey(data.tenant_id, data.subject_id) };
     if (event.type === 'GateFailed') return [subject];
     // The leaf itself is created, not read (see `nextLeaf`).
-    const leaf = [{ collection: LOG_META, id: 'size' }];
+    const leaf = [{ collection: LOG_META, id: logSizeId(logOfEvent(event.data as object)) }];
     if (event.type === 'EvidenceAdmitted') return [...leaf, subject];
     if (event.type === 'VarianceRecorded') {
       const parent = (event.data as VarianceRecorded).record.parent_auth_leaf_hash;
@@ -128,6 +146,7 @@ export const governanceProjection: Projection = {
           data.admitted_at,
         );
         const bundle: BundleView = {
+          log: leaf.log,
           tenant_id: data.tenant_id,
           subject_id: data.subject_id,
           artifact_hash: data.artifact_hash,
@@ -168,9 +187,11 @@ export const governanceProjection: Projection = {
           subject_id: data.subject_id,
           auth_leaf_hash: data.trace.parent_auth_leaf_hash,
           exec_leaf_hash: data.leaf_hash,
+          exec_log: leaf.log,
           exec_leaf_index: leaf.index,
           trace: data.trace,
           variance_leaf_hash: null,
+          variance_log: null,
           variance_leaf_index: null,
           variance: null,
         };
@@ -189,6 +210,7 @@ export const governanceProjection: Projection = {
           const view: ClosedLoopView = {
             ...loop.data,
             variance_leaf_hash: data.leaf_hash,
+            variance_log: leaf.log,
             variance_leaf_index: leaf.index,
             variance: record,
           };
@@ -215,19 +237,22 @@ export const governanceProjection: Projection = {
   },
 };
 
-/** Gives the event's record the next leaf index (the count of admissions before it). */
+/** Gives the event's record the next leaf index of its log (the count of that log's admissions before it). */
 async function nextLeaf(
   state: ProjectionState,
   position: number,
-  data: { tenant_id: string; subject_id: string; leaf_hash: string },
+  data: { log?: LogName; tenant_id: string; subject_id: string; leaf_hash: string },
   leafType: LeafType,
   /** The envelope's artifact hash (the admission's), for an authorization leaf; null for the others. */
   artifactHash: string | null,
   admittedAt: string,
-): Promise<{ index: number; changes: Change[] }> {
-  const meta = await state.get<{ size: number }>(LOG_META, 'size');
+): Promise<{ log: LogName; index: number; changes: Change[] }> {
+  const log = logOfEvent(data);
+  const sizeId = logSizeId(log);
+  const meta = await state.get<{ size: number }>(LOG_META, sizeId);
   const index = meta?.data.size ?? 0;
   const view: StoredLeaf = {
+    log,
     leaf_index: index,
     leaf_hash: data.leaf_hash,
     leaf_type: leafType,
@@ -241,10 +266,10 @@ async function nextLeaf(
   // read of `leaves`: a lookup by id in a growing collection costs in proportion to its size on
   // FerretDB v1, and a new record's hash is never there.
   const changes: Change[] = [
-    { kind: 'increment', collection: LOG_META, id: 'size', position, field: 'size', by: 1 },
+    { kind: 'increment', collection: LOG_META, id: sizeId, position, field: 'size', by: 1 },
     { kind: 'create', collection: LEAVES, id: data.leaf_hash, position, data: view },
   ];
-  return { index, changes };
+  return { log, index, changes };
 }
 
 async function subjectChange(

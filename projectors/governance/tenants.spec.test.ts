@@ -55,6 +55,8 @@ const tierChanged = (
   tier: TenantTierChanged['tier'],
   dailyLeafLimit: number | null,
   tenantId = TENANT,
+  log?: string,
+  requestsPerMinute?: number,
 ): SpecEvent => ({
   type: 'TenantTierChanged',
   data: {
@@ -64,6 +66,8 @@ const tierChanged = (
     daily_leaf_limit: dailyLeafLimit,
     changed_at: '2026-03-01T12:00:00.000Z',
     changed_by: 'operator',
+    ...(log ? { log } : {}),
+    ...(requestsPerMinute ? { requests_per_minute: requestsPerMinute } : {}),
   } satisfies TenantTierChanged,
 });
 
@@ -165,6 +169,25 @@ describe('the tenants projection', () => {
     given([registered()])
       .when([tierChanged('L2', 5000)])
       .thenDocuments({ [TENANTS]: { [TENANT]: { ...newTenant, tier: 'L2', daily_leaf_limit: 5000 } } }));
+
+  it('given a tenant, when it becomes L4 with its dedicated log, then the tenant names that log; when it leaves L4, then it names none (its mode’s log again)', async () => {
+    const dedicated = `dedicated-${TENANT.slice(4)}`;
+    await given([registered()])
+      .when([tierChanged('L4', null, TENANT, dedicated)])
+      .thenDocuments({ [TENANTS]: { [TENANT]: { ...newTenant, tier: 'L4', log: dedicated } } });
+    await given([registered(), tierChanged('L4', null, TENANT, dedicated)])
+      .when([tierChanged('L2', null)])
+      .thenDocuments({ [TENANTS]: { [TENANT]: { ...newTenant, tier: 'L2' } } });
+  });
+
+  it('given a tenant, when the operator gives it its own request allowance, then the tenant has it; a change without one removes it', async () => {
+    await given([registered()])
+      .when([tierChanged('L2+', null, TENANT, undefined, 10_000)])
+      .thenDocuments({ [TENANTS]: { [TENANT]: { ...newTenant, tier: 'L2+', requests_per_minute: 10_000 } } });
+    await given([registered(), tierChanged('L2+', null, TENANT, undefined, 10_000)])
+      .when([tierChanged('L2+', null)])
+      .thenDocuments({ [TENANTS]: { [TENANT]: { ...newTenant, tier: 'L2+' } } });
+  });
 
   it('given a tenant, when its policy changes, then the tenant holds the version, hashes and time, and the policy as JSON text', () =>
     given([registered()])

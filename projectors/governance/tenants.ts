@@ -23,6 +23,13 @@ export interface TenantView {
   leaves_on_day: number;
   /** Operator-set daily allowance (L2 credit); null = the tier's default. */
   daily_leaf_limit: number | null;
+  /** Operator-set API requests per minute; absent: the tier's. */
+  requests_per_minute?: number;
+  /**
+   * Its dedicated log while it is L4 (the `log` of its latest tier change); absent: its mode's log
+   * (domain/governance/tenant-log.ts).
+   */
+  log?: string;
   subscription_id: string | null;
   /** The gate policy in force; absent while it is the default (read it with `tenantPolicy`). */
   policy?: StoredPolicy;
@@ -140,6 +147,10 @@ export const tenantsProjection: Projection = {
         const data = event.data as EventPayloads['TenantTierChanged'];
         tenant.tier = data.tier;
         tenant.daily_leaf_limit = data.daily_leaf_limit;
+        if (data.log) tenant.log = data.log;
+        else delete tenant.log;
+        if (data.requests_per_minute) tenant.requests_per_minute = data.requests_per_minute;
+        else delete tenant.requests_per_minute;
         break;
       }
       case 'TenantPolicyChanged': {

@@ -1,83 +1,144 @@
 /**
- * Several sequencer processes may run; exactly one writes. Each stands by until it takes the
- * `merkle-log` lease, then rebuilds the tree from the event store and sequences until it stops or
- * loses the lease (a paused process whose lease lapsed). The lease keeps standbys from signing in
- * vain; safety does not rest on it: every tree head is appended with the expected revision of the log
+ * Several sequencer processes may run; each log has exactly one writer. A process contends for a lease
+ * per log (`merkle-log` for the shared log, `merkle-log-<name>` for the others) and sequences the logs
+ * whose lease it holds, all from its one subscription (log-sequencer.ts); when it loses a lease (a
+ * paused process whose lease lapsed) it stops writing that log. The lease keeps standbys from signing in
+ * vain; safety does not rest on it: every tree head is appended with the expected revision of its log's
  * stream, so a writer that lost the lease without knowing it fails its next append and no leaf index
  * is ever assigned twice.
+ *
+ * The logs spread across the processes without a membership list: a process holding k leases waits
+ * k × ttl / 20 before each attempt to take another (one attempt at a time), so a process holding fewer
+ * takes a free lease first and two processes alternate. When one dies, the other takes its leases over
+ * once they lapse.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { LeaseManager } from '../../ports/lease';
+import { treeHeadStreamOf } from '../../domain/log';
+import type { LeaseGrant, LeaseManager } from '../../ports/lease';
+import type { LogName } from '../../ports/log';
+import { sleep } from '../../runtime/support/sleep';
 import { SingleWriterLease } from '../engine/single-writer-lease';
-import { LOG_STREAM, type LogSequencer } from './log-sequencer';
+import { LogSequencer, type LogSequencerOptions } from './log-sequencer';
+
+/** Per lease held, the share of the TTL a process waits before trying to take another. */
+const SPREAD = 1 / 20;
 
 export interface LeasedSequencerOptions {
   leases: LeaseManager;
-  /** A fresh sequencer each time this process becomes the writer (it rebuilds from the store). */
-  createSequencer(): LogSequencer;
+  /** The sequencer's options; it writes the logs whose lease this process holds. */
+  sequencer: Omit<LogSequencerOptions, 'writes' | 'onLearned'>;
   logger: Logger;
   /** How long a writer that stopped renewing (SIGKILL) holds up a standby. */
   ttlMs?: number;
   owner?: string;
-  /** Told when this process has become the writer (its tree rebuilt) and when it stops being one. */
-  onRoleChange?(writer: LogSequencer | null): void;
+  /** Told of the logs this process writes whenever that changes. */
+  onRoleChange?(writing: readonly LogName[]): void;
+}
+
+/** The lease of log `name`: the name of its tree-head stream. */
+export function leaseOfLog(name: LogName): string {
+  return treeHeadStreamOf(name);
 }
 
 export class LeasedSequencer {
-  private sequencer: LogSequencer | null = null;
-  private endTerm: (() => void) | null = null;
-  private loop: Promise<void> | null = null;
+  readonly sequencer: LogSequencer;
+  private readonly terms = new Map<LogName, { lease: SingleWriterLease; loop: Promise<void> }>();
+  private readonly endTerms = new Map<LogName, () => void>();
+  private readonly held = new Set<LogName>();
+  private attempts: Promise<unknown> = Promise.resolve();
   private readonly stopSignal = new AbortController();
-  private readonly lease: SingleWriterLease;
+  private readonly owner: string;
+  private readonly ttlMs: number;
+  private started = false;
 
   constructor(private readonly options: LeasedSequencerOptions) {
-    this.lease = new SingleWriterLease({
-      leases: options.leases,
-      name: LOG_STREAM,
-      owner: options.owner ?? `${process.pid}-${randomUUID().slice(0, 8)}`,
-      ttlMs: options.ttlMs ?? 5000,
-      logger: options.logger,
-      signal: this.stopSignal.signal,
+    this.owner = options.owner ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
+    this.ttlMs = options.ttlMs ?? 5000;
+    this.sequencer = new LogSequencer({
+      ...options.sequencer,
+      writes: 'joined',
+      onLearned: (log) => this.contend(log.name),
     });
   }
 
-  /** The running sequencer while this process is the writer. */
-  get writer(): LogSequencer | null {
-    return this.sequencer;
+  /** The logs this process writes now. */
+  writing(): LogName[] {
+    return this.sequencer.writing();
   }
 
-  /** Starts contending for the lease; resolves at once (a standby may wait long). */
-  start(): void {
-    this.loop = this.lease.run(
-      () => this.sequence(),
-      () => this.endTerm?.(),
+  /** Each known log's lease and whether this process writes it, for /health. */
+  leaseStates(): Record<string, 'writer' | 'standby'> {
+    const writing = new Set(this.sequencer.writing());
+    return Object.fromEntries(
+      this.sequencer.list().map(({ name }) => [leaseOfLog(name), writing.has(name) ? 'writer' : 'standby']),
     );
+  }
+
+  /** Starts following the logs and contending for their leases; resolves once the logs are learned. */
+  async start(): Promise<void> {
+    this.started = true;
+    for (const { name } of this.sequencer.list()) this.contend(name);
+    await this.sequencer.start();
   }
 
   async stop(): Promise<void> {
     this.stopSignal.abort();
-    this.endTerm?.();
-    await this.loop;
-    await this.lease.release();
+    for (const end of this.endTerms.values()) end();
+    await Promise.all([...this.terms.values()].map((term) => term.loop));
+    await Promise.all([...this.terms.values()].map((term) => term.lease.release()));
+    await this.sequencer.stop();
   }
 
-  /** One term as the writer: sequence until the lease is lost or the process stops. */
-  private async sequence(): Promise<void> {
-    const sequencer = this.options.createSequencer();
-    this.sequencer = sequencer;
-    const ended = new Promise<void>((resolve) => {
-      this.endTerm = resolve;
+  /** Contends for the lease of log `name` until stopped (once per log). */
+  private contend(name: LogName): void {
+    if (!this.started || this.terms.has(name) || this.stopSignal.signal.aborted) return;
+    const lease = new SingleWriterLease({
+      leases: this.options.leases,
+      name: leaseOfLog(name),
+      owner: this.owner,
+      ttlMs: this.ttlMs,
+      logger: this.options.logger,
+      signal: this.stopSignal.signal,
+      attempt: (acquire) => this.takeTurns(acquire),
     });
-    // Rebuilding may take longer than the lease: it runs while the lease is renewed in the background.
-    sequencer.start().then(
-      () => this.options.onRoleChange?.(sequencer),
-      (error: unknown) => this.options.logger.error({ err: error }, 'the sequencer failed to start'),
+    const loop = lease.run(
+      () => this.term(name),
+      () => this.endTerms.get(name)?.(),
     );
+    this.terms.set(name, { lease, loop });
+  }
+
+  /** One attempt at a time, after a wait that grows with the leases this process holds. */
+  private takeTurns(acquire: () => Promise<LeaseGrant | null>): Promise<LeaseGrant | null> {
+    const turn = this.attempts.then(async () => {
+      await sleep(this.held.size * SPREAD * this.ttlMs, this.stopSignal.signal);
+      return acquire();
+    });
+    this.attempts = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /** One term as the writer of log `name`: sequence it until the lease is lost or the process stops. */
+  private async term(name: LogName): Promise<void> {
+    this.held.add(name);
+    const ended = new Promise<void>((resolve) => this.endTerms.set(name, resolve));
+    // Rebuilding may take longer than the lease: it runs while the lease is renewed in the background.
+    this.sequencer.join(name).then(
+      () => this.options.onRoleChange?.(this.writing()),
+      (error: unknown) => {
+        this.options.logger.error({ err: error, log: name }, 'the sequencer failed to take up the log');
+        failed = true;
+        this.endTerms.get(name)?.();
+      },
+    );
+    let failed = false;
     if (!this.stopSignal.signal.aborted) await ended;
-    this.endTerm = null;
-    this.sequencer = null;
-    await sequencer.stop();
-    this.options.onRoleChange?.(null);
+    // Not at once again: the store may be failing.
+    if (failed) await sleep(500, this.stopSignal.signal);
+    this.endTerms.delete(name);
+    this.held.delete(name);
+    await this.sequencer.leave(name);
+    this.options.onRoleChange?.(this.writing());
   }
 }

@@ -2,6 +2,8 @@
  * Specifications of the tree heads projection: given signed tree heads and witness cosignatures, then
  * the `tree_heads` documents that GET /gov/v1/log/sth?tree_size=N and the checkpoint routes read.
  */
+
+import { SHARED_LOG_NAME } from '../../domain/log';
 import type { TreeHeadSigned, WitnessCosigned } from '../../event-schemas';
 import { ProjectionSpecification, type SpecEvent } from '../engine/projection-spec';
 import { TREE_HEADS, type TreeHeadView, treeHeadId, treeHeadsProjection } from './tree-heads';
@@ -15,8 +17,10 @@ const root = (size: number) => String(size % 10).repeat(64);
 const timestamp = (size: number) => `2026-03-01T10:00:${String(size).padStart(2, '0')}.000Z`;
 const checkpoint = (size: number) => `${ORIGIN}\n${size}\nroot-of-${size}\n\n— ${ORIGIN} signature-${size}\n`;
 
-function signed(size: number, firstLeafIndex = 0, leafPositions: number[] = []): SpecEvent {
-  const data: TreeHeadSigned = {
+/** A head of the shared log, written before there were many logs (no `log` member), or of `log`. */
+function signed(size: number, firstLeafIndex = 0, leafPositions: number[] = [], log?: string): SpecEvent {
+  const data: TreeHeadSigned & { log?: string } = {
+    ...(log === undefined ? {} : { log }),
     origin: ORIGIN,
     tree_size: size,
     root_hash: root(size),
@@ -28,8 +32,9 @@ function signed(size: number, firstLeafIndex = 0, leafPositions: number[] = []):
   return { type: 'TreeHeadSigned', data };
 }
 
-function cosigned(size: number, witnessKey: string, time: number): SpecEvent {
-  const data: WitnessCosigned = {
+function cosigned(size: number, witnessKey: string, time: number, log?: string): SpecEvent {
+  const data: WitnessCosigned & { log?: string } = {
+    ...(log === undefined ? {} : { log }),
     origin: ORIGIN,
     tree_size: size,
     root_hash: root(size),
@@ -40,7 +45,12 @@ function cosigned(size: number, witnessKey: string, time: number): SpecEvent {
   return { type: 'WitnessCosigned', data };
 }
 
-const head = (size: number, cosignatures: TreeHeadView['cosignatures'] = []): TreeHeadView => ({
+const head = (
+  size: number,
+  cosignatures: TreeHeadView['cosignatures'] = [],
+  log = SHARED_LOG_NAME,
+): TreeHeadView => ({
+  log,
   tree_size: size,
   timestamp: timestamp(size),
   checkpoint: checkpoint(size),
@@ -68,7 +78,7 @@ describe('the tree heads projection', () => {
       .when([cosigned(2, WITNESS_B, 1_772_359_300), cosigned(2, WITNESS_A, 1_772_359_301)])
       .thenDocuments({
         [TREE_HEADS]: {
-          [treeHeadId(2)]: head(2, [
+          [treeHeadId(SHARED_LOG_NAME, 2)]: head(2, [
             cosignature(2, WITNESS_B, 1_772_359_300),
             cosignature(2, WITNESS_A, 1_772_359_301),
           ]),
@@ -85,8 +95,8 @@ describe('the tree heads projection', () => {
       .when([cosigned(2, WITNESS_A, 1_772_359_300)])
       .thenDocuments({
         [TREE_HEADS]: {
-          [treeHeadId(2)]: head(2, [cosignature(2, WITNESS_A, 1_772_359_300)]),
-          [treeHeadId(3)]: head(3),
+          [treeHeadId(SHARED_LOG_NAME, 2)]: head(2, [cosignature(2, WITNESS_A, 1_772_359_300)]),
+          [treeHeadId(SHARED_LOG_NAME, 3)]: head(3),
         },
       }));
 
@@ -105,10 +115,60 @@ describe('the tree heads projection', () => {
       )
       .thenDocuments({
         [TREE_HEADS]: {
-          [treeHeadId(2)]: head(2, [
+          [treeHeadId(SHARED_LOG_NAME, 2)]: head(2, [
             cosignature(2, WITNESS_A, 1_772_359_300),
             cosignature(2, WITNESS_B, 1_772_359_301),
           ]),
         },
       }));
+
+  describe('with many logs', () => {
+    const TEST = 'test';
+    const DEDICATED = `dedicated-${'c'.repeat(24)}`;
+
+    it('given heads of the same sizes in three logs, then one document each: the shared log keeps its ids, the others are prefixed with their name', () =>
+      given([
+        signed(0),
+        signed(0, 0, [], TEST),
+        signed(2, 0, [1, 2], SHARED_LOG_NAME),
+        signed(0, 0, [], DEDICATED),
+        signed(2, 0, [3, 4], TEST),
+      ]).thenDocuments({
+        [TREE_HEADS]: {
+          '0000000000000000': head(0),
+          '0000000000000002': head(2),
+          'test:0000000000000000': head(0, [], TEST),
+          'test:0000000000000002': head(2, [], TEST),
+          [`${DEDICATED}:0000000000000000`]: head(0, [], DEDICATED),
+        },
+      }));
+
+    it('given heads of size 2 in two logs, when a witness cosigns the test log at size 2, then only the test log’s head holds it', () =>
+      given([signed(2, 0, [1, 2]), signed(2, 0, [3, 4], TEST)])
+        .when([cosigned(2, WITNESS_A, 1_772_359_300, TEST)])
+        .thenDocuments({
+          [TREE_HEADS]: {
+            [treeHeadId(SHARED_LOG_NAME, 2)]: head(2),
+            [treeHeadId(TEST, 2)]: head(2, [cosignature(2, WITNESS_A, 1_772_359_300)], TEST),
+          },
+        }));
+
+    it('given a cosignature of the shared log without a `log` member, then it is the shared log’s', () =>
+      given([signed(2, 0, [1, 2]), signed(2, 0, [3, 4], TEST)])
+        .when([cosigned(2, WITNESS_A, 1_772_359_300)])
+        .thenDocuments({
+          [TREE_HEADS]: {
+            [treeHeadId(SHARED_LOG_NAME, 2)]: head(2, [cosignature(2, WITNESS_A, 1_772_359_300)]),
+            [treeHeadId(TEST, 2)]: head(2, [], TEST),
+          },
+        }));
+
+    it('given no head of that size in the log named, when a cosignature names it, then nothing is written', () =>
+      given([signed(2, 0, [1, 2]), signed(3, 0, [3, 4, 5], TEST)])
+        .when([
+          cosigned(3, WITNESS_A, 1_772_359_300, SHARED_LOG_NAME),
+          cosigned(2, WITNESS_A, 1_772_359_300, TEST),
+        ])
+        .thenNothingChanged());
+  });
 });

@@ -1,5 +1,7 @@
+import { logOfEvent, SHARED_LOG_NAME } from '../../domain/log';
 import type { TreeHeadSigned, WitnessCosigned } from '../../event-schemas';
 import type { RecordedEvent } from '../../ports/event-store';
+import type { LogName } from '../../ports/log';
 import type { Change } from '../../ports/read-store';
 import type { Projection, ProjectionState } from '../engine/projection';
 
@@ -15,8 +17,10 @@ export interface CosignatureView {
   line: string;
 }
 
-/** Every signed tree head by size, for `GET /gov/v1/log/sth?tree_size=N` and consistency checks. */
+/** Every signed tree head by log and size, for `GET …/sth?tree_size=N` and consistency checks. */
 export interface TreeHeadView {
+  /** The log that signed it; absent in documents of the shared log written before there were many. */
+  log?: LogName;
   tree_size: number;
   timestamp: string;
   /** The checkpoint note as the log signed it: the log's signature line only. */
@@ -25,14 +29,20 @@ export interface TreeHeadView {
   cosignatures: CosignatureView[];
 }
 
-/** Document id of the head at `size`: zero-padded so ids sort like sizes. */
-export function treeHeadId(size: number): string {
-  return String(size).padStart(16, '0');
+/**
+ * Document id of the head of `log` at `size`: zero-padded so ids sort like sizes. The shared log's
+ * ids are the size alone, as they were before there were many logs (its documents stay valid);
+ * another log's are prefixed with its name (`test:0000000000000002`).
+ */
+export function treeHeadId(log: LogName, size: number): string {
+  const padded = String(size).padStart(16, '0');
+  return log === SHARED_LOG_NAME ? padded : `${log}:${padded}`;
 }
 
 export const treeHeadsProjection: Projection = {
   name: 'tree-heads',
-  // 2: witness cosignatures per tree size.
+  // 2: witness cosignatures per tree size. (Heads of other logs than the shared one need no new
+  // version: the shared log's ids are unchanged, and no event before them names another log.)
   version: 2,
   collections: [TREE_HEADS],
   eventTypes: ['TreeHeadSigned', 'WitnessCosigned'],
@@ -45,18 +55,20 @@ export const treeHeadsProjection: Projection = {
 
 function projectTreeHead(event: RecordedEvent<TreeHeadSigned>): Change[] {
   const { data } = event;
+  const log = logOfEvent(data);
   const view: TreeHeadView = {
+    log,
     tree_size: data.tree_size,
     timestamp: data.timestamp,
     checkpoint: data.checkpoint,
     cosignatures: [],
   };
-  // The sequencer signs one head per batch, so sizes are unique (the empty tree's head comes first).
+  // A log's sequencer signs one head per batch, so its sizes are unique (the empty tree's head first).
   return [
     {
       kind: 'upsert',
       collection: TREE_HEADS,
-      id: treeHeadId(data.tree_size),
+      id: treeHeadId(log, data.tree_size),
       position: event.position,
       data: view,
     },
@@ -73,7 +85,8 @@ async function projectCosignature(
   state: ProjectionState,
 ): Promise<Change[]> {
   const { data } = event;
-  const id = treeHeadId(data.tree_size);
+  // The cosignature is for the head of its own log (witnesses cosign any log).
+  const id = treeHeadId(logOfEvent(data), data.tree_size);
   const head = await state.get<TreeHeadView>(TREE_HEADS, id);
   if (!head) return [];
   const recorded = head.data.cosignatures ?? [];

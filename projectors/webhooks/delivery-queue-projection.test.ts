@@ -221,7 +221,7 @@ class Tenant {
       correlationId: 'test',
       validators,
       authority: { privateKey: authorityKey, nodeId: authorityNodeIdOf(createPublicKey(authorityKey)) },
-      logBinding: { log_id: 'gov.example/log+1a2b3c4d+AQID', log_url: `${PUBLIC_URL}/gov/v1/log` },
+      logBinding: () => ({ log_id: 'gov.example/log+1a2b3c4d+AQID', log_url: `${PUBLIC_URL}/gov/v1/log` }),
       replayUrl: webhookLinks(PUBLIC_URL).replay,
     };
   }

@@ -59,7 +59,7 @@ const context: AdmissionContext = {
   correlationId: 'payload-tests',
   validators: createLocalValidators(validatorKeys),
   authority: { privateKey: authorityKey, nodeId: authorityNodeIdOf(createPublicKey(authorityKey)) },
-  logBinding: { log_id: 'gov.example/log+1a2b3c4d+AQID', log_url: `${PUBLIC_URL}/gov/v1/log` },
+  logBinding: () => ({ log_id: 'gov.example/log+1a2b3c4d+AQID', log_url: `${PUBLIC_URL}/gov/v1/log` }),
   replayUrl: links.replay,
 };
 
@@ -256,8 +256,9 @@ describe('webhook payloads', () => {
       certificate: admitted.certificate,
       envelope: admitted.envelope,
       leaf_index: 40,
+      log: { name: 'shared', url: `${PUBLIC_URL}/gov/v1/log` },
       sth: {
-        log_id: context.logBinding.log_id,
+        log_id: context.logBinding('shared').log_id,
         ...HEAD,
         log_signature: 'c2lnbmF0dXJl',
         witness_signatures: [],

@@ -382,6 +382,7 @@ describe('the OpenAPI document', () => {
       const isPublic =
         PUBLIC_PATHS.includes(template) ||
         template.startsWith('/gov/v1/log/') ||
+        template.startsWith('/gov/v1/logs') ||
         template === '/governance/replay/{artifact_hash}';
       expect({ template, security: operation.security }).toEqual({
         template,
@@ -422,7 +423,9 @@ function expressRoutes(app: express.Express): string[] {
     for (const layer of stack) {
       if (layer.route) {
         for (const method of Object.keys(layer.route.methods).filter((m) => m !== '_all')) {
-          out.push(`${method} ${prefix}${layer.route.path}`);
+          // A router's own root (`/` mounted at `/gov/v1/logs`) is the mount's path.
+          const own = prefix !== '' && layer.route.path === '/' ? '' : layer.route.path;
+          out.push(`${method} ${prefix}${own}`);
         }
       } else if (layer.handle?.stack) {
         const mount = layer.rawPath === '/' || layer.rawPath === undefined ? '' : String(layer.rawPath);
@@ -637,6 +640,12 @@ describe('the OpenAPI document against the running service', () => {
     expect(
       (await call('post', witnessSignatures, witnessSignatures, { body: { tree_size: 0 } })).status,
     ).toBe(400);
+    const ofLog = (name: string) =>
+      call('post', '/gov/v1/logs/{log}/witness-signatures', `/gov/v1/logs/${name}/witness-signatures`, {
+        body: { tree_size: 0, cosignature: '— nobody AAAA\n' },
+      });
+    expect((await ofLog('test')).status).toBe(400);
+    expect((await ofLog(`dedicated-${'0'.repeat(24)}`)).status).toBe(404);
   });
 
   it('registration and the body parser', async () => {
@@ -811,6 +820,43 @@ describe('the OpenAPI document against the running service', () => {
     );
     expect((await call('get', tiles, `/gov/v1/log/tile/entries/${partial}`)).status).toBe(200);
     expect((await call('get', tiles, '/gov/v1/log/tile/nonsense')).status).toBe(404);
+
+    // The same log by name, among the logs.
+    const listed = await call('get', '/gov/v1/logs', '/gov/v1/logs');
+    expect(listed.body.logs[0]).toMatchObject({ name: 'shared', kind: 'shared', tree_size: size });
+    const byName = (route: string, query: string) =>
+      call('get', `/gov/v1/logs/{log}/${route}`, `/gov/v1/logs/shared/${route}${query}`);
+    expect((await byName('sth', '')).body).toMatchObject({ log: 'shared', tree_size: size });
+    expect((await byName('sth', '?tree_size=1')).body.log).toBe('shared');
+    expect((await byName('checkpoint', '')).text).toBe((await log('/gov/v1/log/checkpoint', '')).text);
+    expect((await byName('keys', '')).status).toBe(200);
+    expect((await byName('leaf', '?index=0')).body.log).toBe('shared');
+    expect((await byName('proof', `?leaf_hash=${leaf}`)).body.log).toBe('shared');
+    expect((await byName('proof', '?leaf_hash=ABC')).status).toBe(400);
+    expect((await byName('consistency', '?from=1')).body.log).toBe('shared');
+    expect((await byName('consistency', `?from=1&to=${size + 1}`)).status).toBe(400);
+    const logTiles = '/gov/v1/logs/{log}/tile/{path}';
+    expect((await call('get', logTiles, `/gov/v1/logs/shared/tile/0/${partial}`)).status).toBe(200);
+    expect((await call('get', logTiles, '/gov/v1/logs/shared/tile/nonsense')).status).toBe(404);
+    for (const route of [
+      'sth',
+      'checkpoint',
+      'keys',
+      'leaf?index=0',
+      'consistency?from=1',
+      `proof?leaf_hash=${leaf}`,
+    ]) {
+      const unknown = await call(
+        'get',
+        `/gov/v1/logs/{log}/${route.split('?')[0]}`,
+        `/gov/v1/logs/dedicated-${'0'.repeat(24)}/${route}`,
+      );
+      expect([unknown.status, unknown.body.message]).toEqual([
+        404,
+        expect.stringContaining('GET /gov/v1/logs'),
+      ]);
+    }
+    expect((await call('get', logTiles, '/gov/v1/logs/nope/tile/0/000')).status).toBe(404);
   });
 
   it('webhooks: register, list, read, a delivery as the webhooks section says, the delivery log, redelivery, the cap, delete', async () => {

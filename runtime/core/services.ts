@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { EventStore } from '../../ports/event-store';
-import type { IntegratedLeaf, PublishedLog } from '../../ports/log';
+import type { IntegratedLeaf, LogName, PublishedLog, PublishedLogs } from '../../ports/log';
 import type { ReadStore } from '../../ports/read-store';
 import type { ProjectionCatalog } from '../../projectors/engine/catalog';
 import type { ReadModels } from '../../read-api/engine/read-models';
@@ -38,12 +38,14 @@ export interface CoreServices {
   readModels: ReadModels;
   /** The clock every decision and expiry uses (tests move it). */
   clock(): Date;
-  /** The public Merkle log (signed sizes only). */
+  /** The shared public Merkle log (signed sizes only). */
   log: PublishedLog;
+  /** Every public log by name, the shared one included (`GET /gov/v1/logs/:log/…`). */
+  logs: PublishedLogs;
   /** The node's public keys, current and retired, as loaded at start (GET /gov/v1/log/keys). */
   publishedKeys: PublishedKeys;
-  /** Resolves when the admission event `eventId` is a leaf covered by a signed tree head. */
-  awaitLeaf(eventId: string): Promise<IntegratedLeaf>;
+  /** Resolves when the admission event `eventId`, admitted to `log`, is a leaf covered by a signed tree head of that log. */
+  awaitLeaf(eventId: string, log: LogName): Promise<IntegratedLeaf>;
   /** Names of the ports' adapters, for /health. */
   bindings: Record<string, string>;
   /** Which process of the deployment this is, for /health. */

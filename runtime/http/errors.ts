@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import type { Logger } from 'pino';
 import type { FieldProblem } from '../../event-schemas';
+import { LogNotSignedError } from '../../ports/log';
 import { ReadModelsBehindError } from '../../read-api/engine/read-barrier';
 import { type HttpAnswer, sendAnswer } from './answer';
 
@@ -85,6 +86,11 @@ export function serverErrorAnswer(
   // Not a fault: the read waited its limit for the read models to apply a write already acknowledged.
   if (error instanceof ReadModelsBehindError) {
     logger.warn({ err: error }, 'read answered 503: the read models are behind');
+    return errorAnswer(503, 'SERVICE_UNAVAILABLE', error.message, correlationId, {}, { 'Retry-After': '1' });
+  }
+  // Not a fault: a leaf's log was created a moment ago and this process has not read its first head.
+  if (error instanceof LogNotSignedError) {
+    logger.warn({ err: error }, 'read answered 503: a log has no signed tree head here yet');
     return errorAnswer(503, 'SERVICE_UNAVAILABLE', error.message, correlationId, {}, { 'Retry-After': '1' });
   }
   if (isStorageFull(error)) {

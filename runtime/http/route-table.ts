@@ -167,7 +167,9 @@ function bodyCheck(body: RouteBody | undefined): RequestHandler[] {
 
 /** The path of an Express route as an OpenAPI template: `:id` and `*path` become `{id}` and `{path}`. */
 function openApiTemplate(mount: string, path: string): string {
-  return `${mount === '/' ? '' : mount}${path}`.replace(/\/[:*]([A-Za-z_][A-Za-z0-9_]*)/g, '/{$1}');
+  // A group's own root (`/` under `/gov/v1/logs`) is the mount's path itself.
+  const own = mount !== '/' && path === '/' ? '' : path;
+  return `${mount === '/' ? '' : mount}${own}`.replace(/\/[:*]([A-Za-z_][A-Za-z0-9_]*)/g, '/{$1}');
 }
 
 /** The shared body parser's answers, on every route that reads a body. */

@@ -6,16 +6,19 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { TEST_LOG_NAME } from '../../domain/log';
 import { removeTempFiles, writeFileAtomic } from '../support/atomic-file';
 import {
   createMissingKeys,
   keyFileName,
   newKeyText,
   newWebhookSecretText,
+  parseLogSigner,
   SIGNING_SLOTS,
   WEBHOOK_SECRET_FILE,
 } from './key-files';
 import { assertNoServerUsing, withKeysLock } from './keys-lock';
+import { createTestLogKey, logKeyFile } from './log-keys';
 
 export interface GeneratedKey {
   file: string;
@@ -62,9 +65,27 @@ export async function generateKeys(keysDir: string, options: GenerateOptions): P
         replaced.add(webhookFile);
       }
     }
-    return createMissingKeys(keysDir, options.logOrigin).map(({ file, created }) => ({
-      file,
-      outcome: created ? 'created' : replaced.has(file) ? 'replaced' : 'kept',
-    }));
+    const generated: GeneratedKey[] = createMissingKeys(keysDir, options.logOrigin).map(
+      ({ file, created }) => ({
+        file,
+        outcome: created ? 'created' : replaced.has(file) ? 'replaced' : 'kept',
+      }),
+    );
+    const testKey = logKeyFile(keysDir, TEST_LOG_NAME);
+    // Nothing signed: the test log's key follows the (maybe renamed) new log key.
+    if (options.force && fs.existsSync(testKey)) {
+      fs.rmSync(testKey);
+      replaced.add(testKey);
+    }
+    const existed = fs.existsSync(testKey) || replaced.has(testKey);
+    createTestLogKey(
+      keysDir,
+      parseLogSigner(fs.readFileSync(path.join(keysDir, keyFileName('log')), 'utf8')).name,
+    );
+    generated.push({
+      file: testKey,
+      outcome: replaced.has(testKey) ? 'replaced' : existed ? 'kept' : 'created',
+    });
+    return generated;
   });
 }

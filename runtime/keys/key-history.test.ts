@@ -317,7 +317,7 @@ describe('key history', () => {
     it('given existing keys, then it keeps them all', async () => {
       const before = readPublishedKeys(keysDir);
       const results = await generateKeys(keysDir, { logOrigin: 'other/log', force: false, signed: false });
-      expect(results.map((r) => r.outcome)).toEqual(Array(VALIDATOR_COUNT + 3).fill('kept'));
+      expect(results.map((r) => r.outcome)).toEqual(Array(VALIDATOR_COUNT + 4).fill('kept'));
       expect(readPublishedKeys(keysDir)).toEqual(before);
     });
 
@@ -332,7 +332,7 @@ describe('key history', () => {
     it('given --force and nothing signed yet, then it replaces every key', async () => {
       const before = readPublishedKeys(keysDir);
       const results = await generateKeys(keysDir, { logOrigin: ORIGIN, force: true, signed: false });
-      expect(results.map((r) => r.outcome)).toEqual(Array(VALIDATOR_COUNT + 3).fill('replaced'));
+      expect(results.map((r) => r.outcome)).toEqual(Array(VALIDATOR_COUNT + 4).fill('replaced'));
       expect(readPublishedKeys(keysDir).log[0]).not.toEqual(before.log[0]);
     });
 

@@ -9,6 +9,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { SHARED_LOG_NAME } from '../../domain/log';
 import type { NoteSigner } from '../../merkle-core';
 import { removeTempFiles } from '../support/atomic-file';
 import {
@@ -24,6 +25,7 @@ import {
 } from './key-files';
 import { listKeys, type PublishedKeys, publishedKeysOf, retiredLogVerifierKeys } from './key-history';
 import { markServerUsing, withKeysLock } from './keys-lock';
+import { createTestLogKey, logKeyFile, logKeysDirOf, readLogKey } from './log-keys';
 
 export interface Keyring {
   logSigner: NoteSigner;
@@ -35,6 +37,11 @@ export interface Keyring {
   published: PublishedKeys;
   /** Verifier keys of the retired log keys: tree heads signed before a rotation verify under them. */
   retiredLogVerifierKeys: string[];
+  /**
+   * The signer of log `name` (`shared`: `logSigner`; others: keys/logs/<name>.key, read when asked, by
+   * the process that sequences the log). Throws naming the file when it is missing.
+   */
+  logSignerOf(name: string): NoteSigner;
 }
 
 export interface ServerKeyring extends Keyring {
@@ -51,11 +58,24 @@ function readKeyText(keysDir: string, slot: KeySlot): string {
   return key.text;
 }
 
+/** The shared log's origin: the name of its key (an existing key keeps its own, whatever GOV_LOG_ORIGIN says). */
+function sharedOriginOf(keysDir: string): string {
+  return parseLogSigner(readKeyText(keysDir, 'log')).name;
+}
+
 function loadKeyring(keysDir: string): Keyring {
   const authorityKey = parseEd25519(readKeyText(keysDir, 'authority'));
   const published = publishedKeysOf(listKeys(keysDir));
+  const logSigner = parseLogSigner(readKeyText(keysDir, 'log'));
   return {
-    logSigner: parseLogSigner(readKeyText(keysDir, 'log')),
+    logSigner,
+    logSignerOf: (name) => {
+      if (name === SHARED_LOG_NAME) return logSigner;
+      const signer = readLogKey(keysDir, name);
+      if (!signer)
+        throw new Error(`${logKeyFile(keysDir, name)} is missing: restore the keys folder from backup`);
+      return signer;
+    },
     authority: { privateKey: authorityKey, publicKey: createPublicKey(authorityKey) },
     validators: VALIDATOR_SLOTS.map((slot) => parseEd25519(readKeyText(keysDir, slot))),
     webhookSecretKey: readWebhookSecretKey(keysDir),
@@ -71,6 +91,7 @@ function loadKeyring(keysDir: string): Keyring {
 export function loadOrCreateKeyring(dataDir: string, logOrigin: string): Keyring {
   const keysDir = keysDirOf(dataDir);
   createMissingKeys(keysDir, logOrigin);
+  createTestLogKey(keysDir, sharedOriginOf(keysDir));
   return loadKeyring(keysDir);
 }
 
@@ -84,6 +105,9 @@ export async function openServerKeyring(dataDir: string, logOrigin: string): Pro
   return withKeysLock(keysDir, { purpose: 'a starting server', waitMs: SERVER_LOCK_WAIT_MS }, () => {
     removeTempFiles(keysDir);
     createMissingKeys(keysDir, logOrigin);
+    fs.mkdirSync(logKeysDirOf(keysDir), { recursive: true, mode: 0o700 });
+    removeTempFiles(logKeysDirOf(keysDir));
+    createTestLogKey(keysDir, sharedOriginOf(keysDir));
     const keyring = loadKeyring(keysDir);
     return { ...keyring, release: markServerUsing(keysDir, 'a running server') };
   });

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { writeFileAtomic } from '../support/atomic-file';
+import { readTextIfExists, writeFileAtomic } from '../support/atomic-file';
 
 export const LOCK_FILE = 'keys.lock';
 export const IN_USE_FILE = 'in-use.json';
@@ -46,13 +46,8 @@ function newMark(purpose: string): ProcessMark {
 }
 
 function readMark(file: string): ProcessMark | null {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
+  const text = readTextIfExists(file);
+  if (text === null) return null;
   try {
     const mark = JSON.parse(text) as Partial<ProcessMark>;
     if (typeof mark.pid === 'number' && typeof mark.host === 'string') return mark as ProcessMark;

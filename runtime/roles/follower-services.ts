@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
+import { logOfEvent } from '../../domain/log';
 import type { WitnessCosigned } from '../../event-schemas';
 import type { RecordedEvent } from '../../ports/event-store';
 import { projections } from '../../projectors';
+import { ensureTestLog } from '../../projectors/log/log-directory';
 import { LogFollower } from '../../projectors/log/log-follower';
 import type { Config } from '../config/config';
 import type { ProcessRole } from '../core/services';
@@ -42,6 +44,8 @@ export async function startFollowerServices(
     role === 'read-api'
       ? new StoreHeadGate(events.store, waits, projections, config.integrationTimeoutMs)
       : undefined;
+  // Creates the test log on a first start, if no other process has (before this process admits).
+  if (role === 'command-api') await ensureTestLog(events.store, keyring);
   let refreshCosignatures: (event: RecordedEvent) => void = () => undefined;
   const follower = new LogFollower({
     eventStore: events.store,
@@ -58,6 +62,7 @@ export async function startFollowerServices(
     eventStore: events.store,
     readStore: read.store,
     logSource: follower,
+    logs: follower,
     awaitProjections: (position, eventTypes) => waits.awaitProjections(position, eventTypes),
     ...(role === 'command-api'
       ? { readYourWrite: (position, eventTypes) => waits.boundBacklog(position, eventTypes) }
@@ -67,12 +72,15 @@ export async function startFollowerServices(
     bindings: { event_store: events.binding, read_store: read.binding },
     role,
   });
-  // A cosignature recorded through another process: reload the latest head's once its read model has it.
+  // A cosignature recorded through another process: its log reloads the latest head's once its read
+  // model has it (a log this process does not serve yet loads them when it first serves it).
   refreshCosignatures = (event) => {
     const { tree_size: size } = event.data as WitnessCosigned;
+    const log = composed.logs.get(logOfEvent(event.data));
+    if (!log) return;
     waits
       .awaitProjections(event.position, ['WitnessCosigned'])
-      .then(() => composed.log.treeHeadAt(size))
+      .then(() => log.treeHeadAt(size))
       .catch((error: unknown) => logger.warn({ err: error }, 'could not refresh witness cosignatures'));
   };
   await follower.start();

@@ -3,7 +3,7 @@ import { projections } from '../../projectors';
 import { BUS_FORWARDER, BusForwarder } from '../../projectors/engine/bus-forwarder';
 import { ProjectionSupervisor } from '../../projectors/engine/supervisor';
 import { LeasedSequencer } from '../../projectors/log/leased-sequencer';
-import { LOG_STREAM, LogSequencer } from '../../projectors/log/log-sequencer';
+import { ensureTestLog } from '../../projectors/log/log-directory';
 import type { Config } from '../config/config';
 import type { LeaseState } from '../core/services';
 import { listen } from '../http/listen';
@@ -33,21 +33,24 @@ export async function startProjectorsRole(config: Config, logger: Logger): Promi
   const readStore = read.store;
   const leases = read.leases;
   const ttlMs = config.leaseTtlMs;
+  // Creates the test log on a first start, if no other process has.
+  await ensureTestLog(eventStore, keyring);
+  // A lease per log: two of these processes split the logs between them (leased-sequencer.ts).
   const sequencer = new LeasedSequencer({
     leases,
     ttlMs,
     logger,
-    onRoleChange: (writer) => metrics.sequencerIsWriter.set(writer ? 1 : 0),
-    createSequencer: () =>
-      new LogSequencer({
-        eventStore,
-        signer: keyring.logSigner,
-        retiredVerifierKeys: keyring.retiredLogVerifierKeys,
-        logger,
-        metrics,
-      }),
+    onRoleChange: (writing) => metrics.sequencerIsWriter.set(writing.length > 0 ? 1 : 0),
+    sequencer: {
+      eventStore,
+      signer: keyring.logSigner,
+      retiredVerifierKeys: keyring.retiredLogVerifierKeys,
+      signerOf: (name) => keyring.logSignerOf(name),
+      logger,
+      metrics,
+    },
   });
-  sequencer.start();
+  await sequencer.start();
   const supervisor = new ProjectionSupervisor({
     projections,
     eventStore,
@@ -72,9 +75,9 @@ export async function startProjectorsRole(config: Config, logger: Logger): Promi
   await forwarder?.start();
   const bindings = { event_store: events.binding, read_store: read.binding, bus: bus.binding };
   const state = (writing: boolean): LeaseState => (writing ? 'writer' : 'standby');
-  // Each single writer's lease by its name: the log stream's, the forwarder's, each projector generation's.
+  // Each single writer's lease by its name: each log's, the forwarder's, each projector generation's.
   const leaseStates = () => {
-    const states: Record<string, LeaseState> = { [LOG_STREAM]: state(sequencer.writer !== null) };
+    const states: Record<string, LeaseState> = { ...sequencer.leaseStates() };
     if (forwarder) states[BUS_FORWARDER] = state(forwarder.isWriter);
     for (const { name } of projections) {
       const runner = supervisor.runner(name);

@@ -79,3 +79,13 @@ export function removeTempFiles(dir: string): string[] {
   for (const name of leftovers) fs.rmSync(path.join(dir, name), { force: true });
   return leftovers;
 }
+
+/** A text file's content, or null when it does not exist (any other error is thrown). */
+export function readTextIfExists(file: string): string | null {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}

@@ -50,18 +50,20 @@ export function createMetrics(registry: Registry = new Registry(), { defaults = 
     }),
     sequencerBatchSeconds: new Histogram({
       name: 'gov_sequencer_batch_seconds',
-      help: 'Time to integrate one batch of leaves, sign and store its tree head',
+      help: 'Time to integrate one batch of leaves, sign and store its tree head, by log',
+      labelNames: ['log'] as const,
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
       registers: [registry],
     }),
     sequencerIsWriter: new Gauge({
       name: 'gov_sequencer_is_writer',
-      help: '1 while this process holds the merkle-log lease and sequences; 0 while it stands by',
+      help: '1 while this process holds the lease of at least one log and sequences it; 0 while it stands by',
       registers: [registry],
     }),
     sequencerLeaves: new Counter({
       name: 'gov_sequencer_leaves_total',
-      help: 'Leaves integrated into the Merkle log',
+      help: 'Leaves integrated into the Merkle logs, by log',
+      labelNames: ['log'] as const,
       registers: [registry],
     }),
     admissions: new Counter({

@@ -5,6 +5,7 @@ import type { ReadStore } from '../../ports/read-store';
 import { projections } from '../../projectors';
 import { BusForwarder } from '../../projectors/engine/bus-forwarder';
 import { ProjectionSupervisor, type RunningProjections } from '../../projectors/engine/supervisor';
+import { ensureTestLog } from '../../projectors/log/log-directory';
 import { ADMISSION_EVENT_TYPES, LogSequencer } from '../../projectors/log/log-sequencer';
 import { type Follower, ReadBarrier } from '../../read-api/engine/read-barrier';
 import type { Config } from '../config/config';
@@ -96,10 +97,15 @@ export async function startEmbedded(
     projectionThread ?? (await startInline({ eventStore, readStore, metrics, logger }));
   // Serve nothing older than the store: read models first catch up with events written while stopped.
   await supervisor.catchUp();
+  // The test log exists from the first start, before any test-mode tenant can admit.
+  await ensureTestLog(eventStore, keyring);
+  // Alone, it writes every log, from one subscription.
   const sequencer = new LogSequencer({
     eventStore,
     signer: keyring.logSigner,
     retiredVerifierKeys: keyring.retiredLogVerifierKeys,
+    signerOf: (name) => keyring.logSignerOf(name),
+    writes: 'all',
     logger,
     metrics,
     clock,
@@ -131,6 +137,7 @@ export async function startEmbedded(
     eventStore,
     readStore,
     logSource: sequencer,
+    logs: sequencer,
     awaitProjections: (position, eventTypes) => supervisor.waitForPosition(position, eventTypes),
     // This process serves the reads of its own projections: admissions need not wait for them.
     // Through Kafka, the delivery queue's lag includes the broker's: admissions do not wait on a broker.
@@ -163,8 +170,8 @@ export async function startEmbedded(
   const http = await listen(createRequestHandler(services), config);
   if (config.port === 0) {
     // With port 0 the public URL in links and payloads is only known now.
+    // Envelopes' log URLs follow it (compose-services.ts reads it when binding).
     services.config = { ...config, port: http.port, publicUrl: http.url };
-    services.admission.logBinding = { ...services.admission.logBinding, log_url: `${http.url}/gov/v1/log` };
   }
 
   // Deliveries get their own thread, except where a test moves an injected clock.

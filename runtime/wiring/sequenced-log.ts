@@ -1,6 +1,17 @@
+import { SHARED_LOG_NAME, treeHeadStreamOf } from '../../domain/log';
 import { addSignatureLines, fromHex, LeafHashIndex, toHex } from '../../merkle-core';
 import type { EventStore } from '../../ports/event-store';
-import type { LeafView, LogSource, PublishedLog, PublishedTreeHead } from '../../ports/log';
+import {
+  type LeafView,
+  type LogDescription,
+  type LogDirectory,
+  type LogName,
+  LogNotSignedError,
+  type LogSource,
+  type PublishedLog,
+  type PublishedLogs,
+  type PublishedTreeHead,
+} from '../../ports/log';
 import {
   governanceProjection,
   LEAVES,
@@ -25,6 +36,8 @@ interface WitnessedHead {
 }
 
 export interface SequencedLogOptions {
+  /** The log it serves (default `shared`): which tree heads and leaves of the read models are its. */
+  log?: LogName;
   /** Resolves once the read model of tree heads has applied the event at `position`. */
   awaitTreeHeads(position: number): Promise<void>;
   /** The longest a read waits for that read model, or for the log source to catch up; then 503. */
@@ -46,6 +59,7 @@ export interface SequencedLogOptions {
  * source's latest head, and with it every older one, before it answers that no head has that size.
  */
 export class SequencedLog implements PublishedLog {
+  readonly name: LogName;
   private witnessed: WitnessedHead | null = null;
   private readonly hashIndex = new LeafHashIndex((index) => this.sequencer.log.leafHash(index));
 
@@ -55,10 +69,20 @@ export class SequencedLog implements PublishedLog {
     /** Where the leaves' records are (the read models name their events). */
     private readonly events: Pick<EventStore, 'readAll'>,
     private readonly options: SequencedLogOptions,
-  ) {}
+  ) {
+    this.name = options.log ?? SHARED_LOG_NAME;
+  }
 
-  /** Loads the cosignatures already recorded for the latest head; call once before serving. */
+  /**
+   * Loads the cosignatures already recorded for the latest head; call once before serving. A log just
+   * created elsewhere may have no head here yet: it reads the heads the store holds first, and rejects
+   * with `LogNotSignedError` if there is still none.
+   */
   async start(): Promise<void> {
+    if (!this.sequencer.signed) {
+      await this.catchUpWithin();
+      if (!this.sequencer.signed) throw new LogNotSignedError(this.name);
+    }
     await this.treeHeadAt(this.sequencer.latest().sth.tree_size);
   }
 
@@ -74,19 +98,24 @@ export class SequencedLog implements PublishedLog {
   }
 
   async caughtUp(): Promise<PublishedTreeHead> {
+    await this.catchUpWithin();
+    return this.latest();
+  }
+
+  /** The source's `catchUp`, or 503 after the read timeout. */
+  private catchUpWithin(): Promise<void> {
     const { timeoutMs } = this.options;
-    await withinTimeout(
+    return withinTimeout(
       this.sequencer.catchUp(),
       timeoutMs,
       () =>
         new ReadModelsBehindError(
-          'merkle-log',
+          treeHeadStreamOf(this.name),
           this.sequencer.latestPosition(),
           timeoutMs,
-          `this process has not read the newest signed tree heads from the event store within ${timeoutMs} ms (its latest is size ${this.latest().sth.tree_size}): nothing is lost, retry shortly`,
+          `this process has not read the newest signed tree heads from the event store within ${timeoutMs} ms (${this.sequencer.signed ? `its latest is size ${this.latest().sth.tree_size}` : 'it has none of this log yet'}): nothing is lost, retry shortly`,
         ),
     );
-    return this.latest();
   }
 
   async treeHeadAt(treeSize: number): Promise<PublishedTreeHead | null> {
@@ -114,7 +143,11 @@ export class SequencedLog implements PublishedLog {
   }
 
   private headDocument(treeSize: number) {
-    return this.readModels.get<TreeHeadView>(treeHeadsProjection, TREE_HEADS, treeHeadId(treeSize));
+    return this.readModels.get<TreeHeadView>(
+      treeHeadsProjection,
+      TREE_HEADS,
+      treeHeadId(this.name, treeSize),
+    );
   }
 
   /** Keeps the latest head's cosignatures, never replacing them with an older read. */
@@ -159,7 +192,7 @@ export class SequencedLog implements PublishedLog {
 
   async leafByHash(leafHashHex: string): Promise<LeafView | null> {
     const doc = await this.readModels.get<StoredLeaf>(governanceProjection, LEAVES, leafHashHex);
-    if (!doc || doc.data.leaf_index >= this.latest().sth.tree_size) return null;
+    if (!doc || !this.holds(doc.data) || doc.data.leaf_index >= this.latest().sth.tree_size) return null;
     return this.withRecord(doc.data);
   }
 
@@ -175,12 +208,17 @@ export class SequencedLog implements PublishedLog {
     if (index >= this.latest().sth.tree_size) return null;
     const hash = toHex(this.sequencer.log.leafHash(index));
     const doc = await this.readModels.get<StoredLeaf>(governanceProjection, LEAVES, hash);
-    return doc ? this.withRecord(doc.data) : null;
+    return doc && this.holds(doc.data) ? this.withRecord(doc.data) : null;
+  }
+
+  /** Whether a leaf document is of this log (documents written before there were many logs: shared). */
+  private holds(stored: StoredLeaf): boolean {
+    return (stored.log ?? SHARED_LOG_NAME) === this.name;
   }
 
   /** The leaf with its record, read from the admission event the read model names. */
   private async withRecord(stored: StoredLeaf): Promise<LeafView> {
-    const { position: _, ...leaf } = stored;
+    const { position: _, log: __, ...leaf } = stored;
     return { ...leaf, record: await leafRecordOf(this.events, stored) };
   }
 
@@ -190,5 +228,67 @@ export class SequencedLog implements PublishedLog {
     if (treeSize > size)
       throw new RangeError(`tree size ${treeSize} is beyond the latest signed size ${size}`);
     return treeSize;
+  }
+}
+
+/**
+ * Every log this process serves, one `SequencedLog` each, made when a route first asks for it from
+ * the process's `LogDirectory` (and started: its latest head's cosignatures loaded). After that a
+ * lookup is a map's, so the hot routes read no store for any log.
+ */
+export class SequencedLogs implements PublishedLogs {
+  private readonly served = new Map<LogName, SequencedLog>();
+  private readonly starting = new Map<LogName, Promise<SequencedLog>>();
+
+  constructor(
+    private readonly directory: LogDirectory,
+    /** A `SequencedLog` of the named log over its source (not started). */
+    private readonly make: (name: LogName, source: LogSource) => SequencedLog,
+    /** The shared log as the process already serves it (the one the services name `log`). */
+    shared: SequencedLog,
+  ) {
+    this.served.set(SHARED_LOG_NAME, shared);
+  }
+
+  get(name: LogName): SequencedLog | null {
+    return this.served.get(name) ?? null;
+  }
+
+  async find(name: LogName): Promise<SequencedLog | null> {
+    const served = this.served.get(name);
+    if (served) return served;
+    let source = this.directory.source(name);
+    if (!source) {
+      await this.directory.caughtUp();
+      source = this.directory.source(name);
+      if (!source) return null;
+    }
+    return this.start(name, source);
+  }
+
+  async list(): Promise<LogDescription[]> {
+    await this.directory.caughtUp();
+    return this.directory.list();
+  }
+
+  private start(name: LogName, source: LogSource): Promise<SequencedLog> {
+    let starting = this.starting.get(name);
+    if (!starting) {
+      const log = this.make(name, source);
+      starting = log.start().then(
+        () => {
+          this.served.set(name, log);
+          this.starting.delete(name);
+          return log;
+        },
+        (error: unknown) => {
+          // The next request tries again (the read model may have been behind).
+          this.starting.delete(name);
+          throw error;
+        },
+      );
+      this.starting.set(name, starting);
+    }
+    return starting;
   }
 }

@@ -299,10 +299,9 @@ async function renderComplianceReport(services: GovernanceServices, delivery: De
   }
   if (!bundle)
     throw new Error(`no admitted bundle ${render.artifact_hash} for delivery ${delivery.delivery_id}`);
-  const head = (await services.log.treeHeadAt(render.tree_size)) ?? services.log.latest();
   return renderComplianceReportReady(
     render.notice,
-    await buildReport(services, bundle.data, head),
+    await buildReport(services, bundle.data, render.tree_size),
     webhookLinks(services.config.publicUrl),
   );
 }

@@ -19,6 +19,7 @@ import {
 } from '../support/governance-client';
 import { until } from '../support/service-processes';
 import { WEBHOOK_SECRET } from '../support/tenant-setup';
+import { unlimitedInSharedLog } from '../support/unlimited-tenant';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 const DAILY_LEAVES = 25;
@@ -106,7 +107,7 @@ describe('fault: clock jumps under load', () => {
   }, 120_000);
 
   it('given admissions under load, when the clock steps back hours, and the server restarts while it is behind, then no tree head is timestamped before an earlier one and every promise holds', async () => {
-    await setTier(t.server, tenant.tenant_id, 'L4');
+    await unlimitedInSharedLog(t.server, tenant.tenant_id);
     const load = startLoad();
     try {
       await load.admitMore(20);

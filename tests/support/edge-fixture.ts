@@ -44,5 +44,7 @@ export function realPathValues(
     id: fixture.webhookId,
     delivery_id: 'dl_0000000000000000',
     path: '0/000',
+    // The fixture's leaves are in the shared log (GET /gov/v1/logs/shared/… is /gov/v1/log/…).
+    log: 'shared',
   };
 }

@@ -129,22 +129,30 @@ export async function startTestServer(
   return handle;
 }
 
-/** Operator tier change, then waits until the read models (auth, tier gating) see it. */
+/**
+ * Operator tier change (with the tenant's own daily leaf and request allowances, if given), then waits
+ * until the read models (auth, tier gating) see it.
+ */
 export async function setTier(
   server: RunningServer,
   tenantId: string,
   tier: 'L1' | 'L2' | 'L2+' | 'L4',
   dailyLeafLimit?: string,
+  requestsPerMinute?: string,
 ): Promise<void> {
   const result = await changeTier(server.services.eventStore, {
+    keysDir: path.join(server.services.config.dataDir, 'keys'),
     tenantId,
     tier,
     ...(dailyLeafLimit === undefined ? {} : { dailyLeafLimit }),
+    ...(requestsPerMinute === undefined ? {} : { requestsPerMinute }),
   });
   if (!result.ok) throw new Error(`changeTier failed: ${result.message}`);
-  await server.supervisor.waitForPosition(await server.services.eventStore.headPosition(), [
-    'TenantTierChanged',
-  ]);
+  // The change's own position: the sequencer may sign a new dedicated log's first head after it.
+  await server.supervisor.waitForPosition(
+    await server.services.eventStore.headPosition({ eventTypes: ['TenantTierChanged'] }),
+    ['TenantTierChanged'],
+  );
 }
 
 // ---- HTTP ------------------------------------------------------------------------------------------

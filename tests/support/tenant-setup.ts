@@ -1,19 +1,17 @@
 /**
- * A tenant ready for load against a server running in another process: registered, moved to a tier
- * without trial caps (as `gov tenant tier` does, on the embedded event store file), and subscribed to
- * `leaf_admitted` with a known secret.
+ * A tenant ready for load against a server running in another process: registered, its limits lifted
+ * with its leaves in the shared log (unlimited-tenant.ts), and subscribed to `leaf_admitted` with a
+ * known secret.
  */
-import { SqliteEventStore } from '../../adapters/sqlite/event-store';
-import { changeTier } from '../../cli/tenant-tier';
-import { ValidatingEventStore } from '../../event-schemas';
 import type { GovClient, Registration } from './governance-client';
-import { until } from './service-processes';
+import { makeUnlimitedInSharedLogFile, untilUnlimitedInSharedLog } from './unlimited-tenant';
 
 export const WEBHOOK_SECRET = 'fault-matrix-secret-0123456789abcdef';
 
 /**
- * Registers through `commands`, changes the tier to L4 in `eventStoreFile`, waits until `reads` answers
- * with it, and registers a `leaf_admitted` webhook to `receiverUrl`.
+ * Registers through `commands`, lifts its limits in `eventStoreFile` (its leaves staying in the shared
+ * log the fault checks read), waits until `reads` answers with them, and registers a `leaf_admitted`
+ * webhook to `receiverUrl`.
  */
 export async function loadReadyTenant(
   commands: GovClient,
@@ -22,22 +20,8 @@ export async function loadReadyTenant(
   receiverUrl: string,
 ): Promise<Registration> {
   const tenant = await commands.register();
-  const store = new ValidatingEventStore(new SqliteEventStore({ file: eventStoreFile }));
-  try {
-    const changed = await changeTier(store, {
-      tenantId: tenant.tenant_id,
-      tier: 'L4',
-      operator: 'fault-test',
-    });
-    if (!changed.ok) throw new Error(`changeTier failed: ${changed.message}`);
-  } finally {
-    await store.close();
-  }
-  await until(
-    async () => (await reads.get<{ tier: string }>('/account', tenant.api_key)).body.tier === 'L4',
-    'the tier change to reach the read models',
-    20_000,
-  );
+  await makeUnlimitedInSharedLogFile(eventStoreFile, tenant.tenant_id, 'fault-test');
+  await untilUnlimitedInSharedLog(reads, tenant.api_key);
   const hook = await commands.post(
     '/webhooks',
     { url: receiverUrl, events: ['leaf_admitted'], secret: WEBHOOK_SECRET },

@@ -4,6 +4,7 @@
  * route and the fast path that answers before Express write the same one.
  */
 import { QuorumNotReachedError, ValidatorNetworkError } from '../../../domain/governance/validators';
+import { logUrlOf } from '../../../domain/log';
 import type { SubmitEvidenceBody } from '../../../event-schemas';
 import type { IntegratedLeaf } from '../../../ports/log';
 import type { TenantView } from '../../../projectors/governance/tenants';
@@ -21,6 +22,7 @@ import {
   type EvidenceOutcome,
   type EvidenceStep,
   type Refusal,
+  UnknownLogError,
 } from './submit-evidence';
 
 export async function admitEvidence(
@@ -39,6 +41,7 @@ export async function admitEvidence(
       authority: admission.authority,
       ...(admission.certify ? { certify: admission.certify } : {}),
       logBinding: admission.logBinding,
+      learnLogs: admission.learnLogs,
       replayUrl: (artifactHash) => `${config.publicUrl}/governance/replay/${artifactHash}`,
     });
   } catch (error) {
@@ -60,7 +63,7 @@ export async function admitEvidence(
       },
     };
   }
-  const leaves = await awaitIntegration(services, outcome, outcome.leaf_hash, correlationId);
+  const leaves = await awaitIntegration(services, outcome, outcome.leaf_hash, correlationId, outcome.log);
   if (!Array.isArray(leaves)) return leaves;
   return {
     status: 201,
@@ -70,7 +73,8 @@ export async function admitEvidence(
       artifact_hash: outcome.artifact_hash,
       compliance_url: `${config.publicUrl}/governance/report/${outcome.artifact_hash}`,
       replay_url: `${config.publicUrl}/governance/replay/${outcome.artifact_hash}`,
-      sth: leaves[0]!.head.sth,
+      log: outcome.log,
+      sth: { log: outcome.log, ...leaves[0]!.head.sth },
     },
   };
 }
@@ -86,17 +90,38 @@ export async function submitEvidence(
   body: SubmitEvidenceBody,
   context: AdmissionContext,
 ): Promise<Committed<EvidenceOutcome>> {
-  let step: EvidenceStep = decideSubmitEvidence(await tenants.state(stream), body, null, context).result;
+  let step: EvidenceStep = (
+    await knowingTheLog(context, async () =>
+      decideSubmitEvidence(await tenants.state(stream), body, null, context),
+    )
+  ).result;
   let certified: CertifiedAdmission | null = null;
   for (;;) {
     if (step.kind === 'needs-certificate') certified = await certifyAdmission(step, context);
     const decided = certified;
-    const outcome = await tenants.execute(stream, (state) =>
-      decideSubmitEvidence(state, body, decided, context),
+    const outcome = await knowingTheLog(context, () =>
+      tenants.execute(stream, (state) => decideSubmitEvidence(state, body, decided, context)),
     );
-    // The chain or the policy moved between the plan and the decision: certify the new plan.
+    // The chain, the policy or the tenant's log moved between the plan and the decision: certify the new plan.
     if (outcome.kind !== 'needs-certificate') return outcome as Committed<EvidenceOutcome>;
     step = outcome;
+  }
+}
+
+/**
+ * Runs `decide` again once, after learning the logs, when it named a log this process does not know yet
+ * (a dedicated log created by another process a moment ago).
+ */
+async function knowingTheLog<T>(
+  context: Pick<AdmissionContext, 'learnLogs'>,
+  decide: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await decide();
+  } catch (error) {
+    if (!(error instanceof UnknownLogError) || !context.learnLogs) throw error;
+    await context.learnLogs();
+    return decide();
   }
 }
 
@@ -109,16 +134,20 @@ export async function awaitIntegration(
   committed: Committed<unknown>,
   leafHash: string,
   correlationId: string,
+  /** The log the leaves went to. */
+  log: string,
 ): Promise<IntegratedLeaf[] | HttpAnswer> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<null>((resolve) => {
     timer = setTimeout(() => resolve(null), services.config.integrationTimeoutMs);
   });
   let signed = false;
-  const leavesSigned = Promise.all(committed.eventIds.map((id) => services.awaitLeaf(id))).then((leaves) => {
-    signed = true;
-    return leaves;
-  });
+  const leavesSigned = Promise.all(committed.eventIds.map((id) => services.awaitLeaf(id, log))).then(
+    (leaves) => {
+      signed = true;
+      return leaves;
+    },
+  );
   const done = Promise.all([
     leavesSigned,
     committed.position === null
@@ -129,12 +158,13 @@ export async function awaitIntegration(
   clearTimeout(timer);
   if (leaves) return leaves;
   // Say which part is late: the sequencer (no signed head yet) or only the read models.
+  const proof = `GET ${new URL(logUrlOf(services.config.publicUrl, log)).pathname}/proof?leaf_hash=${leafHash}`;
   return errorAnswer(
     503,
     'SERVICE_UNAVAILABLE',
     signed
-      ? `the leaf ${leafHash} is stored and under a signed tree head, but the read models (chain, status, report) have not caught up yet; the proof is at GET /gov/v1/log/proof?leaf_hash=${leafHash}, and the report will follow shortly: do not resubmit`
-      : `the leaf ${leafHash} is stored but not yet under a signed tree head; check GET /gov/v1/log/proof?leaf_hash=${leafHash} before retrying`,
+      ? `the leaf ${leafHash} is stored and under a signed tree head, but the read models (chain, status, report) have not caught up yet; the proof is at ${proof}, and the report will follow shortly: do not resubmit`
+      : `the leaf ${leafHash} is stored but not yet under a signed tree head; check ${proof} before retrying`,
     correlationId,
   );
 }

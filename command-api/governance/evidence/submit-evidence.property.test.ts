@@ -103,6 +103,7 @@ describe('decideSubmitEvidence (plan, certify, decide)', () => {
           kind: 'admitted',
           artifact_hash: data.artifact_hash,
           leaf_hash: data.leaf_hash,
+          log: simulation.state.log,
         });
       }),
       { ...PROPERTY_OPTIONS, numRuns: 60 },

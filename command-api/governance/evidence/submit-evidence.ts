@@ -29,13 +29,34 @@ import type { Validator } from '../../../domain/governance/validators';
 import type { VoteRequest } from '../../../domain/governance/vote-checks';
 import type { EvidenceAdmitted, GateFailed, SubmitEvidenceBody } from '../../../event-schemas';
 import { canonicalJson } from '../../../merkle-core';
-import { subjectOf, type TenantDecision, type TenantState, tenantEvent } from '../tenants/tenant-state';
+import {
+  logMember,
+  subjectOf,
+  type TenantDecision,
+  type TenantState,
+  tenantEvent,
+} from '../tenants/tenant-state';
+
+/** What an envelope is bound to: its log's verifier key (the STH's `log_id`) and its log's URL. */
+export interface LogBinding {
+  log_id: string;
+  log_url: string;
+}
+
+/** Of a log this process does not know (yet): its `LogCreated` event has not reached it. */
+export class UnknownLogError extends Error {
+  override readonly name = 'UnknownLogError';
+  constructor(readonly log: string) {
+    super(`log '${log}' is not known to this process yet (its LogCreated event has not been read)`);
+  }
+}
 
 /** What the decision needs besides the state and the body. */
 export interface EvidenceContext {
   now: Date;
   correlationId: string;
-  logBinding: { log_id: string; log_url: string };
+  /** The binding of an envelope admitted to `log`; throws `UnknownLogError` for a log not known yet. */
+  logBinding(log: string): LogBinding;
   replayUrl(artifactHash: string): string;
 }
 
@@ -48,7 +69,11 @@ export interface Certifiers {
   certify?: AdmissionCertifier;
 }
 
-export type AdmissionContext = EvidenceContext & Certifiers;
+export type AdmissionContext = EvidenceContext &
+  Certifiers & {
+    /** Resolves once this process knows every log the store holds (after an `UnknownLogError`). */
+    learnLogs?(): Promise<void>;
+  };
 
 /** A refusal that appends nothing. */
 export interface Refusal {
@@ -60,7 +85,7 @@ export interface Refusal {
 }
 
 export type EvidenceOutcome =
-  | { kind: 'admitted'; artifact_hash: string; leaf_hash: string }
+  | { kind: 'admitted'; artifact_hash: string; leaf_hash: string; log: string }
   | { kind: 'gate-failed'; event: GateFailed }
   | Refusal;
 
@@ -71,6 +96,8 @@ export interface AdmissionPlan {
   fields: EnvelopeFields;
   /** The policy in force the gates passed under. */
   policy_hash: string;
+  /** The log the envelope is bound to (the tenant's when planned: a tier change since means a new plan). */
+  log: string;
   gate_details: EvidenceAdmitted['gate_details'];
 }
 
@@ -140,10 +167,11 @@ export function decideSubmitEvidence(
         payload_uri: context.replayUrl(artifactHash),
         tenant_id: state.tenant_id,
         subject_id: body.subject_id,
-        log_binding: context.logBinding,
+        log_binding: context.logBinding(state.log),
         generated_at: at,
       },
       policy_hash: state.policy_in_force.policy_hash,
+      log: state.log,
       gate_details: gates.details,
     },
   };
@@ -179,7 +207,8 @@ function stillHolds(plan: AdmissionPlan, state: TenantState, subject: SubjectSta
   return (
     plan.request.expected_parent_hash === subject.last_bundle_hash &&
     plan.policy_hash === state.policy_in_force.policy_hash &&
-    plan.fields.tenant_id === state.tenant_id
+    plan.fields.tenant_id === state.tenant_id &&
+    plan.log === state.log
   );
 }
 
@@ -205,6 +234,7 @@ function admit(
     observables: after.observables,
     lifecycle: after.lifecycle,
     admitted_at: at,
+    ...logMember(state),
     // Which policy the gates passed under, so an audit can re-check them; the default goes unsaid.
     ...(state.policy_in_force.policy_hash !== DEFAULT_POLICY_IN_FORCE.policy_hash && {
       policy: state.policy_in_force.policy,
@@ -212,7 +242,7 @@ function admit(
   };
   return {
     events: [tenantEvent(state, context, 'EvidenceAdmitted', event)],
-    result: { kind: 'admitted', artifact_hash: artifactHash, leaf_hash: sealed.leafHash },
+    result: { kind: 'admitted', artifact_hash: artifactHash, leaf_hash: sealed.leafHash, log: plan.log },
   };
 }
 

@@ -69,6 +69,7 @@ function submitExecution(services: GovernanceServices) {
       outcome,
       outcome.exec_leaf_hash,
       res.locals.correlationId as string,
+      outcome.log,
     );
     if (!Array.isArray(leaves)) return sendAnswer(res, leaves);
     const [exec, variance] = leaves as [IntegratedLeaf, IntegratedLeaf];
@@ -80,7 +81,8 @@ function submitExecution(services: GovernanceServices) {
       variance: outcome.variance,
       variance_url: `${services.config.publicUrl}/governance/variance/${body.parent_auth_leaf_hash}`,
       triple_leaf_url: `${services.config.publicUrl}/governance/triple-leaf/${body.parent_auth_leaf_hash}`,
-      sth: variance.head.sth,
+      log: outcome.log,
+      sth: { log: outcome.log, ...variance.head.sth },
     });
   };
 }

@@ -13,7 +13,13 @@ import type {
   VarianceRecorded,
 } from '../../../event-schemas';
 import { toHex } from '../../../merkle-core';
-import { subjectOf, type TenantDecision, type TenantState, tenantEvent } from '../tenants/tenant-state';
+import {
+  logMember,
+  subjectOf,
+  type TenantDecision,
+  type TenantState,
+  tenantEvent,
+} from '../tenants/tenant-state';
 
 /** The authorization an execution refers to, as the read models know it. */
 export interface ParentAuthorization {
@@ -27,6 +33,8 @@ export interface ParentAuthorization {
 export type ExecutionOutcome =
   | {
       kind: 'admitted';
+      /** The log both leaves go to (the tenant's now). */
+      log: string;
       exec_leaf_hash: string;
       variance_leaf_hash: string;
       variance: VarianceRecorded['record'];
@@ -112,6 +120,7 @@ export function decideSubmitExecution(
     subject_id: parent.subject_id,
     leaf_hash: execLeafHash,
     trace,
+    ...logMember(state),
   };
   const variance: VarianceRecorded = {
     tenant_id: state.tenant_id,
@@ -120,6 +129,7 @@ export function decideSubmitExecution(
     record,
     observables: after.observables,
     lifecycle: after.lifecycle,
+    ...logMember(state),
   };
   return {
     events: [
@@ -128,6 +138,7 @@ export function decideSubmitExecution(
     ],
     result: {
       kind: 'admitted',
+      log: state.log,
       exec_leaf_hash: execLeafHash,
       variance_leaf_hash: varianceLeafHash,
       variance: record,

@@ -12,7 +12,13 @@ import {
   tenantStartArb,
   type ValueOf,
 } from '../property-support';
-import { decideChangeTier, decideRotateKey, ROTATION_GRACE_MS, UnknownTenantError } from './account-commands';
+import {
+  decideChangeTier,
+  decideRotateKey,
+  dedicatedLogFor,
+  ROTATION_GRACE_MS,
+  UnknownTenantError,
+} from './account-commands';
 import { tenantAggregate } from './tenant-state';
 
 const stateArb = fc.tuple(tenantStartArb, fc.array(tenantCommandArb, { maxLength: 10 }));
@@ -79,18 +85,25 @@ describe('decideRotateKey', () => {
 });
 
 describe('decideChangeTier', () => {
-  it('given any tenant and change, then the same tier and allowance decide nothing, any other one valid TenantTierChanged that the state then shows', async () => {
+  it("given any tenant and change, then the same tier, allowance and log decide nothing, any other one valid TenantTierChanged that the state then shows, with the tenant's log", async () => {
     await fc.assert(
       fc.asyncProperty(stateArb, changeArb, instantArb, async (input, change, now) => {
         const state = await reach(input);
         const previous = state.tier;
-        const same = state.tier === change.tier && state.daily_leaf_limit === change.dailyLeafLimit;
+        // A live L4 tenant admits to its dedicated log, any other to its mode's log.
+        const log = dedicatedLogFor(state, change.tier) ?? (state.mode === 'test' ? 'test' : 'shared');
+        const same =
+          state.tier === change.tier && state.daily_leaf_limit === change.dailyLeafLimit && state.log === log;
         const { events, result } = decideChangeTier(state, change, { now, correlationId: 'c' });
-        expect(result).toEqual({ changed: !same, previous_tier: previous });
+        expect(result).toEqual({ changed: !same, previous_tier: previous, log });
         expect(events).toHaveLength(same ? 0 : 1);
         expect(schemaProblems(events)).toEqual([]);
         const after = foldTenant(events, state);
-        expect([after.tier, after.daily_leaf_limit]).toEqual([change.tier, change.dailyLeafLimit]);
+        expect([after.tier, after.daily_leaf_limit, after.log]).toEqual([
+          change.tier,
+          change.dailyLeafLimit,
+          log,
+        ]);
       }),
       { ...PROPERTY_OPTIONS, numRuns: 40 },
     );

@@ -14,6 +14,7 @@ import {
 import { decideChangeTier, decideRotateKey, type TierChange, UnknownTenantError } from './account-commands';
 import type { IssuedKey } from './api-keys';
 import { decideRegisterTenant, decideRegistration, TenantExistsError } from './register-tenant';
+import { tenantAggregate } from './tenant-state';
 
 describe('registration', () => {
   const registration = decideRegisterTenant(
@@ -119,6 +120,36 @@ describe('tier change (operator)', () => {
           data: { tenant_id: TENANT_ID, tier: 'L4', previous_tier: 'L2', daily_leaf_limit: null },
         } as never,
       ]);
+  });
+
+  it('given an L2+ tenant, when it is given its own request allowance, then the event carries it; the same again changes nothing; without it, the tier’s again', () => {
+    const own: TierChange = {
+      tier: 'L2+',
+      dailyLeafLimit: null,
+      requestsPerMinute: 10_000,
+      operator: 'ops@example.com',
+    };
+    const base = tierChanged('L2+', null, 'L2+');
+    const withOwn = { ...base, data: { ...base.data, requests_per_minute: 10_000 } } as typeof base;
+    given([registered(), tierChanged('L2+')])
+      .when(own)
+      .then([{ ...withOwn, data: { ...withOwn.data, changed_at: NOW.toISOString() } } as typeof base]);
+    given([registered(), tierChanged('L2+'), withOwn])
+      .when(own)
+      .thenNothingHappened();
+    let state = tenantAggregate.initial();
+    for (const event of [registered(), tierChanged('L2+'), withOwn])
+      state = tenantAggregate.evolve(state, event);
+    expect(state.requests_per_minute).toBe(10_000);
+    const back = decideChangeTier(
+      state,
+      { ...own, requestsPerMinute: null },
+      { now: NOW, correlationId: 'c' },
+    );
+    expect(back.events.map((event) => event.data)).toEqual([
+      expect.not.objectContaining({ requests_per_minute: expect.anything() }),
+    ]);
+    expect(back.result.changed).toBe(true);
   });
 
   it('given an L2 tenant, when it is set to L2 with the same allowance, then nothing happens', () => {

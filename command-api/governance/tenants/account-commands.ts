@@ -1,6 +1,8 @@
 /** Decisions about a tenant's account: key rotation (API) and tier changes (operator CLI). */
 
+import { tenantLogOf } from '../../../domain/governance/tenant-log';
 import { HOUR_MS, type Tier } from '../../../domain/governance/tier-limits';
+import { dedicatedLogOf } from '../../../domain/log';
 import type { ApiKeyRotated, TenantTierChanged } from '../../../event-schemas';
 import { type IssuedKey, issueApiKey } from './api-keys';
 import { type RetiredKeyRefusal, refuseRetiredKey } from './current-key';
@@ -56,20 +58,42 @@ export function decideRotateKey(
 export interface TierChange {
   tier: Tier;
   dailyLeafLimit: number | null;
+  /** The tenant's own API requests per minute; null or absent: the tier's. */
+  requestsPerMinute?: number | null;
   operator: string;
   reason?: string;
 }
 
-/** An operator's tier change; changing to the same tier and allowance appends nothing. */
+/**
+ * The log a live L4 tenant admits to: its own (created, with its `LogCreated`, before the tier change is
+ * appended: cli/tenant-tier.ts); null for any other tier, and for a test-mode tenant (its leaves stay in
+ * the test log whatever its tier).
+ */
+export function dedicatedLogFor(state: Pick<TenantState, 'tenant_id' | 'mode'>, tier: Tier): string | null {
+  return tier === 'L4' && state.mode === 'live' ? dedicatedLogOf(state.tenant_id) : null;
+}
+
+/**
+ * An operator's tier change; changing to the same tier and allowances appends nothing (unless the tenant
+ * is L4 from before there were dedicated logs: the change then gives it its log).
+ */
 export function decideChangeTier(
   state: TenantState,
   change: TierChange,
   context: { now: Date; correlationId: string },
-): TenantDecision<{ changed: boolean; previous_tier: Tier }> {
+): TenantDecision<{ changed: boolean; previous_tier: Tier; log: string }> {
   if (!state.exists) throw new UnknownTenantError(`no tenant ${state.tenant_id || '(unknown)'}`);
   const previous = state.tier;
-  if (previous === change.tier && state.daily_leaf_limit === change.dailyLeafLimit) {
-    return { events: [], result: { changed: false, previous_tier: previous } };
+  const dedicated = dedicatedLogFor(state, change.tier);
+  const log = tenantLogOf({ mode: state.mode, log: dedicated ?? undefined });
+  const requestsPerMinute = change.requestsPerMinute ?? null;
+  if (
+    previous === change.tier &&
+    state.daily_leaf_limit === change.dailyLeafLimit &&
+    state.requests_per_minute === requestsPerMinute &&
+    state.log === log
+  ) {
+    return { events: [], result: { changed: false, previous_tier: previous, log } };
   }
   const data: TenantTierChanged = {
     tenant_id: state.tenant_id,
@@ -79,9 +103,11 @@ export function decideChangeTier(
     changed_at: context.now.toISOString(),
     changed_by: change.operator,
     ...(change.reason ? { reason: change.reason } : {}),
+    ...(requestsPerMinute === null ? {} : { requests_per_minute: requestsPerMinute }),
+    ...(dedicated ? { log: dedicated } : {}),
   };
   return {
     events: [tenantEvent(state, context, 'TenantTierChanged', data)],
-    result: { changed: true, previous_tier: previous },
+    result: { changed: true, previous_tier: previous, log },
   };
 }

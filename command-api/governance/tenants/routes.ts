@@ -1,5 +1,7 @@
 /** Enrollment and the API key: registering a tenant (public) and rotating its key. */
 import type { Request, Response } from 'express';
+import { tenantLogOf } from '../../../domain/governance/tenant-log';
+import { logUrlOf } from '../../../domain/log';
 import type { RegisterTenantBody } from '../../../event-schemas';
 import { sendError } from '../../../runtime/http/errors';
 import { errorSchema, headerRef, invalid, json, schema } from '../../../runtime/http/openapi-parts';
@@ -74,7 +76,8 @@ function registerTenant(services: GovernanceServices) {
       api_key: decision.apiKey,
       tenant_id: data.tenant_id,
       node_id: data.node_id,
-      log_url: `${publicUrl}/gov/v1/log`,
+      // Its log's: the test log for a test-mode tenant.
+      log_url: logUrlOf(publicUrl, tenantLogOf(data)),
       dashboard_url: `${publicUrl}/dashboard`,
       tier: data.tier,
       mode: data.mode,

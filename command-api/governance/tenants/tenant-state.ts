@@ -18,7 +18,9 @@ import {
   type PolicyInForce,
   policyInForce,
 } from '../../../domain/governance/policy';
+import { tenantLogOf } from '../../../domain/governance/tenant-log';
 import type { Tier } from '../../../domain/governance/tier-limits';
+import { SHARED_LOG_NAME } from '../../../domain/log';
 import type { GovernanceEvent } from '../../../event-schemas';
 import type { Aggregate, Decision, NewEventOf } from '../../engine/aggregate-writer';
 import { PersistentMap } from '../../engine/persistent-map';
@@ -50,8 +52,17 @@ export interface TenantState {
   readonly tenant_id: string;
   readonly tier: Tier;
   readonly mode: 'live' | 'test';
+  /**
+   * The log the tenant's admissions go to now: `test` for a test-mode tenant, its dedicated log while it
+   * is L4 with one, else `shared` (domain/log/log-names.ts). Each admission event records it.
+   */
+  readonly log: string;
+  /** The tenant's dedicated log once it has been L4 (kept, frozen, when it leaves L4), else null. */
+  readonly dedicated_log: string | null;
   readonly registered_at: string;
   readonly daily_leaf_limit: number | null;
+  /** Operator-set API requests per minute; null = the tier's. */
+  readonly requests_per_minute: number | null;
   readonly active_key_id: string | null;
   /** The gate policy submissions are decided under: the default until the tenant changes it. */
   readonly policy_in_force: PolicyInForce;
@@ -82,8 +93,11 @@ export function initialTenantState(): TenantState {
     tenant_id: '',
     tier: 'L1',
     mode: 'live',
+    log: SHARED_LOG_NAME,
+    dedicated_log: null,
     registered_at: '',
     daily_leaf_limit: null,
+    requests_per_minute: null,
     active_key_id: null,
     policy_in_force: DEFAULT_POLICY_IN_FORCE,
     evidence_leaves: 0,
@@ -106,6 +120,7 @@ export function evolveTenant(state: TenantState, event: TenantEvent): TenantStat
         tenant_id: data.tenant_id,
         tier: data.tier,
         mode: data.mode,
+        log: tenantLogOf(data),
         registered_at: data.registered_at,
         active_key_id: data.key_id,
       };
@@ -114,8 +129,18 @@ export function evolveTenant(state: TenantState, event: TenantEvent): TenantStat
       return { ...state, active_key_id: event.data.key_id };
     case 'TenantPolicyChanged':
       return { ...state, policy_in_force: policyInForce(event.data) };
-    case 'TenantTierChanged':
-      return { ...state, tier: event.data.tier, daily_leaf_limit: event.data.daily_leaf_limit };
+    case 'TenantTierChanged': {
+      const { data } = event;
+      return {
+        ...state,
+        tier: data.tier,
+        daily_leaf_limit: data.daily_leaf_limit,
+        requests_per_minute: data.requests_per_minute ?? null,
+        // A tier change names the dedicated log from then on; without one the tenant is back in its mode's log.
+        log: tenantLogOf({ mode: state.mode, log: data.log }),
+        dedicated_log: data.log ?? state.dedicated_log,
+      };
+    }
     case 'EvidenceAdmitted': {
       const { data } = event;
       const { day, leaves_on_day } = countLeaf(state, data.admitted_at);
@@ -176,6 +201,11 @@ export const tenantAggregate: Aggregate<TenantState, TenantEvent> = {
   initial: initialTenantState,
   evolve: evolveTenant,
 };
+
+/** The `log` member of an admission to `state.log`: none for the shared log (as before there were logs). */
+export function logMember(state: Pick<TenantState, 'log'>): { log?: string } {
+  return state.log === SHARED_LOG_NAME ? {} : { log: state.log };
+}
 
 /** An event of the tenant's stream, with the metadata every tenant command gives its events. */
 export function tenantEvent<T extends TenantEvent['type']>(

@@ -65,4 +65,13 @@ describe('decideRecordCosignature', () => {
       cosignatureEventId(witnessKey, 42),
     );
   });
+
+  it('given a head of another log, when cosigned, then the event names the log, and its id is not the shared log’s of the same size', () => {
+    const of = (log: string) => decideRecordCosignature(null, accepted, 'c', log).events[0]!;
+    expect(of('test').data).toEqual({ ...recorded().data, log: 'test' });
+    expect(of('shared').data).toEqual(recorded().data);
+    expect(of('shared').id).toBe(cosignatureEventId(witnessKey, 42));
+    expect(new Set([of('shared').id, of('test').id, of(`dedicated-${'a'.repeat(24)}`).id]).size).toBe(3);
+    expect(of('test').id).toBe(cosignatureEventId(witnessKey, 42, 'test'));
+  });
 });

@@ -6,6 +6,7 @@
  * as a retry, so a witness key keeps its first cosignature per size however often it is sent.
  */
 import { createHash } from 'node:crypto';
+import { SHARED_LOG_NAME } from '../../../domain/log';
 import type { FieldProblem, GovernanceEvent } from '../../../event-schemas';
 import {
   bytesEqual,
@@ -94,6 +95,8 @@ export async function checkCosignature(
   treeSize: number,
   note: string,
   trusted: readonly VerifierKey[],
+  /** The log's base path, for the message (`/gov/v1/log`, `/gov/v1/logs/<name>`). */
+  logPath = '/gov/v1/log',
 ): Promise<CosignatureCheck> {
   const identified = identifyWitness(line, trusted);
   if (!identified.ok) return identified;
@@ -101,7 +104,7 @@ export async function checkCosignature(
   const verdict = await verifyCosignature(`${logSignedNote(note)}${signatureLine}`, identified.witnessKey);
   if (!verdict.ok) {
     return problem(
-      `does not verify over the checkpoint the log signed at tree size ${treeSize} (${verdict.reason}); cosign the note served at GET /gov/v1/log/checkpoint and send its size`,
+      `does not verify over the checkpoint the log signed at tree size ${treeSize} (${verdict.reason}); cosign the note served at GET ${logPath}/checkpoint and send its size`,
     );
   }
   return {
@@ -132,9 +135,15 @@ export function witnessStream(witnessKey: VerifierKey): string {
   return `witness-${witnessKey.name}+${toHex(witnessKey.keyId)}`;
 }
 
-/** A UUID determined by (witness key, tree size), so the store keeps one cosignature per pair. */
-export function cosignatureEventId(witnessKey: VerifierKey, treeSize: number): string {
-  const digest = createHash('sha256').update(`WitnessCosigned\n${witnessKey.text}\n${treeSize}`).digest();
+/**
+ * A UUID determined by (log, witness key, tree size), so the store keeps one cosignature per triple.
+ * The shared log's ids are what they were before there were many logs (no log in the hashed text).
+ */
+export function cosignatureEventId(witnessKey: VerifierKey, treeSize: number, log = SHARED_LOG_NAME): string {
+  const of = log === SHARED_LOG_NAME ? '' : `${log}\n`;
+  const digest = createHash('sha256')
+    .update(`WitnessCosigned\n${of}${witnessKey.text}\n${treeSize}`)
+    .digest();
   // RFC 9562 layout: version 8 (custom), variant 10.
   digest[6] = (digest[6]! & 0x0f) | 0x80;
   digest[8] = (digest[8]! & 0x3f) | 0x80;
@@ -153,15 +162,16 @@ export const witnessAggregate: Aggregate<null, WitnessEvent> = {
   evolve: (state) => state,
 };
 
-/** Records an accepted cosignature. */
+/** Records an accepted cosignature of a head of `log` (the event names a log other than the shared one). */
 export function decideRecordCosignature(
   _state: null,
   accepted: Extract<CosignatureCheck, { ok: true }>,
   correlationId: string,
+  log = SHARED_LOG_NAME,
 ): Decision<{ kind: 'recorded' }, WitnessEvent> {
   const { checkpoint, witnessKey } = accepted;
   const event = {
-    id: cosignatureEventId(witnessKey, checkpoint.size),
+    id: cosignatureEventId(witnessKey, checkpoint.size, log),
     type: 'WitnessCosigned' as const,
     data: {
       origin: checkpoint.origin,
@@ -170,6 +180,7 @@ export function decideRecordCosignature(
       witness_key: witnessKey.text,
       timestamp: accepted.timestamp,
       cosignature: accepted.line,
+      ...(log === SHARED_LOG_NAME ? {} : { log }),
     },
     tenant_id: SYSTEM_TENANT,
     correlation_id: correlationId,

@@ -1,5 +1,5 @@
 import { leavesCountedToday } from '../../../domain/governance/daily-allowance';
-import { HOUR_MS, TIER_LIMITS } from '../../../domain/governance/tier-limits';
+import { HOUR_MS, requestsPerMinuteOf, TIER_LIMITS } from '../../../domain/governance/tier-limits';
 import type { TenantView } from '../../../projectors/governance/tenants';
 
 /** GET /account: the tenant, its tier, trial status, leaf count and allowances at `now`. */
@@ -37,7 +37,7 @@ export function accountView(tenant: TenantView, now: Date) {
       expires_at: null,
     },
     limits: {
-      requests_per_minute: limits.requestsPerMinute,
+      requests_per_minute: requestsPerMinuteOf(tenant),
       leaves_per_day: tenant.daily_leaf_limit ?? limits.leavesPerDay,
       leaves_today: leavesToday,
     },

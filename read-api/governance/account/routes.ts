@@ -2,6 +2,8 @@ import type { Request, Response } from 'express';
 import type { GovernanceServices } from '../../../command-api/governance/services';
 import { TENANT_KEY } from '../../../command-api/governance/tenants/access';
 import { callerOf } from '../../../command-api/governance/tenants/auth';
+import { tenantLogOf } from '../../../domain/governance/tenant-log';
+import { logUrlOf } from '../../../domain/log';
 import { json, schema } from '../../../runtime/http/openapi-parts';
 import type { Route } from '../../../runtime/http/route-table';
 import { accountView } from './account-view';
@@ -23,6 +25,13 @@ export const accountReadRoutes: readonly Route<GovernanceServices>[] = [
 
 function getAccount(services: GovernanceServices) {
   return (_req: Request, res: Response) => {
-    res.json(accountView(callerOf(res).tenant, services.clock()));
+    const { tenant } = callerOf(res);
+    // The log its admissions go to now (earlier ones stay in theirs: the chain says which).
+    const log = tenantLogOf(tenant);
+    res.json({
+      ...accountView(tenant, services.clock()),
+      log,
+      log_url: logUrlOf(services.config.publicUrl, log),
+    });
   };
 }

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { GovernanceServices } from '../../../command-api/governance/services';
 import { TENANT_KEY } from '../../../command-api/governance/tenants/access';
 import { callerOf } from '../../../command-api/governance/tenants/auth';
+import { logUrlOf, SHARED_LOG_NAME } from '../../../domain/log';
 import {
   BUNDLES,
   type BundleView,
@@ -96,6 +97,8 @@ async function chainPage(services: GovernanceServices, tenantId: string, query: 
     has_more: page.nextCursor !== null,
     items: page.items.map(({ data }) => ({
       artifact_hash: data.artifact_hash,
+      log: data.log ?? SHARED_LOG_NAME,
+      log_url: logUrlOf(services.config.publicUrl, data.log ?? SHARED_LOG_NAME),
       leaf_index: data.leaf_index,
       leaf_hash: data.leaf_hash,
       subject_id: data.subject_id,

@@ -8,10 +8,13 @@ import {
   CLOSED_LOOP,
   type ClosedLoopView,
   governanceProjection,
+  LEAVES,
+  type StoredLeaf,
 } from '../../../projectors/governance/governance-projection';
 import { invalid, json, notFound, schema } from '../../../runtime/http/openapi-parts';
 import { sha256Param } from '../../../runtime/http/path-params';
 import type { Route } from '../../../runtime/http/route-table';
+import { type LeafLog, leafLogOf } from '../log/leaf-log';
 import { sendNotFound } from '../not-found';
 
 const authLeafHash = sha256Param('auth_leaf_hash', 'The authorization leaf.');
@@ -65,28 +68,58 @@ function getTripleLeaf(services: GovernanceServices) {
   return async (req: Request, res: Response) => {
     const authLeafHash = req.params.auth_leaf_hash as string;
     const loop = await ownClosedLoop(services, callerOf(res), authLeafHash);
-    const authorization = await services.log.leafByHash(authLeafHash);
+    // The three leaves may be in different logs (a tenant moved to L4 between them): each is proved
+    // in its own, against that log's latest head.
+    const authLog = await leafLogOf(services, await authorizationLogOf(services, authLeafHash));
+    const authorization = await authLog.log.leafByHash(authLeafHash);
     if (!loop?.variance || loop.variance_leaf_hash === null || !authorization) {
       return sendNotFound(res, 'closed loop of authorization', authLeafHash);
     }
-    const { sth } = services.log.latest();
-    const withProof = (leafIndex: number, leafHash: string, record: object) => ({
-      leaf_index: leafIndex,
-      leaf_hash: leafHash,
-      record,
-      inclusion_proof: {
-        tree_size: sth.tree_size,
-        audit_path: services.log.inclusionProof(leafIndex, sth.tree_size).map(toHex),
-      },
-    });
+    const withProof = ({ name, url, log }: LeafLog, leafIndex: number, leafHash: string, record: object) => {
+      const { sth } = log.latest();
+      return {
+        log: name,
+        log_url: url,
+        leaf_index: leafIndex,
+        leaf_hash: leafHash,
+        record,
+        inclusion_proof: {
+          tree_size: sth.tree_size,
+          audit_path: log.inclusionProof(leafIndex, sth.tree_size).map(toHex),
+        },
+        sth: { log: name, ...sth },
+      };
+    };
+    const authorizationLeaf = withProof(
+      authLog,
+      authorization.leaf_index,
+      authLeafHash,
+      authorization.record,
+    );
     res.json({
       auth_leaf_hash: authLeafHash,
-      authorization: withProof(authorization.leaf_index, authLeafHash, authorization.record),
-      execution: withProof(loop.exec_leaf_index, loop.exec_leaf_hash, loop.trace),
-      variance: withProof(loop.variance_leaf_index!, loop.variance_leaf_hash, loop.variance),
-      sth,
+      authorization: authorizationLeaf,
+      execution: withProof(
+        await leafLogOf(services, loop.exec_log),
+        loop.exec_leaf_index,
+        loop.exec_leaf_hash,
+        loop.trace,
+      ),
+      variance: withProof(
+        await leafLogOf(services, loop.variance_log),
+        loop.variance_leaf_index!,
+        loop.variance_leaf_hash,
+        loop.variance,
+      ),
+      sth: authorizationLeaf.sth,
     });
   };
+}
+
+/** The log the authorization leaf is in (its `leaves` document's; absent there: shared). */
+async function authorizationLogOf(services: GovernanceServices, authLeafHash: string) {
+  const doc = await services.readModels.get<StoredLeaf>(governanceProjection, LEAVES, authLeafHash);
+  return doc?.data.log;
 }
 
 /** A closed loop of the caller's tenant; another tenant's reads exactly like a missing one. */

@@ -11,6 +11,7 @@
  */
 import type http from 'node:http';
 import type { Logger } from 'pino';
+import { SHARED_LOG_NAME } from '../../../domain/log';
 import type { PublishedLog } from '../../../ports/log';
 import { correlationIdOf } from '../../../runtime/http/correlation';
 import type { Metrics } from '../../../runtime/support/metrics';
@@ -38,7 +39,7 @@ export function proofFastPath({ log, metrics, logger }: FastPathOptions) {
     const stop = metrics.httpRequests.startTimer();
     const started = performance.now();
     const id = correlationIdOf(req.headers['x-correlation-id']);
-    const body = inclusionProofJson(log, hash, index, size);
+    const body = inclusionProofJson(log, SHARED_LOG_NAME, hash, index, size);
     res.writeHead(200, {
       'X-Correlation-Id': id,
       'Access-Control-Allow-Origin': '*',

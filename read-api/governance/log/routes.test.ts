@@ -13,6 +13,7 @@ import {
   timestampExtension,
   verifySth,
 } from '../../../domain/log';
+import { validateResponse } from '../../../event-schemas';
 import {
   decodeEntryBundle,
   fromHex,
@@ -29,9 +30,17 @@ import {
   verifyConsistency,
   verifyInclusion,
 } from '../../../merkle-core';
-import type { LeafType, LeafView, PublishedLog, PublishedTreeHead } from '../../../ports/log';
+import {
+  type LeafType,
+  type LeafView,
+  type LogDescription,
+  LogNotSignedError,
+  type PublishedLog,
+  type PublishedLogs,
+  type PublishedTreeHead,
+} from '../../../ports/log';
 import { sendError } from '../../../runtime/http/errors';
-import { type LogRoutesOptions, logRoutes } from './routes';
+import { type LogRoutesOptions, logRoutes, logsRoutes } from './routes';
 
 const ORIGIN = 'gov.example/log';
 const SIGNED_SIZE = 1000;
@@ -53,8 +62,9 @@ interface Fixture {
   leaves: LeafView[];
 }
 
-function recordOf(i: number): object {
+function recordOf(i: number, log?: string): object {
   return {
+    ...(log === undefined ? {} : { log }),
     type: LEAF_TYPES[i % 3],
     tenant_id: `ten_${i % 7}`,
     subject_id: `subject-${i}`,
@@ -64,19 +74,25 @@ function recordOf(i: number): object {
   };
 }
 
-async function buildFixture(): Promise<Fixture> {
-  const keys = generateKeyPair(ORIGIN);
+/** A log of `integrated` leaves with heads signed at `signedSizes` (the last the latest), under its own key. */
+async function buildFixture(
+  origin = ORIGIN,
+  integrated = INTEGRATED_SIZE,
+  signedSizes = SIGNED_SIZES,
+  log?: string,
+): Promise<Fixture> {
+  const keys = generateKeyPair(origin);
   const signer: NoteSigner = loadSignerKey(keys.signerKey);
   const tiles = new TileLog();
-  const records = Array.from({ length: INTEGRATED_SIZE }, (_, i) => recordOf(i));
-  for (let start = 0; start < INTEGRATED_SIZE; start += 97) {
+  const records = Array.from({ length: integrated }, (_, i) => recordOf(i, log));
+  for (let start = 0; start < integrated; start += 97) {
     await tiles.appendLeaves(records.slice(start, start + 97).map(leafDataOfRecord));
   }
   const heads = new Map<number, PublishedTreeHead>();
-  for (const size of SIGNED_SIZES) {
+  for (const size of signedSizes) {
     const checkpoint = signCheckpoint(
       {
-        origin: ORIGIN,
+        origin,
         size,
         rootHash: tiles.root(size),
         extensions: [timestampExtension(new Date(Date.UTC(2025, 0, 1, 0, 0, size)))],
@@ -104,10 +120,11 @@ async function buildFixture(): Promise<Fixture> {
  */
 function laxPublishedLog(f: Fixture): PublishedLog {
   const byHash = new Map(f.leaves.map((leaf) => [leaf.leaf_hash, leaf]));
+  const latest = f.heads.get(Math.max(...f.heads.keys()))!;
   return {
     verifierKey: f.verifierKey,
-    latest: () => f.heads.get(SIGNED_SIZE)!,
-    caughtUp: async () => f.heads.get(SIGNED_SIZE)!,
+    latest: () => latest,
+    caughtUp: async () => latest,
     treeHeadAt: async (size) => f.heads.get(size) ?? null,
     root: (size) => f.tiles.root(size),
     leafHash: (index) => f.tiles.leafHash(index),
@@ -209,7 +226,7 @@ describe('given a log of 1000 signed leaves (and 100 more integrated but not yet
       expect(res.headers.get('cache-control')).toBe('no-cache');
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
       const body = (await res.json()) as JsonSth;
-      expect(body).toEqual(sth);
+      expect(body).toEqual({ log: 'shared', ...sth });
       expect(body.tree_size).toBe(SIGNED_SIZE);
       expect(body.log_id).toBe(fixture.verifierKey);
       expect(await verifySth(body, fixture.logKey)).toMatchObject({ ok: true });
@@ -254,6 +271,7 @@ describe('given a log of 1000 signed leaves (and 100 more integrated but not yet
         const leaf = fixture.leaves[index]!;
         const body = await getJson(`/leaf?index=${index}`);
         expect(body).toEqual({
+          log: 'shared',
           leaf_index: index,
           leaf_hash: leaf.leaf_hash,
           leaf_type: leaf.leaf_type,
@@ -374,7 +392,7 @@ describe('given a log of 1000 signed leaves (and 100 more integrated but not yet
     it('when from equals to, then the proof is empty and both roots are that size’s root', async () => {
       const body = await getJson<ConsistencyBody>('/consistency?from=777&to=777');
       const root = fixture.heads.get(777)!.sth.root_hash;
-      expect(body).toEqual({ from: 777, to: 777, root_from: root, root_to: root, proof: [] });
+      expect(body).toEqual({ log: 'shared', from: 777, to: 777, root_from: root, root_to: root, proof: [] });
       expect(verifyConsistency(777, 777, [], fromHex(root), fromHex(root))).toEqual({ ok: true });
     });
 
@@ -650,5 +668,272 @@ describe('given a log with no signed leaves yet', () => {
     expect((await fetch(`${empty.url}/tile/0/000.p/1`)).status).toBe(404);
     expect((await fetch(`${empty.url}/tile/entries/000.p/1`)).status).toBe(404);
     expect((await fetch(`${empty.url}/consistency?from=1`)).status).toBe(400);
+  });
+});
+
+describe('given three logs, each with its own key and tree', () => {
+  const PUBLIC_URL = 'https://gov.example';
+  const DEDICATED = `dedicated-${'ab'.repeat(12)}`;
+  /** name → its fixture and kind; the shared log is the 1000-leaf fixture above. */
+  const logs = new Map<string, { fixture: Fixture; log: PublishedLog; kind: LogDescription['kind'] }>();
+  const finds: string[] = [];
+  /** A log created a moment ago, whose first head this process has not read yet (one test sets it). */
+  let unsigned: LogDescription | null = null;
+  let many: Server;
+  let base: string;
+
+  beforeAll(async () => {
+    logs.set('shared', { fixture, log: laxPublishedLog(fixture), kind: 'shared' });
+    const test = await buildFixture('gov.example/gov/v1/log/test', 300, [100, 300], 'test');
+    logs.set('test', { fixture: test, log: laxPublishedLog(test), kind: 'test' });
+    const dedicated = await buildFixture(`gov.example/gov/v1/log/${DEDICATED}`, 40, [1, 40], DEDICATED);
+    logs.set(DEDICATED, { fixture: dedicated, log: laxPublishedLog(dedicated), kind: 'dedicated' });
+    const published: PublishedLogs = {
+      get: (name) => logs.get(name)?.log ?? null,
+      find: async (name) => {
+        finds.push(name);
+        if (name === unsigned?.name) throw new LogNotSignedError(name);
+        return logs.get(name)?.log ?? null;
+      },
+      list: async () => [
+        ...[...logs].map(([name, { fixture: f, kind }]) => ({
+          name,
+          kind,
+          origin: f.verifierKey.split('+')[0]!,
+          verifierKey: f.verifierKey,
+          tenantId: kind === 'dedicated' ? `ten_${'ab'.repeat(12)}` : null,
+        })),
+        ...(unsigned ? [unsigned] : []),
+      ],
+    };
+    const routers = logsRoutes({
+      log: logs.get('shared')!.log,
+      logs: published,
+      config: { publicUrl: PUBLIC_URL },
+    });
+    const app = express();
+    app.use((_req, res, next) => {
+      res.locals.correlationId = 'corr-test';
+      next();
+    });
+    app.use('/gov/v1/log', routers.log);
+    app.use('/gov/v1/logs', routers.logs);
+    app.use((req: express.Request, res: express.Response) => {
+      sendError(res, 404, 'NOT_FOUND', `no route for ${req.method} ${req.path}`);
+    });
+    const listening = app.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => listening.once('listening', () => resolve()));
+    base = `http://127.0.0.1:${(listening.address() as AddressInfo).port}/gov/v1`;
+    many = {
+      url: base,
+      close: () => new Promise<void>((resolve) => listening.close(() => resolve())),
+    };
+  });
+  afterAll(() => many.close());
+  beforeEach(() => {
+    finds.length = 0;
+  });
+
+  const at = (name: string, path: string) => fetch(`${base}/logs/${name}${path}`);
+  async function json<T = Record<string, unknown>>(res: Response): Promise<T> {
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    return (await res.json()) as T;
+  }
+
+  it('GET /gov/v1/logs lists every log, shared first: name, kind, origin, key, URL and latest size', async () => {
+    const res = await fetch(`${base}/logs`);
+    const body = await json<{ logs: unknown[] }>(res);
+    expect(validateResponse('log-list', body)).toMatchObject({ ok: true });
+    expect(body.logs).toEqual([
+      {
+        name: 'shared',
+        kind: 'shared',
+        origin: ORIGIN,
+        verifier_key: fixture.verifierKey,
+        tenant_id: null,
+        url: `${PUBLIC_URL}/gov/v1/log`,
+        tree_size: SIGNED_SIZE,
+      },
+      {
+        name: 'test',
+        kind: 'test',
+        origin: 'gov.example/gov/v1/log/test',
+        verifier_key: logs.get('test')!.fixture.verifierKey,
+        tenant_id: null,
+        url: `${PUBLIC_URL}/gov/v1/logs/test`,
+        tree_size: 300,
+      },
+      {
+        name: DEDICATED,
+        kind: 'dedicated',
+        origin: `gov.example/gov/v1/log/${DEDICATED}`,
+        verifier_key: logs.get(DEDICATED)!.fixture.verifierKey,
+        tenant_id: `ten_${'ab'.repeat(12)}`,
+        url: `${PUBLIC_URL}/gov/v1/logs/${DEDICATED}`,
+        tree_size: 40,
+      },
+    ]);
+  });
+
+  it('each log’s STH and checkpoint name it and verify under its own key only', async () => {
+    for (const [name, { fixture: f }] of logs) {
+      const sthRes = await at(name, '/sth');
+      expect(sthRes.headers.get('cache-control')).toBe('no-cache');
+      const body = await json<JsonSth & { log: string }>(sthRes);
+      expect(validateResponse('sth', body)).toMatchObject({ ok: true });
+      expect(body.log).toBe(name);
+      expect(body.log_id).toBe(f.verifierKey);
+      expect(await verifySth(body, f.logKey)).toMatchObject({ ok: true });
+      for (const [other, { fixture: o }] of logs)
+        if (other !== name) expect(await verifySth(body, o.logKey)).toMatchObject({ ok: false });
+      const pinned = await json<JsonSth & { log: string }>(
+        await at(name, `/sth?tree_size=${Math.min(...f.heads.keys())}`),
+      );
+      expect(pinned.log).toBe(name);
+      expect(await verifySth(pinned, f.logKey)).toMatchObject({ ok: true });
+      const note = await (await at(name, '/checkpoint')).text();
+      expect((await verifyCheckpoint(note, f.logKey)).ok).toBe(true);
+      const keys = await json<{ log: string }>(await at(name, '/keys'));
+      expect(keys.log).toBe(f.verifierKey);
+    }
+  });
+
+  it('each log proves its own leaves against its own root, and knows no other log’s', async () => {
+    for (const [name, { fixture: f }] of logs) {
+      const size = Math.max(...f.heads.keys());
+      const root = f.heads.get(size)!.sth.root_hash;
+      const index = size - 1;
+      const leaf = f.leaves[index]!;
+      const proof = await json<ProofBody & { log: string }>(
+        await at(name, `/proof?leaf_hash=${leaf.leaf_hash}`),
+      );
+      expect(validateResponse('log-proof', proof)).toMatchObject({ ok: true });
+      expect(proof).toMatchObject({ log: name, leaf_index: index, tree_size: size, root_hash: root });
+      expect(
+        verifyInclusion(index, size, fromHex(leaf.leaf_hash), bytesOf(proof.audit_path), fromHex(root)),
+      ).toEqual({ ok: true });
+      const byIndex = await json<{ log: string; leaf_hash: string }>(await at(name, `/leaf?index=${index}`));
+      expect(byIndex).toMatchObject({ log: name, leaf_hash: leaf.leaf_hash });
+      const from = Math.min(...f.heads.keys());
+      const consistency = await json<ConsistencyBody & { log: string }>(
+        await at(name, `/consistency?from=${from}`),
+      );
+      expect(validateResponse('log-consistency', consistency)).toMatchObject({ ok: true });
+      expect(consistency.log).toBe(name);
+      expect(
+        verifyConsistency(
+          from,
+          size,
+          bytesOf(consistency.proof),
+          fromHex(consistency.root_from),
+          fromHex(root),
+        ),
+      ).toEqual({ ok: true });
+      for (const other of logs.keys())
+        if (other !== name) expect((await at(other, `/proof?leaf_hash=${leaf.leaf_hash}`)).status).toBe(404);
+    }
+  });
+
+  it('each log serves its own C2SP tiles and entry bundles, cached as immutable', async () => {
+    for (const [name, { fixture: f }] of logs) {
+      const size = Math.max(...f.heads.keys());
+      // The last, partial tile of the signed size, and its entry bundle.
+      const tile = Math.floor(size / 256);
+      const width = size % 256;
+      const n = String(tile).padStart(3, '0');
+      const res = await at(name, `/tile/0/${n}.p/${width}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(new Uint8Array(await res.arrayBuffer())).toEqual(f.tiles.tile(0, tile, width));
+      const bundle = decodeEntryBundle(
+        new Uint8Array(await (await at(name, `/tile/entries/${n}.p/${width}`)).arrayBuffer()),
+      );
+      expect(bundle.map((entry) => toHex(leafHash(entry)))).toEqual(
+        f.leaves.slice(tile * 256, tile * 256 + width).map((l) => l.leaf_hash),
+      );
+      // Beyond the signed size (for the shared log, integrated but not signed): not served.
+      expect((await at(name, `/tile/0/${n}.p/${width + 1}`)).status).toBe(404);
+    }
+  });
+
+  it('the shared log’s /gov/v1/log/* and /gov/v1/logs/shared/* are the same log', async () => {
+    for (const path of [
+      '/sth',
+      '/checkpoint',
+      '/keys',
+      '/leaf?index=7',
+      `/proof?leaf_hash=${fixture.leaves[5]!.leaf_hash}`,
+      '/consistency?from=3',
+      '/tile/0/001',
+    ]) {
+      const [old, named] = await Promise.all([fetch(`${base}/log${path}`), at('shared', path)]);
+      expect([named.status, named.headers.get('content-type')]).toEqual([
+        200,
+        old.headers.get('content-type'),
+      ]);
+      expect(Buffer.from(await named.arrayBuffer())).toEqual(Buffer.from(await old.arrayBuffer()));
+    }
+  });
+
+  it('the hot routes of a log this process serves look nothing up beyond memory', async () => {
+    for (const name of logs.keys()) {
+      await json(await at(name, '/sth'));
+      expect((await at(name, '/checkpoint')).status).toBe(200);
+      await json(await at(name, `/proof?leaf_hash=${logs.get(name)!.fixture.leaves[0]!.leaf_hash}`));
+    }
+    expect(finds).toEqual([]);
+  });
+
+  it('a log created a moment ago, of which no head is signed yet, is listed at size 0, and its routes answer 404 saying so (not 500)', async () => {
+    const name = `dedicated-${'ef'.repeat(12)}`;
+    const key = generateKeyPair(`gov.example/gov/v1/log/${name}`).verifierKey;
+    unsigned = {
+      name,
+      kind: 'dedicated',
+      origin: key.split('+')[0]!,
+      verifierKey: key,
+      tenantId: `ten_${'ef'.repeat(12)}`,
+    };
+    try {
+      const body = await json<{ logs: Record<string, unknown>[] }>(await fetch(`${base}/logs`));
+      expect(validateResponse('log-list', body)).toMatchObject({ ok: true });
+      expect(body.logs.at(-1)).toMatchObject({ name, verifier_key: key, tree_size: 0 });
+      for (const path of ['/sth', '/checkpoint', '/leaf?index=0']) {
+        const res = await at(name, path);
+        expect(res.status).toBe(404);
+        expect(res.headers.get('access-control-allow-origin')).toBe('*');
+        expect((await res.json()).message).toMatch(new RegExp(`${name} has no signed tree head yet`));
+      }
+    } finally {
+      unsigned = null;
+    }
+  });
+
+  it('an unknown log answers 404 naming it and pointing to the list; a name no log can have is not looked for', async () => {
+    const unknown = `dedicated-${'cd'.repeat(12)}`;
+    for (const path of [
+      '/sth',
+      '/checkpoint',
+      '/keys',
+      '/leaf?index=0',
+      '/consistency?from=1',
+      '/tile/0/000',
+      `/proof?leaf_hash=${'00'.repeat(32)}`,
+    ]) {
+      const res = await at(unknown, path);
+      expect(res.status).toBe(404);
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      const body = await res.json();
+      expect(body).toEqual({ error: 'NOT_FOUND', message: expect.any(String), correlation_id: 'corr-test' });
+      expect(body.message).toContain(`"${unknown}"`);
+      expect(body.message).toContain('GET /gov/v1/logs');
+    }
+    expect(new Set(finds)).toEqual(new Set([unknown]));
+    finds.length = 0;
+    const res = await at('Shared', '/sth');
+    expect(res.status).toBe(404);
+    expect((await res.json()).message).toContain('"Shared"');
+    expect(finds).toEqual([]);
   });
 });

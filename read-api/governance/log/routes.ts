@@ -1,7 +1,9 @@
 /**
- * The public transparency log over HTTP (mounted at `/gov/v1/log`): JSON signed tree heads, leaves,
- * inclusion and consistency proofs, plus the C2SP tlog-tiles static resources (`checkpoint`, hash
- * tiles, entry bundles) so off-the-shelf tiles clients and witnesses can follow the log.
+ * The public transparency logs over HTTP: JSON signed tree heads, leaves, inclusion and consistency
+ * proofs, plus the C2SP tlog-tiles static resources (`checkpoint`, hash tiles, entry bundles) so
+ * off-the-shelf tiles clients and witnesses can follow a log. Every log has the same routes under
+ * `/gov/v1/logs/<name>` (`GET /gov/v1/logs` lists them); the shared log also keeps `/gov/v1/log`.
+ * Every JSON answer that carries a tree head, a proof or a leaf names its log (`log`).
  *
  * Nothing here needs credentials and every answer carries `Access-Control-Allow-Origin: *`, so
  * browsers can verify the log directly. Everything served is bounded by the latest signed tree head:
@@ -16,11 +18,19 @@ import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { NextFunction, Request, Response, Router } from 'express';
 import type { GovernanceServices } from '../../../command-api/governance/services';
-import { leafDataOfRecord } from '../../../domain/log';
+import { LOG_NAME, leafDataOfRecord, logUrlOf, SHARED_LOG_NAME } from '../../../domain/log';
 import type { FieldProblem } from '../../../event-schemas';
 import { bytesEqual, encodeEntryBundle, leafHash, parseTilePath, TILE_WIDTH } from '../../../merkle-core';
-import type { LeafView, PublishedLog, PublishedTreeHead } from '../../../ports/log';
+import {
+  type LeafView,
+  type LogName,
+  LogNotSignedError,
+  type PublishedLog,
+  type PublishedLogs,
+  type PublishedTreeHead,
+} from '../../../ports/log';
 import { sendError } from '../../../runtime/http/errors';
+import { namedLog } from '../../../runtime/http/named-log';
 import {
   errorResponse,
   headerRef,
@@ -33,7 +43,13 @@ import {
   schema,
 } from '../../../runtime/http/openapi-parts';
 import { unknownParameterReason } from '../../../runtime/http/query';
-import { groupRouter, PUBLIC, type RouteGroup } from '../../../runtime/http/route-table';
+import {
+  groupRouter,
+  type PathParameter,
+  PUBLIC,
+  type Route,
+  type RouteGroup,
+} from '../../../runtime/http/route-table';
 import { retiredKeysAnswer } from '../../../runtime/keys/key-history';
 
 const gzip = promisify(gzipCallback);
@@ -49,10 +65,40 @@ export const JSON_TYPE = 'application/json; charset=utf-8';
 /** Entry bundles at or above this size are gzipped when the client accepts it (tlog-tiles SHOULD). */
 const GZIP_MIN_BYTES = 1024;
 
-/** What the log routes read: the published log. */
+/** What the log routes read: the published (shared) log. */
 export interface LogServices {
   log: PublishedLog;
 }
+
+/** What the routes of every log read: the logs by name, and the public URL their own URLs start with. */
+export interface LogsServices extends LogServices {
+  logs: PublishedLogs;
+  config: { publicUrl: string };
+}
+
+/** A log as a handler serves it: its name (the `log` member of answers) and what it publishes. */
+interface ServedLog {
+  name: LogName;
+  log: PublishedLog;
+}
+
+type LogHandler = (served: ServedLog, req: Request, res: Response) => unknown;
+
+/** A route of one log, relative to the log's base path: its handler serves whichever log it is given. */
+type LogRoute<S> = Omit<Route<S>, 'handler'> & { handler: (services: S) => LogHandler };
+
+/**
+ * More public keys for `GET …/keys` (e.g. `{ validators: [...], authority: '...' }`), read on each
+ * request and merged after `log`, which they cannot replace.
+ */
+type ExtraKeys<S> = (services: S, log: LogName) => object | Promise<object>;
+
+const LOG_PARAMETER: PathParameter = {
+  name: 'log',
+  description:
+    "The log's name: `shared` (the log every tenant below L4 admits to, also at /gov/v1/log), `test` (test-mode tenants) or `dedicated-<24 hex>` (an L4 tenant's own log). GET /gov/v1/logs lists them.",
+  schema: { type: 'string', pattern: LOG_NAME.source },
+};
 
 const LOG_QUERY_RULES =
   'Query parameters are read strictly: an unknown, repeated or malformed parameter answers 400 INVALID_REQUEST listing every problem (integers are decimal, without sign, exponent or leading zeros).';
@@ -74,219 +120,315 @@ const logIntegerSchema = (minimum: number): Json => ({
   maximum: Number.MAX_SAFE_INTEGER,
 });
 
-/**
- * The public log endpoints, relative to their mount point (`/gov/v1/log`). `extraKeys`: more public
- * keys for `GET /keys` (e.g. `{ validators: [...], authority: '...' }`), read on each request and
- * merged after `log`, which they cannot replace.
- */
-export function logRouteGroup<S extends LogServices>(
-  extraKeys?: (services: S) => object | Promise<object>,
-): RouteGroup<S> {
+/** The shared log's endpoints at `/gov/v1/log`, as they have always been. */
+export function logRouteGroup<S extends LogServices>(extraKeys?: ExtraKeys<S>): RouteGroup<S> {
   return {
     mount: '/gov/v1/log',
     router: { caseSensitive: true, strict: true },
     use: () => [cors],
+    routes: oneLogRoutes(extraKeys).map((route) => ({
+      ...route,
+      handler: (services: S) => {
+        const handle = route.handler(services);
+        const served: ServedLog = { name: SHARED_LOG_NAME, log: services.log };
+        return (req: Request, res: Response) => handle(served, req, res);
+      },
+    })),
+  };
+}
+
+/**
+ * Every log's endpoints at `/gov/v1/logs/<name>/…` (the same as the shared log's at `/gov/v1/log`),
+ * and the list of logs at `/gov/v1/logs`. A log this process serves is looked up in memory; a name it
+ * does not know yet is looked for in the store once (another process may have just created it).
+ */
+export function logsRouteGroup<S extends LogsServices>(extraKeys?: ExtraKeys<S>): RouteGroup<S> {
+  return {
+    mount: '/gov/v1/logs',
+    router: { caseSensitive: true, strict: true },
+    use: () => [cors],
     routes: [
-      // The hot path, so matched first: one lookup in memory, one proof, and the JSON written by hand
-      // (every value is a number or hex).
       {
         method: 'get',
-        path: '/proof',
-        access: PUBLIC,
-        query: [
-          {
-            name: 'leaf_hash',
-            description: 'The leaf hash H (64 lowercase hex characters).',
-            schema: { type: 'string', pattern: HASH.source },
-            required: true,
-          },
-          {
-            name: 'tree_size',
-            description:
-              "The tree to prove against, from the leaf's index + 1 to the latest signed size; omit for the latest.",
-            schema: logIntegerSchema(1),
-          },
-        ],
-        queryReadBy: 'handler',
-        tags: ['log'],
-        operationId: 'getInclusionProof',
-        summary: 'The Merkle inclusion proof of leaf H',
-        description: LOG_QUERY_RULES,
-        responses: {
-          '200': logOk('The inclusion proof.', json(schema('urn:gov:response:log-proof'))),
-          '400': invalidQuery(
-            'leaf_hash is missing or malformed, tree_size is malformed or outside [leaf index + 1, latest signed size], or the query has other parameters.',
-          ),
-          '404': notFound(
-            'No leaf with this hash is in the latest signed tree (a leaf just admitted appears once a tree head covering it is signed).',
-          ),
-          '503': logHeadsBehind,
-        },
-        handler: proof,
-      },
-      {
-        method: 'get',
-        path: '/sth',
-        access: PUBLIC,
-        query: [
-          {
-            name: 'tree_size',
-            description:
-              'The tree head signed at exactly this size (404 when none was); omit for the latest. Every head the service has handed out (in a 201, as the latest STH or checkpoint) is served from then on.',
-            schema: logIntegerSchema(0),
-          },
-        ],
-        queryReadBy: 'handler',
-        tags: ['log'],
-        operationId: 'getSignedTreeHead',
-        summary: 'The latest signed tree head, or the one signed at tree_size',
-        description: LOG_QUERY_RULES,
-        responses: {
-          '200': logOk(
-            'The signed tree head (the latest one with Cache-Control: no-cache).',
-            json(schema('urn:gov:response:sth')),
-          ),
-          '400': invalidQuery('tree_size is malformed or the query has other parameters.'),
-          '404': notFound('No tree head was signed at tree_size.'),
-          '503': logHeadsBehind,
-        },
-        handler: sth,
-      },
-      {
-        method: 'get',
-        path: '/checkpoint',
+        path: '/',
         access: PUBLIC,
         queryReadBy: 'handler',
         tags: ['log'],
-        operationId: 'getCheckpoint',
-        summary: 'The latest signed tree head as a C2SP tlog-tiles checkpoint (signed note)',
+        operationId: 'listLogs',
+        summary: 'The logs: each one’s name, kind, origin, key, URL and latest signed size',
         description:
-          'The same statement as GET /gov/v1/log/sth. It takes no query parameter (any answers 400).',
+          'Takes no query parameters. The shared log first, then the others by name. Each log has the same routes under its `url` (the shared log’s is /gov/v1/log, also served at /gov/v1/logs/shared).',
         responses: {
-          '200': logOk(
-            'The signed checkpoint note: origin, tree size, base64 root hash, `timestamp <ISO 8601>`, a blank line, and the signature lines (the log first, then witnesses).',
-            { 'text/plain': { schema: { type: 'string' } } },
-            { 'Cache-Control': headerRef('CacheControl') },
-          ),
-        },
-        handler: checkpoint,
-      },
-      {
-        method: 'get',
-        path: '/leaf',
-        access: PUBLIC,
-        query: [
-          {
-            name: 'index',
-            description: 'The leaf index N, from 0.',
-            schema: logIntegerSchema(0),
-            required: true,
-          },
-        ],
-        queryReadBy: 'handler',
-        tags: ['log'],
-        operationId: 'getLeaf',
-        summary: 'The leaf at index N: its hash, type, envelope reference and record',
-        description: LOG_QUERY_RULES,
-        responses: {
-          '200': logOk('The leaf.', json(schema('urn:gov:response:log-leaf'))),
-          '400': invalidQuery('index is missing or malformed, or the query has other parameters.'),
-          '404': notFound('index is not in the latest signed tree.'),
-          '503': readModelsBehind, // also when this process had not read the newest heads in time
-        },
-        handler: leaf,
-      },
-      {
-        method: 'get',
-        path: '/consistency',
-        access: PUBLIC,
-        query: [
-          {
-            name: 'from',
-            description: 'The older tree size M, at least 1.',
-            schema: logIntegerSchema(1),
-            required: true,
-          },
-          {
-            name: 'to',
-            description: 'The newer tree size N, from M to the latest signed size; omit for the latest.',
-            schema: logIntegerSchema(1),
-          },
-        ],
-        queryReadBy: 'handler',
-        tags: ['log'],
-        operationId: 'getConsistencyProof',
-        summary: 'The consistency proof between tree sizes M and N',
-        description: LOG_QUERY_RULES,
-        responses: {
-          '200': logOk('The consistency proof.', json(schema('urn:gov:response:log-consistency'))),
-          '400': invalidQuery(
-            'from or to is missing, malformed or outside 1 ≤ from ≤ to ≤ latest signed size.',
-          ),
-          '503': logHeadsBehind,
-        },
-        handler: consistency,
-      },
-      {
-        method: 'get',
-        path: '/keys',
-        access: PUBLIC,
-        queryReadBy: 'handler',
-        tags: ['log'],
-        operationId: 'getLogKeys',
-        summary: 'The public keys that verify the log, the envelopes and the certificates',
-        description:
-          'Takes no query parameters. The current keys, and under `retired` the keys retired by rotations (`gov keys rotate`): a signed tree head, envelope or vote made before a rotation verifies under a retired key. Keys are read when the server starts.',
-        responses: {
-          '200': logOk('The keys.', json(schema('urn:gov:response:log-keys'))),
+          '200': logOk('The logs.', json(schema('urn:gov:response:log-list'))),
           '400': invalidQuery('The query has parameters.'),
         },
-        handler: keys(extraKeys),
+        handler: listLogs,
       },
-      // C2SP tlog-tiles: tile/<L>/<N>[.p/<W>] and tile/entries/<N>[.p/<W>]. Any path that is not
-      // canonical is simply not found; a query is refused, as everywhere.
-      {
-        method: 'get',
-        path: '/tile/*path',
-        access: PUBLIC,
-        params: [
-          {
-            name: 'path',
-            description:
-              'The tile path after `tile/`, slashes included, e.g. `0/x001/234`, `1/000.p/3`, `entries/000`.',
-            schema: { type: 'string' },
+      ...oneLogRoutes(extraKeys).map(
+        (route): Route<S> => ({
+          ...route,
+          path: `/:log${route.path}`,
+          params: [LOG_PARAMETER, ...(route.params ?? [])],
+          operationId: `${route.operationId}OfLog`,
+          summary: `${route.summary}, of the log named`,
+          responses: {
+            ...route.responses,
+            '404': notFound(
+              `No log has this name (GET /gov/v1/logs lists them), or it was created a moment ago and has no signed tree head yet${route.responses['404'] ? `; or: ${(route.responses['404'] as { description: string }).description}` : '.'}`,
+            ),
           },
-        ],
-        queryReadBy: 'handler',
-        tags: ['log'],
-        operationId: 'getTile',
-        summary: 'C2SP tlog-tiles static resources: hash tiles and entry bundles',
-        description: `The path continues over several segments (it cannot be expressed as one OpenAPI path parameter): \`tile/<L>/<N>[.p/<W>]\` for a hash tile of level L, \`tile/entries/<N>[.p/<W>]\` for an entry bundle (each record’s RFC 8785 canonical JSON, the bytes its leaf hash covers). N is written in zero-padded 3-digit groups, all but the last prefixed with x (\`tile/0/x001/234\`); \`.p/<W>\` is a partial tile of width W < ${TILE_WIDTH}. Every tile and bundle is immutable, partial ones too (their width is in the path), and is served with \`Cache-Control: ${CACHE_IMMUTABLE}\`. Entry bundles of ${GZIP_MIN_BYTES / 1024} KiB or more are gzipped when the request sends Accept-Encoding with gzip. It takes no query parameter (any answers 400).`,
-        responses: {
-          '200': logOk(
-            'The tile (width × 32-byte hashes) or the entry bundle.',
-            {
-              'application/octet-stream': {
-                schema: { type: 'string', contentMediaType: 'application/octet-stream' },
-              },
-            },
-            { 'Cache-Control': headerRef('CacheControl') },
-          ),
-          '404': notFound('Not a canonical tile path, or not covered by the latest signed tree.'),
-          '500': errorResponse(
-            'INTERNAL_ERROR: a stored record does not hash to its leaf (a broken store is never served), or another internal error.',
-            ['INTERNAL_ERROR'],
-          ),
-          '503': logHeadsBehind,
-        },
-        handler: tile,
-      },
+          handler: (services: S) => {
+            const handle = route.handler(services);
+            return (req: Request, res: Response) => {
+              const name = req.params.log as string;
+              const log = services.logs.get(name);
+              if (log) return handle({ name, log }, req, res);
+              return namedLog(services.logs, name, res).then((found) =>
+                found ? handle({ name, log: found }, req, res) : undefined,
+              );
+            };
+          },
+        }),
+      ),
     ],
   };
 }
 
-/** The keys a verifier needs beyond the log key: the envelope authority's and the validators'. */
-export function verifierKeys(services: Pick<GovernanceServices, 'admission' | 'publishedKeys'>) {
+function listLogs(services: LogsServices) {
+  return async (req: Request, res: Response) => {
+    if (!parseQuery(req, res, NO_QUERY)) return;
+    const logs = await services.logs.list();
+    const entries = await Promise.all(
+      logs.map(async (description) => {
+        const log = await services.logs.find(description.name).catch((error: unknown) => {
+          // Created a moment ago: listed, at size 0, until its first head is signed.
+          if (error instanceof LogNotSignedError) return null;
+          throw error;
+        });
+        return {
+          name: description.name,
+          kind: description.kind,
+          origin: description.origin,
+          verifier_key: log?.verifierKey ?? description.verifierKey,
+          tenant_id: description.tenantId,
+          url: logUrlOf(services.config.publicUrl, description.name),
+          tree_size: log?.latest().sth.tree_size ?? 0,
+        };
+      }),
+    );
+    res.setHeader('Cache-Control', CACHE_LATEST);
+    res.json({ logs: entries });
+  };
+}
+
+/** The routes of one log, relative to its base path; each handler serves the log it is given. */
+function oneLogRoutes<S extends LogServices>(extraKeys?: ExtraKeys<S>): LogRoute<S>[] {
+  return [
+    // The hot path, so matched first: one lookup in memory, one proof, and the JSON written by hand
+    // (every value is a number or hex).
+    {
+      method: 'get',
+      path: '/proof',
+      access: PUBLIC,
+      query: [
+        {
+          name: 'leaf_hash',
+          description: 'The leaf hash H (64 lowercase hex characters).',
+          schema: { type: 'string', pattern: HASH.source },
+          required: true,
+        },
+        {
+          name: 'tree_size',
+          description:
+            "The tree to prove against, from the leaf's index + 1 to the latest signed size; omit for the latest.",
+          schema: logIntegerSchema(1),
+        },
+      ],
+      queryReadBy: 'handler',
+      tags: ['log'],
+      operationId: 'getInclusionProof',
+      summary: 'The Merkle inclusion proof of leaf H',
+      description: LOG_QUERY_RULES,
+      responses: {
+        '200': logOk('The inclusion proof.', json(schema('urn:gov:response:log-proof'))),
+        '400': invalidQuery(
+          'leaf_hash is missing or malformed, tree_size is malformed or outside [leaf index + 1, latest signed size], or the query has other parameters.',
+        ),
+        '404': notFound(
+          'No leaf with this hash is in the latest signed tree (a leaf just admitted appears once a tree head covering it is signed).',
+        ),
+        '503': logHeadsBehind,
+      },
+      handler: () => proof(),
+    },
+    {
+      method: 'get',
+      path: '/sth',
+      access: PUBLIC,
+      query: [
+        {
+          name: 'tree_size',
+          description:
+            'The tree head signed at exactly this size (404 when none was); omit for the latest. Every head the service has handed out (in a 201, as the latest STH or checkpoint) is served from then on.',
+          schema: logIntegerSchema(0),
+        },
+      ],
+      queryReadBy: 'handler',
+      tags: ['log'],
+      operationId: 'getSignedTreeHead',
+      summary: 'The latest signed tree head, or the one signed at tree_size',
+      description: LOG_QUERY_RULES,
+      responses: {
+        '200': logOk(
+          'The signed tree head (the latest one with Cache-Control: no-cache).',
+          json(schema('urn:gov:response:sth')),
+        ),
+        '400': invalidQuery('tree_size is malformed or the query has other parameters.'),
+        '404': notFound('No tree head was signed at tree_size.'),
+        '503': logHeadsBehind,
+      },
+      handler: () => sth(),
+    },
+    {
+      method: 'get',
+      path: '/checkpoint',
+      access: PUBLIC,
+      queryReadBy: 'handler',
+      tags: ['log'],
+      operationId: 'getCheckpoint',
+      summary: 'The latest signed tree head as a C2SP tlog-tiles checkpoint (signed note)',
+      description:
+        'The same statement as GET sth of the same log. It takes no query parameter (any answers 400).',
+      responses: {
+        '200': logOk(
+          'The signed checkpoint note: origin, tree size, base64 root hash, `timestamp <ISO 8601>`, a blank line, and the signature lines (the log first, then witnesses).',
+          { 'text/plain': { schema: { type: 'string' } } },
+          { 'Cache-Control': headerRef('CacheControl') },
+        ),
+      },
+      handler: () => checkpoint(),
+    },
+    {
+      method: 'get',
+      path: '/leaf',
+      access: PUBLIC,
+      query: [
+        {
+          name: 'index',
+          description: 'The leaf index N, from 0.',
+          schema: logIntegerSchema(0),
+          required: true,
+        },
+      ],
+      queryReadBy: 'handler',
+      tags: ['log'],
+      operationId: 'getLeaf',
+      summary: 'The leaf at index N: its hash, type, envelope reference and record',
+      description: LOG_QUERY_RULES,
+      responses: {
+        '200': logOk('The leaf.', json(schema('urn:gov:response:log-leaf'))),
+        '400': invalidQuery('index is missing or malformed, or the query has other parameters.'),
+        '404': notFound('index is not in the latest signed tree.'),
+        '503': readModelsBehind, // also when this process had not read the newest heads in time
+      },
+      handler: () => leaf(),
+    },
+    {
+      method: 'get',
+      path: '/consistency',
+      access: PUBLIC,
+      query: [
+        {
+          name: 'from',
+          description: 'The older tree size M, at least 1.',
+          schema: logIntegerSchema(1),
+          required: true,
+        },
+        {
+          name: 'to',
+          description: 'The newer tree size N, from M to the latest signed size; omit for the latest.',
+          schema: logIntegerSchema(1),
+        },
+      ],
+      queryReadBy: 'handler',
+      tags: ['log'],
+      operationId: 'getConsistencyProof',
+      summary: 'The consistency proof between tree sizes M and N',
+      description: LOG_QUERY_RULES,
+      responses: {
+        '200': logOk('The consistency proof.', json(schema('urn:gov:response:log-consistency'))),
+        '400': invalidQuery(
+          'from or to is missing, malformed or outside 1 ≤ from ≤ to ≤ latest signed size.',
+        ),
+        '503': logHeadsBehind,
+      },
+      handler: () => consistency(),
+    },
+    {
+      method: 'get',
+      path: '/keys',
+      access: PUBLIC,
+      queryReadBy: 'handler',
+      tags: ['log'],
+      operationId: 'getLogKeys',
+      summary: 'The public keys that verify the log, the envelopes and the certificates',
+      description:
+        'Takes no query parameters. The current keys, and under `retired` the keys retired by rotations (`gov keys rotate`): a signed tree head, envelope or vote made before a rotation verifies under a retired key. Keys are read when the server starts.',
+      responses: {
+        '200': logOk('The keys.', json(schema('urn:gov:response:log-keys'))),
+        '400': invalidQuery('The query has parameters.'),
+      },
+      handler: keys(extraKeys),
+    },
+    // C2SP tlog-tiles: tile/<L>/<N>[.p/<W>] and tile/entries/<N>[.p/<W>]. Any path that is not
+    // canonical is simply not found; a query is refused, as everywhere.
+    {
+      method: 'get',
+      path: '/tile/*path',
+      access: PUBLIC,
+      params: [
+        {
+          name: 'path',
+          description:
+            'The tile path after `tile/`, slashes included, e.g. `0/x001/234`, `1/000.p/3`, `entries/000`.',
+          schema: { type: 'string' },
+        },
+      ],
+      queryReadBy: 'handler',
+      tags: ['log'],
+      operationId: 'getTile',
+      summary: 'C2SP tlog-tiles static resources: hash tiles and entry bundles',
+      description: `The path continues over several segments (it cannot be expressed as one OpenAPI path parameter): \`tile/<L>/<N>[.p/<W>]\` for a hash tile of level L, \`tile/entries/<N>[.p/<W>]\` for an entry bundle (each record’s RFC 8785 canonical JSON, the bytes its leaf hash covers). N is written in zero-padded 3-digit groups, all but the last prefixed with x (\`tile/0/x001/234\`); \`.p/<W>\` is a partial tile of width W < ${TILE_WIDTH}. Every tile and bundle is immutable, partial ones too (their width is in the path), and is served with \`Cache-Control: ${CACHE_IMMUTABLE}\`. Entry bundles of ${GZIP_MIN_BYTES / 1024} KiB or more are gzipped when the request sends Accept-Encoding with gzip. It takes no query parameter (any answers 400).`,
+      responses: {
+        '200': logOk(
+          'The tile (width × 32-byte hashes) or the entry bundle.',
+          {
+            'application/octet-stream': {
+              schema: { type: 'string', contentMediaType: 'application/octet-stream' },
+            },
+          },
+          { 'Cache-Control': headerRef('CacheControl') },
+        ),
+        '404': notFound('Not a canonical tile path, or not covered by the latest signed tree.'),
+        '500': errorResponse(
+          'INTERNAL_ERROR: a stored record does not hash to its leaf (a broken store is never served), or another internal error.',
+          ['INTERNAL_ERROR'],
+        ),
+        '503': logHeadsBehind,
+      },
+      handler: () => tile(),
+    },
+  ];
+}
+
+/**
+ * The keys a verifier needs beyond the log key: the envelope authority's and the validators'. Retired
+ * log keys are the shared log's (the only log rotated so far).
+ */
+export function verifierKeys(
+  services: Pick<GovernanceServices, 'admission' | 'publishedKeys'>,
+  log: LogName = SHARED_LOG_NAME,
+) {
   const spki = (key: KeyObject) => key.export({ type: 'spki', format: 'der' }).toString('base64');
   const { authority, validators } = services.admission;
   return {
@@ -301,8 +443,12 @@ export function verifierKeys(services: Pick<GovernanceServices, 'admission' | 'p
       public_key_spki: validator.publicKey ? spki(validator.publicKey) : null,
     })),
     // Keys retired by `gov keys rotate`: what was signed before a rotation verifies under them.
-    retired: retiredKeysAnswer(services.publishedKeys),
+    retired: withoutOtherLogsKeys(retiredKeysAnswer(services.publishedKeys), log),
   };
+}
+
+function withoutOtherLogsKeys<R extends { log: unknown[] }>(retired: R, log: LogName): R {
+  return log === SHARED_LOG_NAME ? retired : { ...retired, log: [] };
 }
 
 export interface LogRoutesOptions {
@@ -314,6 +460,19 @@ export interface LogRoutesOptions {
 export function logRoutes(log: PublishedLog, options: LogRoutesOptions = {}): Router {
   const { extraKeys } = options;
   return groupRouter(logRouteGroup(extraKeys && (() => extraKeys())), { log });
+}
+
+/** Every log's routers on their own (`/gov/v1/log` and `/gov/v1/logs`), for tests. */
+export function logsRoutes(
+  services: LogsServices,
+  options: LogRoutesOptions = {},
+): { log: Router; logs: Router } {
+  const { extraKeys } = options;
+  const extra = extraKeys && (() => extraKeys());
+  return {
+    log: groupRouter(logRouteGroup(extra), services),
+    logs: groupRouter(logsRouteGroup(extra), services),
+  };
 }
 
 /** Every answer is CORS-enabled, and a browser's preflight is answered here. */
@@ -328,8 +487,8 @@ function cors(req: Request, res: Response, next: NextFunction) {
   res.status(204).end();
 }
 
-function proof({ log }: LogServices) {
-  return async (req: Request, res: Response) => {
+function proof(): LogHandler {
+  return async ({ name, log }, req, res) => {
     const query = parseQuery(req, res, PROOF_QUERY);
     if (!query) return;
     const hash = query.leaf_hash;
@@ -360,20 +519,25 @@ function proof({ log }: LogServices) {
       );
       return;
     }
-    sendJson(res, inclusionProofJson(log, hash, index, size));
+    sendJson(res, inclusionProofJson(log, name, hash, index, size));
   };
 }
 
-function sth({ log }: LogServices) {
-  let sthCache: { head: PublishedTreeHead; json: string } | undefined;
-  return async (req: Request, res: Response) => {
+function sth(): LogHandler {
+  // The latest head's JSON, written once per head (each head is one log's).
+  const written = new WeakMap<PublishedTreeHead, string>();
+  return async ({ name, log }, req, res) => {
     const query = parseQuery(req, res, STH_QUERY);
     if (!query) return;
     const head = log.latest();
     if (query.tree_size === undefined) {
-      if (sthCache?.head !== head) sthCache = { head, json: JSON.stringify(head.sth) };
+      let body = written.get(head);
+      if (body === undefined) {
+        body = JSON.stringify({ log: name, ...head.sth });
+        written.set(head, body);
+      }
       res.setHeader('Cache-Control', CACHE_LATEST);
-      sendJson(res, sthCache.json);
+      sendJson(res, body);
       return;
     }
     const size = query.tree_size;
@@ -388,12 +552,12 @@ function sth({ log }: LogServices) {
       );
       return;
     }
-    res.json(pinned.sth);
+    res.json({ log: name, ...pinned.sth });
   };
 }
 
-function checkpoint({ log }: LogServices) {
-  return (req: Request, res: Response) => {
+function checkpoint(): LogHandler {
+  return ({ log }, req, res) => {
     if (!parseQuery(req, res, NO_QUERY)) return;
     res.setHeader('Content-Type', 'text/plain; charset=utf-8');
     res.setHeader('Cache-Control', CACHE_LATEST);
@@ -401,8 +565,8 @@ function checkpoint({ log }: LogServices) {
   };
 }
 
-function leaf({ log }: LogServices) {
-  return async (req: Request, res: Response) => {
+function leaf(): LogHandler {
+  return async ({ name, log }, req, res) => {
     const query = parseQuery(req, res, LEAF_QUERY);
     if (!query) return;
     const index = query.index;
@@ -414,6 +578,7 @@ function leaf({ log }: LogServices) {
     }
     const payloadUri = (leaf.record as { payload_uri?: unknown }).payload_uri;
     res.json({
+      log: name,
       leaf_index: leaf.leaf_index,
       leaf_hash: leaf.leaf_hash,
       leaf_type: leaf.leaf_type,
@@ -425,8 +590,8 @@ function leaf({ log }: LogServices) {
   };
 }
 
-function consistency({ log }: LogServices) {
-  return async (req: Request, res: Response) => {
+function consistency(): LogHandler {
+  return async ({ name, log }, req, res) => {
     const query = parseQuery(req, res, CONSISTENCY_QUERY);
     if (!query) return;
     const latest = await coveringSize(log, (signed) => (query.to ?? 0) <= signed && query.from <= signed);
@@ -460,32 +625,32 @@ function consistency({ log }: LogServices) {
     const proof = from === to ? '[]' : hexArray(log.consistencyProof(from, to));
     sendJson(
       res,
-      `{"from":${from},"to":${to},"root_from":"${rootFrom}","root_to":"${rootTo}","proof":${proof}}`,
+      `{"log":${JSON.stringify(name)},"from":${from},"to":${to},"root_from":"${rootFrom}","root_to":"${rootTo}","proof":${proof}}`,
     );
   };
 }
 
-function keys<S extends LogServices>(extraKeys?: (services: S) => object | Promise<object>) {
-  return (services: S) => {
-    const { log } = services;
-    return async (req: Request, res: Response) => {
+function keys<S extends LogServices>(extraKeys?: ExtraKeys<S>) {
+  return (services: S): LogHandler =>
+    async ({ name, log }, req, res) => {
       if (!parseQuery(req, res, NO_QUERY)) return;
-      const extra = extraKeys ? await extraKeys(services) : {};
+      const extra = extraKeys ? await extraKeys(services, name) : {};
       res.json(Object.assign({ log: log.verifierKey }, extra, { log: log.verifierKey }));
     };
-  };
 }
 
-function tile({ log }: LogServices) {
-  return async (req: Request, res: Response) => {
+function tile(): LogHandler {
+  return async ({ log }, req, res) => {
     if (!parseQuery(req, res, NO_QUERY)) return;
-    const tile = parseTilePath(req.path.slice(1));
+    // From `tile/` on: the path below a log's base (its name is one segment, never `tile`).
+    const path = req.path.slice(req.path.indexOf('/tile/') + 1);
+    const tile = parseTilePath(path);
     if (!tile) {
       sendError(
         res,
         404,
         'NOT_FOUND',
-        `${req.path.slice(1)} is not a tile path: use tile/<L>/<N>[.p/<W>] or tile/entries/<N>[.p/<W>] with N in zero-padded 3-digit groups, all but the last prefixed with x (tile/0/x001/234)`,
+        `${path} is not a tile path: use tile/<L>/<N>[.p/<W>] or tile/entries/<N>[.p/<W>] with N in zero-padded 3-digit groups, all but the last prefixed with x (tile/0/x001/234)`,
       );
       return;
     }
@@ -498,7 +663,7 @@ function tile({ log }: LogServices) {
         res,
         404,
         'NOT_FOUND',
-        `${req.path.slice(1)} is not covered by the latest signed tree (size ${size}); fetch /checkpoint and derive tile widths from its size`,
+        `${path} is not covered by the latest signed tree (size ${size}); fetch /checkpoint and derive tile widths from its size`,
       );
       return;
     }
@@ -671,16 +836,17 @@ function sizeRange(size: number): string {
 
 // ---- Output ----------------------------------------------------------------------------------------
 
-/** The body of `GET /proof`: leaf `index` (hash `leafHashHex`) in the signed tree of `size`. */
+/** The body of `GET /proof`: leaf `index` (hash `leafHashHex`) of log `name` in its signed tree of `size`. */
 export function inclusionProofJson(
   log: PublishedLog,
+  name: LogName,
   leafHashHex: string,
   index: number,
   size: number,
 ): string {
   const sth = log.latest().sth;
   const root = size === sth.tree_size ? sth.root_hash : hex(log.root(size));
-  return `{"leaf_index":${index},"leaf_hash":"${leafHashHex}","tree_size":${size},"root_hash":"${root}","audit_path":${hexArray(log.inclusionProof(index, size))}}`;
+  return `{"log":${JSON.stringify(name)},"leaf_index":${index},"leaf_hash":"${leafHashHex}","tree_size":${size},"root_hash":"${root}","audit_path":${hexArray(log.inclusionProof(index, size))}}`;
 }
 
 function sendJson(res: Response, json: string): void {

@@ -23,6 +23,7 @@ import {
 import { sha256Param } from '../../../runtime/http/path-params';
 import { unknownQueryParameters } from '../../../runtime/http/query';
 import { PUBLIC, type Route } from '../../../runtime/http/route-table';
+import { leafLogOf } from '../log/leaf-log';
 import { sendNotFound } from '../not-found';
 import { bundlePartsOf } from './admission-records';
 
@@ -166,13 +167,15 @@ async function ownBundle(
   return doc && doc.data.tenant_id === caller.tenant.tenant_id ? doc.data : null;
 }
 
-/** The GOV_COMPLIANCE_REPORT_V1 of an admitted bundle, its inclusion proof leading to `head`. */
-export async function buildReport(
-  services: GovernanceServices,
-  bundle: BundleView,
-  head = services.log.latest(),
-) {
-  const { sth } = head;
+/**
+ * The GOV_COMPLIANCE_REPORT_V1 of an admitted bundle, its inclusion proof leading to the head of its
+ * log signed at `treeSize` (the latest when absent, or when none was signed at that size).
+ */
+export async function buildReport(services: GovernanceServices, bundle: BundleView, treeSize?: number) {
+  const leafLog = await leafLogOf(services, bundle.log);
+  const { log } = leafLog;
+  const pinned = treeSize === undefined ? null : await log.treeHeadAt(treeSize);
+  const { sth } = pinned ?? log.latest();
   const parts = await bundlePartsOf(services.eventStore, bundle);
   return buildComplianceReport({
     bundle: parts.bundle,
@@ -180,11 +183,12 @@ export async function buildReport(
     certificate: parts.certificate,
     envelope: parts.envelope,
     leaf_index: bundle.leaf_index,
+    log: { name: leafLog.name, url: leafLog.url },
     sth,
     inclusion_proof: {
       leaf_index: bundle.leaf_index,
       tree_size: sth.tree_size,
-      audit_path: services.log.inclusionProof(bundle.leaf_index, sth.tree_size).map(toHex),
+      audit_path: log.inclusionProof(bundle.leaf_index, sth.tree_size).map(toHex),
     },
     lifecycle: bundle.lifecycle,
     observables: bundle.observables,
