@@ -41,6 +41,7 @@ import executionAdmittedResponse from './responses/execution-admitted.json';
 import gateFailure from './responses/gate-failure.json';
 import health from './responses/health.json';
 import keyRotation from './responses/key-rotation.json';
+import logAnchorResponse from './responses/log-anchor.json';
 import logConsistency from './responses/log-consistency.json';
 import logKeys from './responses/log-keys.json';
 import logLeaf from './responses/log-leaf.json';
@@ -134,6 +135,7 @@ export const responseSchemas = {
   'log-proof': logProof,
   'log-list': logList,
   'log-consistency': logConsistency,
+  'log-anchor': logAnchorResponse,
   'log-keys': logKeys,
   health,
   version,

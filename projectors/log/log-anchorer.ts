@@ -11,6 +11,7 @@
  * same head was anchored meanwhile) fails its append harmlessly, reads the stream again and decides
  * anew at its next turn. Once per interval and per log, never per admission.
  */
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import {
   anchorStreamOf,
@@ -38,6 +39,14 @@ export interface LogAnchorerOptions {
   intervalMs: number;
   logger: Logger;
   clock?: () => Date;
+}
+
+/** An anchor this process appended: the head anchored, and the position of its `LogAnchored`. */
+export interface AppendedAnchor {
+  head: SignedHead;
+  /** The `LogAnchored` event's id and position. */
+  id: string;
+  position: number;
 }
 
 /** A log's last anchor as its stream holds it. */
@@ -80,9 +89,9 @@ export class LogAnchorer {
 
   /**
    * One turn: anchors every log whose latest head is larger than its last anchor (when this process
-   * writes the shared log). Resolves to the anchors appended.
+   * writes the shared log). Resolves to the anchors appended, with their events' positions.
    */
-  async anchorOnce(): Promise<SignedHead[]> {
+  async anchorOnce(): Promise<AppendedAnchor[]> {
     const writer = this.options.writesShared();
     // Another process may have anchored while this one did not write: read the streams again.
     if (writer && !this.wasWriter) this.last.clear();
@@ -98,8 +107,11 @@ export class LogAnchorer {
     await Promise.all(heads.map((head) => this.lastAnchorOf(head.log)));
     const sizes = new Map([...this.last].map(([name, anchor]) => [name, anchor.size]));
     const due = headsToAnchor(heads, sizes);
-    const appended: SignedHead[] = [];
-    for (const head of due) if (await this.append(head)) appended.push(head);
+    const appended: AppendedAnchor[] = [];
+    for (const head of due) {
+      const event = await this.append(head);
+      if (event !== null) appended.push({ head, ...event });
+    }
     return appended;
   }
 
@@ -139,8 +151,8 @@ export class LogAnchorer {
     return { size: 0, revision: -1 };
   }
 
-  /** Appends the anchor of `head`; false when another anchorer appended one first. */
-  private async append(head: SignedHead): Promise<boolean> {
+  /** Appends the anchor of `head`: its event, or null when another anchorer appended one first. */
+  private async append(head: SignedHead): Promise<{ id: string; position: number } | null> {
     const last = this.last.get(head.log)!;
     const record = logAnchorRecord(head, this.options.clock?.() ?? new Date());
     const data: LogAnchored = {
@@ -149,11 +161,13 @@ export class LogAnchorer {
       record,
     };
     const stream = anchorStreamOf(head.log);
+    const id = randomUUID();
     try {
       const result = await this.options.eventStore.append(
         stream,
         [
           {
+            id,
             type: 'LogAnchored',
             data,
             tenant_id: SYSTEM_TENANT,
@@ -164,7 +178,7 @@ export class LogAnchorer {
         { expectedRevision: last.revision < 0 ? 'no-stream' : last.revision },
       );
       this.last.set(head.log, { size: head.tree_size, revision: result.nextRevision });
-      return true;
+      return { id, position: result.position };
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError)) throw error;
       // Another anchorer's: the next turn decides from what the stream holds now.
@@ -173,7 +187,7 @@ export class LogAnchorer {
         { log: head.log, tree_size: head.tree_size },
         'another process anchored this log first; reading its anchors again',
       );
-      return false;
+      return null;
     }
   }
 }
