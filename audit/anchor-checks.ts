@@ -6,8 +6,9 @@
  */
 import { leafHashOfRecord } from '../domain/log';
 import type { LogAnchored } from '../event-schemas';
-import { type Checkpoint, parseCheckpoint, parseNote, toHex } from '../merkle-core';
+import { toHex } from '../merkle-core';
 import type { Finding } from './report';
+import { checkpointDifferences } from './tree-head-checks';
 
 /** What the sequential anchor checks need of a well-formed LogAnchored. */
 export interface AnchorFacts {
@@ -58,20 +59,13 @@ export function checkLogAnchored(data: LogAnchored): AnchorVerdict {
 
 /** How the anchored checkpoint contradicts the record's own members, or null when it does not. */
 function recordMismatch({ record }: LogAnchored): string | null {
-  let checkpoint: Checkpoint;
-  try {
-    checkpoint = parseCheckpoint(parseNote(record.checkpoint).text);
-  } catch (error) {
-    return `the anchor record's checkpoint is not a well-formed signed note: ${(error as Error).message}`;
-  }
-  const differences: string[] = [];
-  if (checkpoint.origin !== record.origin)
-    differences.push(`origin ${checkpoint.origin} (record: ${record.origin})`);
-  if (checkpoint.size !== record.tree_size)
-    differences.push(`tree size ${checkpoint.size} (record: ${record.tree_size})`);
-  const root = toHex(checkpoint.rootHash);
-  if (root !== record.root_hash) differences.push(`root ${root} (record: ${record.root_hash})`);
-  return differences.length === 0
+  const read = checkpointDifferences(
+    record.checkpoint,
+    { origin: record.origin, size: record.tree_size, rootHash: record.root_hash },
+    'record',
+  );
+  if ('unreadable' in read) return `the anchor record's ${read.unreadable.slice('the '.length)}`;
+  return read.differences.length === 0
     ? null
-    : `the anchored checkpoint of log ${record.log} says ${differences.join(', ')}`;
+    : `the anchored checkpoint of log ${record.log} says ${read.differences.join(', ')}`;
 }

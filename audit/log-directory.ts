@@ -4,7 +4,8 @@
  * A head of the shared log is verified under the trusted log keys by the checking threads; a head of
  * another log is verified here, under the key its LogCreated gave, since only event order says which
  * key that is. Also here: one LogCreated per log, saying what the contract says; tree heads in their
- * log's stream; no leaf hash in two logs; an evidence envelope of another log bound to that log's key.
+ * log's stream; no leaf hash in two logs; an evidence envelope of another log bound to that log's key;
+ * each anchor (a shared-log leaf holding another log's checkpoint) a head that log signed.
  */
 import { logStreamOf, SHARED_LOG_NAME, treeHeadStreamOf } from '../domain/log';
 import type { LogCreated } from '../event-schemas';
