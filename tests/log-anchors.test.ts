@@ -104,6 +104,11 @@ describe('anchoring the test log in the shared log', () => {
     );
     expect(leaf.body).toMatchObject({ leaf_type: 'GOV_LOG_ANCHOR_V1', record: anchor.record });
 
+    // The lag from the head's signature to its anchor is measured, by log.
+    expect((await t.client.get('/v1/metrics')).text).toMatch(
+      /^gov_anchor_lag_seconds_count\{log="test"\} [1-9]/m,
+    );
+
     // A smaller size is covered by the same (first) anchor at or after it.
     expect((await anchorOf('test', 1)).body.anchor.leaf_index).toBeLessThanOrEqual(anchor.leaf_index);
   });

@@ -26,6 +26,7 @@ import type { LogAnchored, TreeHeadSigned } from '../../event-schemas';
 import { toHex } from '../../merkle-core';
 import { type EventStore, WrongExpectedVersionError } from '../../ports/event-store';
 import type { LogDirectory, LogName } from '../../ports/log';
+import type { Metrics } from '../../runtime/support/metrics';
 import { sleep } from '../../runtime/support/sleep';
 import { SYSTEM_TENANT } from './log-writer';
 
@@ -38,6 +39,7 @@ export interface LogAnchorerOptions {
   /** GOV_ANCHOR_INTERVAL_MS. */
   intervalMs: number;
   logger: Logger;
+  metrics?: Metrics;
   clock?: () => Date;
 }
 
@@ -57,6 +59,8 @@ interface LastAnchor {
 }
 
 export class LogAnchorer {
+  /** When each log's latest head read was signed (for the lag metric). */
+  private readonly signedAt = new Map<LogName, string>();
   /** Each log's last anchor, read from its stream once and kept up to date by this process's appends. */
   private readonly last = new Map<LogName, LastAnchor>();
   private wasWriter = false;
@@ -122,6 +126,7 @@ export class LogAnchorer {
       maxCount: 1,
     })) {
       const head = event.data as TreeHeadSigned;
+      this.signedAt.set(name, head.timestamp);
       return {
         log: name,
         origin: head.origin,
@@ -154,7 +159,8 @@ export class LogAnchorer {
   /** Appends the anchor of `head`: its event, or null when another anchorer appended one first. */
   private async append(head: SignedHead): Promise<{ id: string; position: number } | null> {
     const last = this.last.get(head.log)!;
-    const record = logAnchorRecord(head, this.options.clock?.() ?? new Date());
+    const now = this.options.clock?.() ?? new Date();
+    const record = logAnchorRecord(head, now);
     const data: LogAnchored = {
       anchored_log: head.log,
       leaf_hash: toHex(leafHashOfRecord(record)),
@@ -178,6 +184,12 @@ export class LogAnchorer {
         { expectedRevision: last.revision < 0 ? 'no-stream' : last.revision },
       );
       this.last.set(head.log, { size: head.tree_size, revision: result.nextRevision });
+      const signedAt = Date.parse(this.signedAt.get(head.log) ?? '');
+      if (Number.isFinite(signedAt))
+        this.options.metrics?.anchorLagSeconds.observe(
+          { log: head.log },
+          Math.max(0, now.getTime() - signedAt) / 1000,
+        );
       return { id, position: result.position };
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError)) throw error;

@@ -60,6 +60,7 @@ export async function startProjectorsRole(config: Config, logger: Logger): Promi
     writesShared: () => sequencer.writing().includes(SHARED_LOG_NAME),
     intervalMs: config.anchorIntervalMs,
     logger,
+    metrics,
   });
   anchorer.start();
   const supervisor = new ProjectionSupervisor({

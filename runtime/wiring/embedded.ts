@@ -121,6 +121,7 @@ export async function startEmbedded(
     writesShared: () => sequencer.writing().includes(SHARED_LOG_NAME),
     intervalMs: config.anchorIntervalMs,
     logger,
+    metrics,
     clock,
   });
   anchorer.start();
