@@ -8,6 +8,7 @@ import {
   type EvidenceAdmitted,
   type ExecutionAdmitted,
   isKnownEventType,
+  type LogAnchored,
   type LogCreated,
   type TenantPolicyChanged,
   type TreeHeadSigned,
@@ -16,6 +17,7 @@ import {
   validateEventData,
 } from '../event-schemas';
 import { LEAF_RECORD_MEMBER } from '../projectors/log/log-sequencer';
+import { checkLogAnchored } from './anchor-checks';
 import { checkExecutionAdmitted, checkVarianceRecorded } from './closed-loop-checks';
 import {
   type ChunkResultBuilder,
@@ -215,6 +217,13 @@ async function checkTyped(
         authState: hce(record.auth_state),
         execState: hce(record.exec_state),
       };
+    }
+    case 'LogAnchored': {
+      const verdict = checkLogAnchored(data as LogAnchored);
+      findings.push(...verdict.findings);
+      facts.leaf = { hash: verdict.leafHash };
+      facts.anchor = verdict.anchor;
+      return null;
     }
     case 'LogCreated':
       facts.log_created = data as LogCreated;

@@ -6,6 +6,7 @@ import type { RawEventRow } from '../adapters/sqlite/event-store';
 import { SHARED_LOG_NAME } from '../domain/log';
 import type { LogCreated, TreeHeadSigned } from '../event-schemas';
 import type { RecordedEvent } from '../ports/event-store';
+import type { AnchorFacts } from './anchor-checks';
 import type { Discrepancy, Finding } from './report';
 
 export type { RawEventRow } from '../adapters/sqlite/event-store';
@@ -116,6 +117,8 @@ export interface EventFacts {
   tree_head?: TreeHeadFacts;
   /** A LogCreated whose data matches its schema. */
   log_created?: LogCreated;
+  /** A LogAnchored whose data matches its schema: the checkpoint it anchors. */
+  anchor?: AnchorFacts;
 }
 
 /** What checking one event found: its facts for the sequential checks, and its findings. */
@@ -167,6 +170,8 @@ export interface ChunkResult {
   logsCreated: { index: number; created: LogCreated }[];
   /** Evidence of logs other than the shared one: its envelope's log_binding.log_id, by index. */
   bindings: { index: number; logId: string }[];
+  /** The well-formed LogAnchored events (shared-log leaves), by index in the chunk. */
+  anchors: { index: number; anchor: AnchorFacts }[];
   discrepancies: Discrepancy[];
   /** Ed25519 signatures the chunk's checks covered (votes, envelopes, checkpoints). */
   signatures: number;
@@ -197,6 +202,7 @@ export class ChunkResultBuilder {
   private readonly logs = new Map<string, number>([[SHARED_LOG_NAME, 0]]);
   private readonly logsCreated: { index: number; created: LogCreated }[] = [];
   private readonly bindings: { index: number; logId: string }[] = [];
+  private readonly anchors: { index: number; anchor: AnchorFacts }[] = [];
 
   get count(): number {
     return this.positions.length;
@@ -216,6 +222,7 @@ export class ChunkResultBuilder {
     if (facts.tree_head) this.treeHeads.push({ index, head: facts.tree_head });
     if (facts.log_created) this.logsCreated.push({ index, created: facts.log_created });
     if (facts.binding !== undefined) this.bindings.push({ index, logId: facts.binding });
+    if (facts.anchor) this.anchors.push({ index, anchor: facts.anchor });
   }
 
   /**
@@ -280,6 +287,7 @@ export class ChunkResultBuilder {
       logs: [...this.logs.keys()],
       logsCreated: this.logsCreated,
       bindings: this.bindings,
+      anchors: this.anchors,
       discrepancies: this.discrepancies,
       signatures: this.signatures,
     };

@@ -15,6 +15,7 @@ import { isLogName, leafHashOfRecord, SHARED_LOG_NAME } from '../domain/log';
 import { type TreeHeadSigned, validateEventData } from '../event-schemas';
 import { fromHex } from '../merkle-core';
 import { LEAF_RECORD_MEMBER } from '../projectors/log/log-sequencer';
+import { checkLogAnchored } from './anchor-checks';
 import {
   type ChunkResultBuilder,
   type EventFacts,
@@ -51,6 +52,8 @@ export function addIntactAdmission(row: LogEventRow, result: ChunkResultBuilder)
   const type = row[4];
   const data = row[5];
   if (typeof data !== 'string' || !Object.hasOwn(LEAF_RECORD_MEMBER, type)) return false;
+  // An anchor's checkpoint is checked in event order, so its facts are needed (and anchors are few).
+  if (type === 'LogAnchored') return false;
   const hash = intactLeafHash(type as AdmissionType, data);
   if (hash === null) return false;
   result.addLeaf(row[0], row[1], type, row[2], row[3], hash, intactLeafLog);
@@ -85,6 +88,7 @@ function checkLogCreatedEvent(text: string, facts: EventFacts): EventVerdict {
 
 function checkAdmission(type: AdmissionType, text: string, facts: EventFacts): EventVerdict {
   const findings: Finding[] = [];
+  if (type === 'LogAnchored') return checkAnchor(text, facts, findings);
   // An intact admission needs no parse; any other is parsed, which says what is wrong.
   const intact = intactLeafHash(type, text);
   if (intact !== null) {
@@ -98,6 +102,29 @@ function checkAdmission(type: AdmissionType, text: string, facts: EventFacts): E
     const log = logOfAdmission(type, data, findings);
     if (log !== SHARED_LOG_NAME) facts.log = log;
   }
+  return { facts, findings, signatures: 0 };
+}
+
+/** A LogAnchored: its leaf, and the checkpoint it anchors for the sequential checks (anchor-checks.ts). */
+function checkAnchor(text: string, facts: EventFacts, findings: Finding[]): EventVerdict {
+  const data = parsed(text, findings);
+  if (data === UNREADABLE) {
+    facts.leaf = { hash: null };
+    return { facts, findings, signatures: 0 };
+  }
+  const validation = validateEventData('LogAnchored', data);
+  if (!validation.ok) {
+    findings.push({
+      check: 'event-schema',
+      message: `the LogAnchored data does not match its schema: ${validation.problems.map((p) => `${p.pointer || '/'} ${p.reason}`).join('; ')}`,
+    });
+    facts.leaf = { hash: leafOf('LogAnchored', data, findings) };
+    return { facts, findings, signatures: 0 };
+  }
+  const verdict = checkLogAnchored(validation.value);
+  findings.push(...verdict.findings);
+  facts.leaf = { hash: verdict.leafHash };
+  facts.anchor = verdict.anchor;
   return { facts, findings, signatures: 0 };
 }
 

@@ -4,12 +4,14 @@
  * A head of the shared log is verified under the trusted log keys by the checking threads; a head of
  * another log is verified here, under the key its LogCreated gave, since only event order says which
  * key that is. Also here: one LogCreated per log, saying what the contract says; tree heads in their
- * log's stream; no leaf hash in two logs; an evidence envelope of another log bound to that log's key.
+ * log's stream; no leaf hash in two logs; an evidence envelope of another log bound to that log's key;
+ * each anchor (a shared-log leaf holding another log's checkpoint) a head that log signed.
  */
 import { logStreamOf, SHARED_LOG_NAME, treeHeadStreamOf } from '../domain/log';
 import type { LogCreated } from '../event-schemas';
 import { loadVerifierKey, SIGNATURE_TYPE_ED25519, type VerifierKey } from '../merkle-core';
 import type { LogKind } from '../ports/log';
+import type { AnchorFacts } from './anchor-checks';
 import type { TreeHeadFacts } from './event-facts';
 import { LeafLogs } from './leaf-logs';
 import { LogReplay, type ReplayHooks } from './log-replay';
@@ -28,6 +30,10 @@ interface LogState {
   signatures: number;
   /** Whether an event naming this log before its LogCreated has been reported. */
   unknownReported: boolean;
+  /** Root (hex) of each size the log signed a head at, read so far (other logs than the shared one). */
+  readonly signedRoots: Map<number, string>;
+  /** The largest size this log was anchored at so far in the shared log; null before its first anchor. */
+  lastAnchor: number | null;
 }
 
 const NOTHING: readonly Finding[] = [];
@@ -134,6 +140,8 @@ export class AuditedLogs {
   /** A readable TreeHeadSigned read at `position` in `stream`: its log's stream, key, origin and tree. */
   async treeHead(position: number, stream: string, head: TreeHeadFacts): Promise<Finding[]> {
     const log = this.state(head.log);
+    // What an anchor of this log must match, whichever logs the audit covers (see `anchor`).
+    if (head.log !== SHARED_LOG_NAME) log.signedRoots.set(head.treeSize, head.rootHash);
     if (!log.replay) return [];
     log.treeHeads++;
     const findings: Finding[] = [];
@@ -151,12 +159,62 @@ export class AuditedLogs {
     return findings;
   }
 
-  // ANCHOR CHECKS (issue 32, the anchoring part): a `LogAnchored` admission of the shared log, whose
-  // leaf record (`GOV_LOG_ANCHOR_V1`) carries another log's checkpoint, is to be checked here: that
-  // checkpoint must be a head that log signed (its size and root those of one of the log's
-  // TreeHeadSigned read before the anchor, its note verifying under the log's key). Not built yet:
-  // the anchor event and its record are not defined; until then an anchor is not an admission type
-  // and the audit does not see one.
+  // ANCHOR CHECKS: a `LogAnchored` admission of the shared log, whose record (GOV_LOG_ANCHOR_V1)
+  // carries another log's checkpoint. Its record against its checkpoint is checked on its own
+  // (anchor-checks.ts); here what needs event order: the log's key, its heads, its earlier anchors.
+  /**
+   * An anchor of log `anchor.log` read in the shared log: its checkpoint must verify under that log's
+   * key (its LogCreated's) and be a head that log signed before (a TreeHeadSigned of the same size and
+   * root), and a log's anchors never go back in size. Checked when the audit covers the shared log or
+   * the anchored one.
+   */
+  async anchor(anchor: AnchorFacts): Promise<Finding[]> {
+    if (!this.covers(SHARED_LOG_NAME) && !this.covers(anchor.log)) return [];
+    const log = this.state(anchor.log);
+    const at = { log: anchor.log, tree_size: anchor.treeSize };
+    const findings: Finding[] = [];
+    const what = `the anchor of log ${anchor.log} at size ${anchor.treeSize}`;
+    if (log.lastAnchor !== null && anchor.treeSize < log.lastAnchor)
+      findings.push({
+        check: 'log-anchor-order',
+        ...at,
+        message: `${what} follows its anchor at size ${log.lastAnchor}: a log's anchors never go back in size (a log shown at a smaller size after a larger one was rolled back or forked)`,
+      });
+    log.lastAnchor = Math.max(log.lastAnchor ?? 0, anchor.treeSize);
+    const created = log.created;
+    if (!created?.key) {
+      findings.push({
+        check: 'log-anchor',
+        ...at,
+        message: created
+          ? `${what} cannot be verified: the LogCreated of log ${anchor.log} gives no usable key (see 'log-created')`
+          : `${what}, which no earlier LogCreated event declares: its checkpoint cannot be verified, since the key of a log is the one its LogCreated gives`,
+      });
+      return findings;
+    }
+    log.signatures++;
+    const signature = await checkSignature(anchor.checkpoint, [created.key], `the key of log ${anchor.log}`);
+    if (signature)
+      findings.push({
+        check: 'log-anchor',
+        ...at,
+        message: `${what} holds a checkpoint its log did not sign: ${signature.message}`,
+      });
+    const signed = log.signedRoots.get(anchor.treeSize);
+    if (signed === undefined)
+      findings.push({
+        check: 'log-anchor',
+        ...at,
+        message: `${what}: log ${anchor.log} signed no tree head of that size before it (no TreeHeadSigned of size ${anchor.treeSize} in merkle-log-${anchor.log}); an anchor holds a head its log has signed`,
+      });
+    else if (signed !== anchor.rootHash)
+      findings.push({
+        check: 'log-anchor',
+        ...at,
+        message: `${what} has root ${anchor.rootHash}, but the log's tree head of that size has root ${signed}: two trees of one size, a fork of log ${anchor.log}`,
+      });
+    return findings;
+  }
 
   figures(): LogFigures[] {
     const list = this.order.filter((log) => log.replay);
@@ -256,6 +314,8 @@ export class AuditedLogs {
         treeHeads: 0,
         signatures: 0,
         unknownReported: false,
+        signedRoots: new Map(),
+        lastAnchor: null,
       };
       this.logs.set(name, log);
       this.order.push(log);

@@ -123,6 +123,9 @@ export const CHECKS = {
   'log-unknown': 'an admission or tree head names a log no earlier LogCreated declares',
   'log-stream': "a tree head is not in its log's stream (merkle-log, or merkle-log-<log>)",
   'leaf-in-two-logs': 'a leaf hash is a leaf of two logs',
+  'log-anchor':
+    "an anchor (a shared-log leaf GOV_LOG_ANCHOR_V1) holds a checkpoint its log did not sign: not under the log's key, not a tree head of that log read before it, or not what its record says",
+  'log-anchor-order': "a log's anchors go back in size",
 } as const;
 
 type CheckCode = keyof typeof CHECKS;

@@ -107,11 +107,12 @@ class SequentialAudit {
     // The events' own findings first: for one position they read before the sequential ones.
     for (const discrepancy of this.covered(result)) this.discrepancies.push(discrepancy);
     const { positions, revisions, streams, streamCodes, types, typeCodes, leafKinds, leafHashes } = result;
-    const { treeHeads, logCodes, logs, logsCreated, bindings } = result;
+    const { treeHeads, logCodes, logs, logsCreated, bindings, anchors } = result;
     let hashAt = 0;
     let nextHead = 0;
     let nextCreated = 0;
     let nextBinding = 0;
+    let nextAnchor = 0;
     const report = (i: number, findings: readonly Finding[]) => {
       for (const finding of findings) this.discrepancies.push(discrepancyAt(eventAt(result, i), finding));
     };
@@ -132,6 +133,8 @@ class SequentialAudit {
         if (found.length > 0) report(i, found);
         if (bindings[nextBinding]?.index === i)
           report(i, this.logs.binding(log, bindings[nextBinding++]!.logId));
+        if (anchors[nextAnchor]?.index === i)
+          report(i, await this.logs.anchor(anchors[nextAnchor++]!.anchor));
         continue;
       }
       if (logsCreated[nextCreated]?.index === i) {

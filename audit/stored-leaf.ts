@@ -24,6 +24,7 @@ const WANTED: Readonly<Record<AdmissionType, readonly string[]>> = {
   EvidenceAdmitted: [LEAF_RECORD_MEMBER.EvidenceAdmitted, 'leaf_hash', 'log'],
   ExecutionAdmitted: [LEAF_RECORD_MEMBER.ExecutionAdmitted, 'leaf_hash', 'log'],
   VarianceRecorded: [LEAF_RECORD_MEMBER.VarianceRecorded, 'leaf_hash', 'log'],
+  LogAnchored: [LEAF_RECORD_MEMBER.LogAnchored, 'leaf_hash', 'log'],
 };
 
 /**

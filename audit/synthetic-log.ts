@@ -27,7 +27,10 @@ import {
   runValidatorRound,
 } from '../domain/governance/validators';
 import {
+  anchorStreamOf,
+  type LogAnchorRecord,
   leafHashOfRecord,
+  logAnchorRecord,
   logStreamOf,
   SHARED_LOG_NAME,
   timestampExtension,
@@ -36,6 +39,7 @@ import {
 import type {
   EvidenceAdmitted,
   ExecutionAdmitted,
+  LogAnchored,
   LogCreated,
   Observables,
   SubmitEvidenceBody,
@@ -339,6 +343,28 @@ export class SyntheticLog {
       },
       SYSTEM_TENANT,
     );
+  }
+
+  /**
+   * Anchors the head `head` (a TreeHeadSigned of another log) in the shared log, as the anchorer does:
+   * a LogAnchored in stream `log-anchor-<log>`, a pending leaf of the shared log. `record` changes the
+   * record (to forge one).
+   */
+  anchor(
+    head: RecordedEvent<TreeHeadSigned>,
+    record: Partial<LogAnchorRecord> = {},
+  ): RecordedEvent<LogAnchored> {
+    const { data } = head;
+    const log = data.log ?? SHARED_LOG_NAME;
+    const anchored = { ...logAnchorRecord({ log, ...data }, new Date(this.time)), ...record };
+    const event = this.append<LogAnchored>(
+      anchorStreamOf(log),
+      'LogAnchored',
+      { anchored_log: log, leaf_hash: toHex(leafHashOfRecord(anchored)), record: anchored },
+      SYSTEM_TENANT,
+    );
+    this.log(SHARED_LOG_NAME).pending.push(event);
+    return event;
   }
 
   /** The data of an earlier admission admitted again, to log `log`: a leaf in two logs (a fault). */

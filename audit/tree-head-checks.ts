@@ -66,21 +66,40 @@ export async function checkSignature(
 
 /** How the signed checkpoint contradicts the event's own fields, or null when it does not. */
 function checkpointMismatch(data: TreeHeadSigned): string | null {
-  let checkpoint: Checkpoint;
-  try {
-    checkpoint = parseCheckpoint(parseNote(data.checkpoint).text);
-  } catch (error) {
-    return `the checkpoint is not a well-formed signed note: ${(error as Error).message}`;
-  }
-  const differences: string[] = [];
-  if (checkpoint.origin !== data.origin)
-    differences.push(`origin ${checkpoint.origin} (event: ${data.origin})`);
-  if (checkpoint.size !== data.tree_size)
-    differences.push(`tree size ${checkpoint.size} (event: ${data.tree_size})`);
-  const root = toHex(checkpoint.rootHash);
-  if (root !== data.root_hash) differences.push(`root ${root} (event: ${data.root_hash})`);
+  const read = checkpointDifferences(
+    data.checkpoint,
+    { origin: data.origin, size: data.tree_size, rootHash: data.root_hash },
+    'event',
+  );
+  if ('unreadable' in read) return read.unreadable;
+  const { checkpoint, differences } = read;
   const timestamp = `timestamp ${data.timestamp}`;
   if (checkpoint.extensions.length !== 1 || checkpoint.extensions[0] !== timestamp)
     differences.push(`extensions ${JSON.stringify(checkpoint.extensions)} (event: "${timestamp}")`);
   return differences.length === 0 ? null : `the signed checkpoint says ${differences.join(', ')}`;
+}
+
+/**
+ * A signed checkpoint note read, and where its origin, size and root differ from what `claimed` (an
+ * event's or a record's members, named `label` in each difference) says; or why it cannot be read.
+ */
+export function checkpointDifferences(
+  note: string,
+  claimed: { origin: string; size: number; rootHash: string },
+  label: string,
+): { checkpoint: Checkpoint; differences: string[] } | { unreadable: string } {
+  let checkpoint: Checkpoint;
+  try {
+    checkpoint = parseCheckpoint(parseNote(note).text);
+  } catch (error) {
+    return { unreadable: `the checkpoint is not a well-formed signed note: ${(error as Error).message}` };
+  }
+  const differences: string[] = [];
+  if (checkpoint.origin !== claimed.origin)
+    differences.push(`origin ${checkpoint.origin} (${label}: ${claimed.origin})`);
+  if (checkpoint.size !== claimed.size)
+    differences.push(`tree size ${checkpoint.size} (${label}: ${claimed.size})`);
+  const root = toHex(checkpoint.rootHash);
+  if (root !== claimed.rootHash) differences.push(`root ${root} (${label}: ${claimed.rootHash})`);
+  return { checkpoint, differences };
 }

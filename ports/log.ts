@@ -9,7 +9,11 @@ import type { JsonSth } from '../domain/log';
 import type { TileLog } from '../merkle-core';
 
 /** The kinds of record admitted to the log, by their leaf type. */
-export type LeafType = 'GOV_GOVERNANCE_ENVELOPE_V1' | 'GOV_EXECUTION_TRACE_V1' | 'GOV_VARIANCE_RECORD_V1';
+export type LeafType =
+  | 'GOV_GOVERNANCE_ENVELOPE_V1'
+  | 'GOV_EXECUTION_TRACE_V1'
+  | 'GOV_VARIANCE_RECORD_V1'
+  | 'GOV_LOG_ANCHOR_V1';
 
 /** One leaf of the public log: its hash, where it sits, and the record whose canonical JSON it hashes. */
 export interface LeafView {

@@ -1,6 +1,14 @@
 /** The log of this service: a record's leaf (its canonical JSON) and the JSON STH, another spelling of a checkpoint. */
 
 export {
+  headsToAnchor,
+  LOG_ANCHOR_RECORD_TYPE,
+  type LogAnchorRecord,
+  logAnchorRecord,
+  type SignedHead,
+} from './anchor';
+export {
+  anchorStreamOf,
   dedicatedLogOf,
   isLogName,
   LOG_NAME,

@@ -46,3 +46,11 @@ export function treeHeadStreamOf(name: string): string {
 export function logStreamOf(name: string): string {
   return `log-${name}`;
 }
+
+/**
+ * The stream of a log's anchors in the shared log (`LogAnchored`, each appended with the expected
+ * revision of the one before, so two anchorers never admit one anchor twice).
+ */
+export function anchorStreamOf(name: string): string {
+  return `log-anchor-${name}`;
+}

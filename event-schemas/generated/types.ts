@@ -316,6 +316,37 @@ verification_steps: [string, ...(string)[]]
 }
 
 /**
+ * GOV_LOG_ANCHOR_V1: a signed checkpoint of a log other than the shared one (the test log or a dedicated log), admitted as a leaf of the shared log. Commitments only: the anchored log's name, origin, size and root, and its checkpoint note with the log's own signature line (no witness cosignature); no tenant content. A fork of the anchored log then needs a fork of the shared log too.
+ */
+export interface LogAnchor {
+record_type: "GOV_LOG_ANCHOR_V1"
+/**
+ * The anchored log's name: `test`, or `dedicated-` and the 24 hex digits of its tenant's id.
+ */
+log: string
+/**
+ * The anchored log's checkpoint origin line.
+ */
+origin: string
+/**
+ * The size of the anchored checkpoint.
+ */
+tree_size: number
+/**
+ * The anchored checkpoint's root hash (lowercase hex).
+ */
+root_hash: string
+/**
+ * The C2SP checkpoint note the anchored log signed at this size: its body and the log's signature line only. It verifies under the log's key (GET /gov/v1/logs/<log>/keys).
+ */
+checkpoint: string
+/**
+ * When the shared log's sequencer admitted the anchor.
+ */
+anchored_at: string
+}
+
+/**
  * Body of POST /auto-register: provisions a Trial (L1) tenant.
  */
 export interface RegisterTenantBody {
@@ -770,6 +801,18 @@ verifier_key: string
  * The tenant a dedicated log belongs to; null for the test log.
  */
 tenant_id: (string | null)
+}
+
+/**
+ * The shared log's anchorer admitted a log's latest signed checkpoint as a leaf of the shared log (record GOV_LOG_ANCHOR_V1). Always a leaf of the shared log, so it has no `log` member. Appended to stream `log-anchor-<anchored log>` with the expected revision of the anchor before it, so two anchorers never anchor one head twice; the stream's anchors grow in size.
+ */
+export interface LogAnchored {
+/**
+ * The anchored log's name (the record's `log`).
+ */
+anchored_log: string
+leaf_hash: string
+record: LogAnchor
 }
 
 /**
@@ -1673,6 +1716,7 @@ export interface EventPayloads {
   'WebhookRedeliveryRequested': WebhookRedeliveryRequested;
   'WitnessCosigned': WitnessCosigned;
   'LogCreated': LogCreated;
+  'LogAnchored': LogAnchored;
 }
 
 /** Each domain event: switching on `type` narrows `data`. */
@@ -1690,7 +1734,8 @@ export type GovernanceEvent =
   | { type: 'WebhookRemoved'; data: WebhookRemoved }
   | { type: 'WebhookRedeliveryRequested'; data: WebhookRedeliveryRequested }
   | { type: 'WitnessCosigned'; data: WitnessCosigned }
-  | { type: 'LogCreated'; data: LogCreated };
+  | { type: 'LogCreated'; data: LogCreated }
+  | { type: 'LogAnchored'; data: LogAnchored };
 
 /** Body type of each webhook event (the full payload or its trimmed summary). */
 export interface WebhookPayloads {

@@ -10,6 +10,7 @@ import apiKeyRotated from './events/ApiKeyRotated.json';
 import evidenceAdmitted from './events/EvidenceAdmitted.json';
 import executionAdmitted from './events/ExecutionAdmitted.json';
 import gateFailed from './events/GateFailed.json';
+import logAnchored from './events/LogAnchored.json';
 import logCreated from './events/LogCreated.json';
 import tenantPolicyChanged from './events/TenantPolicyChanged.json';
 import tenantRegistered from './events/TenantRegistered.json';
@@ -24,6 +25,7 @@ import recordedEvent from './recorded-event.json';
 import complianceReport from './records/compliance-report.json';
 import executionTrace from './records/execution-trace.json';
 import governanceEnvelope from './records/governance-envelope.json';
+import logAnchor from './records/log-anchor.json';
 import observables from './records/observables.json';
 import proofBundle from './records/proof-bundle.json';
 import tenantPolicy from './records/tenant-policy.json';
@@ -39,6 +41,7 @@ import executionAdmittedResponse from './responses/execution-admitted.json';
 import gateFailure from './responses/gate-failure.json';
 import health from './responses/health.json';
 import keyRotation from './responses/key-rotation.json';
+import logAnchorResponse from './responses/log-anchor.json';
 import logConsistency from './responses/log-consistency.json';
 import logKeys from './responses/log-keys.json';
 import logLeaf from './responses/log-leaf.json';
@@ -91,6 +94,7 @@ export const eventSchemas = {
   WebhookRedeliveryRequested: webhookRedeliveryRequested,
   WitnessCosigned: witnessCosigned,
   LogCreated: logCreated,
+  LogAnchored: logAnchored,
 } as const;
 
 /**
@@ -107,6 +111,7 @@ export const recordSchemas = {
   'execution-trace': executionTrace,
   'variance-record': varianceRecord,
   'compliance-report': complianceReport,
+  'log-anchor': logAnchor,
 } as const satisfies Record<string, { $id: string; title: string }>;
 
 /**
@@ -130,6 +135,7 @@ export const responseSchemas = {
   'log-proof': logProof,
   'log-list': logList,
   'log-consistency': logConsistency,
+  'log-anchor': logAnchorResponse,
   'log-keys': logKeys,
   health,
   version,

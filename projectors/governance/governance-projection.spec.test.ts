@@ -12,6 +12,7 @@ import type {
   ExecutionAdmitted,
   ExecutionTrace,
   GateFailed,
+  LogAnchored,
   Observables,
   VarianceRecord,
   VarianceRecorded,
@@ -28,7 +29,10 @@ import {
   type ClosedLoopView,
   governanceProjection,
   LEAVES,
+  LOG_ANCHORS,
   LOG_META,
+  type LogAnchorView,
+  logAnchorId,
   type StoredLeaf,
   SUBJECTS,
   type SubjectView,
@@ -150,6 +154,44 @@ function varianceRecorded(authLeafHash: string, log?: string): SpecEvent {
   };
   return { type: 'VarianceRecorded', data };
 }
+
+/** Log `log`'s checkpoint of `size` anchored in the shared log (a LogAnchored never names a log). */
+function anchored(log: string, size: number, minute: number): SpecEvent {
+  const data: LogAnchored = {
+    anchored_log: log,
+    leaf_hash: hex(`anchor-${log}-${size}`),
+    record: {
+      record_type: 'GOV_LOG_ANCHOR_V1',
+      log,
+      origin: `gov.example/${log}`,
+      tree_size: size,
+      root_hash: hex(`root-${log}-${size}`),
+      checkpoint: `gov.example/${log}\n${size}\nroot\n\n— gov.example/${log} signature\n`,
+      anchored_at: at(minute),
+    },
+  };
+  return { type: 'LogAnchored', data };
+}
+
+const anchorLeaf = (log: string, size: number, index: number, position: number): StoredLeaf => ({
+  log: 'shared',
+  leaf_index: index,
+  leaf_hash: hex(`anchor-${log}-${size}`),
+  leaf_type: 'GOV_LOG_ANCHOR_V1',
+  tenant_id: 'system',
+  subject_id: log,
+  artifact_hash: null,
+  position,
+  admitted_at: at(position),
+});
+
+const anchorView = (log: string, size: number, index: number, position: number): LogAnchorView => ({
+  log,
+  tree_size: size,
+  leaf_index: index,
+  leaf_hash: hex(`anchor-${log}-${size}`),
+  position,
+});
 
 // ---- expected documents ----------------------------------------------------------------------------
 
@@ -460,6 +502,39 @@ describe('the governance projection', () => {
         }));
   });
 
+  describe('anchors: another log’s checkpoint as a leaf of the shared log', () => {
+    const TEST = 'test';
+    const DEDICATED = `dedicated-${'c'.repeat(24)}`;
+
+    it('given admissions to the shared and test logs, when the test log is anchored twice and a dedicated log once, then each anchor is the next shared leaf, of no tenant, and is found by its log and size', () =>
+      given([evidence(1), evidence(2, { log: TEST })])
+        .when([anchored(TEST, 1, 3), anchored(DEDICATED, 4, 4), evidence(5), anchored(TEST, 7, 6)])
+        .thenDocuments({
+          [LEAVES]: {
+            [AUTH_1]: authLeaf(1, 0, 1),
+            [hex('envelope-2')]: authLeaf(2, 0, 2, TENANT, TEST),
+            [hex(`anchor-${TEST}-1`)]: anchorLeaf(TEST, 1, 1, 3),
+            [hex(`anchor-${DEDICATED}-4`)]: anchorLeaf(DEDICATED, 4, 2, 4),
+            [hex('envelope-5')]: authLeaf(5, 3, 5),
+            [hex(`anchor-${TEST}-7`)]: anchorLeaf(TEST, 7, 4, 6),
+          },
+          [LOG_META]: { size: { size: 5 }, 'size:test': { size: 1 } },
+          [LOG_ANCHORS]: {
+            [logAnchorId(TEST, 1)]: anchorView(TEST, 1, 1, 3),
+            [logAnchorId(DEDICATED, 4)]: anchorView(DEDICATED, 4, 2, 4),
+            [logAnchorId(TEST, 7)]: anchorView(TEST, 7, 4, 6),
+          },
+        }));
+
+    it('given an anchor, when it is delivered again, then the shared log counts it once', () =>
+      given([evidence(1)])
+        .when([anchored(TEST, 2, 2)], { numberOfTimes: 2 })
+        .thenDocuments({
+          [LOG_META]: { size: { size: 2 } },
+          [LOG_ANCHORS]: { [logAnchorId(TEST, 2)]: anchorView(TEST, 2, 1, 2) },
+        }));
+  });
+
   describe('idempotence: the same events delivered twice leave the same documents', () => {
     it('admissions, a gate failure and a closed loop are counted once', () =>
       given([])
@@ -536,6 +611,7 @@ describe('the governance projection declares what it reads', () => {
       varianceRecorded(AUTH_1),
       evidence(3, { log: 'test' }),
       executionAdmitted(hex('envelope-3'), 'test'),
+      anchored('test', 2, 7),
     ];
     const undeclared: string[] = [];
     let position = 0;

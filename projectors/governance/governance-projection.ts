@@ -9,6 +9,8 @@
  *                read-api/governance/reports/admission-records.ts)
  *   closed_loop  auth_leaf_hash → its execution and variance leaves: variance, triple-leaf
  *   subjects     `<tenant>:<subject>` → lifecycle, observables, counters: status
+ *   log_anchors  `<log>:<size>` → the shared-log leaf anchoring that log's checkpoint of that size:
+ *                GET /gov/v1/logs/:log/anchor
  */
 import { evolveSubject, initialSubject, type SubjectState } from '../../domain/governance/lifecycle';
 import { logOfEvent, SHARED_LOG_NAME } from '../../domain/log';
@@ -17,6 +19,7 @@ import type {
   ExecutionAdmitted,
   ExecutionTrace,
   GateFailed,
+  LogAnchored,
   Observables,
   VarianceRecord,
   VarianceRecorded,
@@ -25,12 +28,14 @@ import type { RecordedEvent } from '../../ports/event-store';
 import type { LeafType, LeafView, LogName } from '../../ports/log';
 import type { Change } from '../../ports/read-store';
 import type { DocumentKey, Projection, ProjectionState } from '../engine/projection';
+import { SYSTEM_TENANT } from '../log/log-writer';
 
 export const LEAVES = 'leaves';
 export const LOG_META = 'log_meta';
 export const BUNDLES = 'bundles';
 export const CLOSED_LOOP = 'closed_loop';
 export const SUBJECTS = 'subjects';
+export const LOG_ANCHORS = 'log_anchors';
 
 export interface BundleView {
   /** The log its leaf is in; absent in documents written before there were many logs (shared). */
@@ -78,6 +83,22 @@ export interface ClosedLoopView {
   variance: VarianceRecord | null;
 }
 
+/** A `log_anchors` document: log `log`'s checkpoint of size `tree_size`, a leaf of the shared log. */
+export interface LogAnchorView {
+  log: LogName;
+  tree_size: number;
+  /** Its leaf in the shared log. */
+  leaf_index: number;
+  leaf_hash: string;
+  /** The `LogAnchored` event holding the record. */
+  position: number;
+}
+
+/** Document id of log `log`'s anchor at `size`: zero-padded, so ids sort like sizes. */
+export function logAnchorId(log: LogName, size: number): string {
+  return `${log}:${String(size).padStart(16, '0')}`;
+}
+
 export interface SubjectView extends SubjectState {
   tenant_id: string;
   subject_id: string;
@@ -91,17 +112,20 @@ export const governanceProjection: Projection = {
   name: 'governance',
   // 2: bundles and leaves name their event instead of holding its bundle, certificate and records.
   // (A leaf's log needs no new version: events before there were many logs are all the shared log's,
-  // which keeps its `size` document, and documents without `log` are read as the shared log's.)
+  // which keeps its `size` document, and documents without `log` are read as the shared log's. Nor do
+  // anchors: no event before them is a LogAnchored, so an older generation's log_anchors is complete.)
   version: 2,
-  collections: [LEAVES, LOG_META, BUNDLES, CLOSED_LOOP, SUBJECTS],
+  collections: [LEAVES, LOG_META, BUNDLES, CLOSED_LOOP, SUBJECTS, LOG_ANCHORS],
   indexes: [
     { collection: LEAVES, fields: ['leaf_index'] },
     { collection: BUNDLES, fields: ['tenant_id', 'admitted_position'] },
     // The chain's total within from/to: a count of the range's entries, not of the tenant's bundles.
     { collection: BUNDLES, fields: ['tenant_id', 'admitted_at'] },
     { collection: SUBJECTS, fields: ['tenant_id', 'updated_at'] },
+    // The first anchor of a log at or after a size.
+    { collection: LOG_ANCHORS, fields: ['log', 'tree_size'] },
   ],
-  eventTypes: ['EvidenceAdmitted', 'ExecutionAdmitted', 'VarianceRecorded', 'GateFailed'],
+  eventTypes: ['EvidenceAdmitted', 'ExecutionAdmitted', 'VarianceRecorded', 'GateFailed', 'LogAnchored'],
   // An evidence admission's certificate, envelope and most of its bundle (~4.5 of its ~5.3 KB) are
   // read from the event when a report or a leaf asks (read-api/governance/reports/admission-records.ts),
   // never here.
@@ -130,7 +154,7 @@ export const governanceProjection: Projection = {
       const parent = (event.data as VarianceRecorded).record.parent_auth_leaf_hash;
       return [...leaf, { collection: CLOSED_LOOP, id: parent }, subject];
     }
-    return event.type === 'ExecutionAdmitted' ? leaf : [];
+    return event.type === 'ExecutionAdmitted' || event.type === 'LogAnchored' ? leaf : [];
   },
   async project(event: RecordedEvent, state: ProjectionState): Promise<Change[]> {
     const at = event.position;
@@ -230,6 +254,37 @@ export const governanceProjection: Projection = {
           }),
         );
         return changes;
+      }
+      case 'LogAnchored': {
+        const data = event.data as LogAnchored;
+        const { record } = data;
+        // A shared-log leaf of no tenant: it is the anchorer's (the system's), about the anchored log.
+        const leaf = await nextLeaf(
+          state,
+          at,
+          { tenant_id: SYSTEM_TENANT, subject_id: record.log, leaf_hash: data.leaf_hash },
+          'GOV_LOG_ANCHOR_V1',
+          null,
+          record.anchored_at,
+        );
+        const view: LogAnchorView = {
+          log: record.log,
+          tree_size: record.tree_size,
+          leaf_index: leaf.index,
+          leaf_hash: data.leaf_hash,
+          position: at,
+        };
+        // One anchor per size (the anchorer's stream revision sees to it): the first one stays.
+        return [
+          ...leaf.changes,
+          {
+            kind: 'create',
+            collection: LOG_ANCHORS,
+            id: logAnchorId(record.log, record.tree_size),
+            position: at,
+            data: view,
+          },
+        ];
       }
       default:
         return [];

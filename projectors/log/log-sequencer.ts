@@ -33,11 +33,15 @@ import { type AdmissionLeaf, LogWriter } from './log-writer';
 
 export { SYSTEM_TENANT } from './log-writer';
 
-/** Events whose record becomes a leaf, and the member holding that record. */
+/**
+ * Events whose record becomes a leaf, and the member holding that record. A `LogAnchored` (another
+ * log's checkpoint, anchored: domain/log/anchor.ts) names no log: it is always a leaf of the shared log.
+ */
 export const LEAF_RECORD_MEMBER = {
   EvidenceAdmitted: 'envelope',
   ExecutionAdmitted: 'trace',
   VarianceRecorded: 'record',
+  LogAnchored: 'record',
 } as const;
 export const ADMISSION_EVENT_TYPES = Object.keys(LEAF_RECORD_MEMBER) as (keyof typeof LEAF_RECORD_MEMBER)[];
 

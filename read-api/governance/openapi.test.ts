@@ -463,6 +463,8 @@ describe('the OpenAPI document against the running service', () => {
         GOV_DATA_DIR: path.join(temp.dir, 'data'),
         // Webhook targets on this machine: the receiver below, and addresses registration only checks.
         GOV_WEBHOOK_ALLOW: '127.0.0.1',
+        // The test anchors when it wants to (anchorOnce), never in the background.
+        GOV_ANCHOR_INTERVAL_MS: '3600000',
       }),
       createLogger('silent'),
     );
@@ -857,6 +859,31 @@ describe('the OpenAPI document against the running service', () => {
       ]);
     }
     expect((await call('get', logTiles, '/gov/v1/logs/nope/tile/0/000')).status).toBe(404);
+
+    // Anchors: a test-mode tenant's leaf, its log anchored in the shared log.
+    const anchorOf = (name: string, query: string) =>
+      call('get', '/gov/v1/logs/{log}/anchor', `/gov/v1/logs/${name}/anchor${query}`);
+    expect((await anchorOf('test', '')).status).toBe(400);
+    expect((await anchorOf('shared', '?tree_size=1')).status).toBe(404);
+    expect((await anchorOf(`dedicated-${'0'.repeat(24)}`, '?tree_size=1')).status).toBe(404);
+    expect((await anchorOf('test', '?tree_size=1')).status).toBe(404);
+    const tester = await call('post', '/auto-register', '/auto-register', {
+      body: { email: 'anchored@example.com', mode: 'test' },
+    });
+    const inTest = await call('post', '/governance/evidence', '/governance/evidence', {
+      key: tester.body.api_key,
+      body: evidence('anchored'),
+    });
+    expect(inTest.body.sth.log).toBe('test');
+    const [appended] = await server.anchorer.anchorOnce();
+    await server.supervisor.waitForPosition(appended!.position, ['LogAnchored']);
+    await server.sequencer.waitForLeaf(appended!.id, 'shared');
+    const anchor = await anchorOf('test', '?tree_size=1');
+    expect(anchor.status).toBe(200);
+    expect(anchor.body.anchor.record.record_type).toBe('GOV_LOG_ANCHOR_V1');
+    expect((await log('/gov/v1/log/leaf', `?index=${anchor.body.anchor.leaf_index}`)).body.leaf_type).toBe(
+      'GOV_LOG_ANCHOR_V1',
+    );
   });
 
   it('webhooks: register, list, read, a delivery as the webhooks section says, the delivery log, redelivery, the cap, delete', async () => {

@@ -79,6 +79,11 @@ export interface Config {
    */
   integrationTimeoutMs: number;
   /**
+   * GOV_ANCHOR_INTERVAL_MS: how often the shared log's sequencer admits each other log's latest signed
+   * checkpoint, when it changed since its last anchor, as a leaf of the shared log.
+   */
+  anchorIntervalMs: number;
+  /**
    * GOV_VALIDATOR_THREAD: `1` (the default) runs the in-process validators' examinations and
    * signatures on a thread of their own, off the admission path's core; `0` runs them inline.
    */
@@ -158,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .filter((entry) => entry !== ''),
     webhookTimeoutMs: integer('GOV_WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     integrationTimeoutMs: integer('GOV_INTEGRATION_TIMEOUT_MS', 20_000, 100, 600_000),
+    anchorIntervalMs: integer('GOV_ANCHOR_INTERVAL_MS', 10_000, 100, 3_600_000),
     validatorThread: integer('GOV_VALIDATOR_THREAD', 1, 0, 1) === 1,
     projectionThread: integer('GOV_PROJECTION_THREAD', 1, 0, 1) === 1,
     eventWriterThread: integer('GOV_EVENT_WRITER_THREAD', 1, 0, 1) === 1,

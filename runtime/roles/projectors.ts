@@ -1,8 +1,10 @@
 import type { Logger } from 'pino';
+import { SHARED_LOG_NAME } from '../../domain/log';
 import { projections } from '../../projectors';
 import { BUS_FORWARDER, BusForwarder } from '../../projectors/engine/bus-forwarder';
 import { ProjectionSupervisor } from '../../projectors/engine/supervisor';
 import { LeasedSequencer } from '../../projectors/log/leased-sequencer';
+import { LogAnchorer } from '../../projectors/log/log-anchorer';
 import { ensureTestLog } from '../../projectors/log/log-directory';
 import type { Config } from '../config/config';
 import type { LeaseState } from '../core/services';
@@ -51,6 +53,16 @@ export async function startProjectorsRole(config: Config, logger: Logger): Promi
     },
   });
   await sequencer.start();
+  // Anchors the other logs in the shared log while this process holds the shared log's lease.
+  const anchorer = new LogAnchorer({
+    eventStore,
+    logs: sequencer.sequencer,
+    writesShared: () => sequencer.writing().includes(SHARED_LOG_NAME),
+    intervalMs: config.anchorIntervalMs,
+    logger,
+    metrics,
+  });
+  anchorer.start();
   const supervisor = new ProjectionSupervisor({
     projections,
     eventStore,
@@ -104,6 +116,7 @@ export async function startProjectorsRole(config: Config, logger: Logger): Promi
       await http.close();
       await forwarder?.stop();
       await bus.bus.close();
+      await anchorer.stop();
       await sequencer.stop();
       await supervisor.stop();
       await eventStore.close();

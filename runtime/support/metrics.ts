@@ -66,6 +66,13 @@ export function createMetrics(registry: Registry = new Registry(), { defaults = 
       labelNames: ['log'] as const,
       registers: [registry],
     }),
+    anchorLagSeconds: new Histogram({
+      name: 'gov_anchor_lag_seconds',
+      help: "From a log's tree head being signed to its anchor being appended to the shared log, by anchored log",
+      labelNames: ['log'] as const,
+      buckets: [0.5, 1, 2.5, 5, 10, 15, 20, 30, 60],
+      registers: [registry],
+    }),
     admissions: new Counter({
       name: 'gov_admissions_total',
       help: 'Evidence and execution decisions by outcome',

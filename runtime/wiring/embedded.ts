@@ -1,10 +1,12 @@
 import type { Logger } from 'pino';
 import type { GovernanceServices } from '../../command-api/governance/services';
+import { SHARED_LOG_NAME } from '../../domain/log';
 import type { EventStore } from '../../ports/event-store';
 import type { ReadStore } from '../../ports/read-store';
 import { projections } from '../../projectors';
 import { BusForwarder } from '../../projectors/engine/bus-forwarder';
 import { ProjectionSupervisor, type RunningProjections } from '../../projectors/engine/supervisor';
+import { LogAnchorer } from '../../projectors/log/log-anchorer';
 import { ensureTestLog } from '../../projectors/log/log-directory';
 import { ADMISSION_EVENT_TYPES, LogSequencer } from '../../projectors/log/log-sequencer';
 import { type Follower, ReadBarrier } from '../../read-api/engine/read-barrier';
@@ -62,6 +64,8 @@ export interface RunningServer {
   /** The read-model projectors (on their own thread unless GOV_PROJECTION_THREAD=0). */
   supervisor: RunningProjections;
   sequencer: LogSequencer;
+  /** Anchors the other logs' checkpoints in the shared log every GOV_ANCHOR_INTERVAL_MS. */
+  anchorer: LogAnchorer;
   webhookDelivery: RunningWebhookDelivery;
   /** Graceful stop: stop accepting, drain in-flight requests, store checkpoints, close the stores. */
   close(): Promise<void>;
@@ -111,6 +115,16 @@ export async function startEmbedded(
     clock,
   });
   await sequencer.start();
+  const anchorer = new LogAnchorer({
+    eventStore,
+    logs: sequencer,
+    writesShared: () => sequencer.writing().includes(SHARED_LOG_NAME),
+    intervalMs: config.anchorIntervalMs,
+    logger,
+    metrics,
+    clock,
+  });
+  anchorer.start();
   const bus = await openBus(config, eventStore, readStore, { logger, metrics });
   assertDispatchOrder(bus);
   // With Kafka as the bus, committed events reach it through the forwarder.
@@ -194,6 +208,7 @@ export async function startEmbedded(
       await webhookDelivery.stop();
       await forwarder?.stop();
       await bus.bus.close();
+      await anchorer.stop();
       await sequencer.stop();
       await supervisor.stop();
       await eventStore.close();
@@ -202,7 +217,7 @@ export async function startEmbedded(
     })();
     return closing;
   };
-  return { url: http.url, services, supervisor, sequencer, webhookDelivery, close };
+  return { url: http.url, services, supervisor, sequencer, anchorer, webhookDelivery, close };
 }
 
 async function startInline(stores: {

@@ -13,6 +13,7 @@ import { witnessCommandRoutes } from '../../command-api/governance/witness/route
 import { accountReadRoutes } from '../../read-api/governance/account/routes';
 import { chainReadRoutes } from '../../read-api/governance/chain/routes';
 import { executionReadRoutes } from '../../read-api/governance/execution/routes';
+import { logAnchorRoute } from '../../read-api/governance/log/anchor-route';
 import { logRouteGroup, logsRouteGroup, verifierKeys } from '../../read-api/governance/log/routes';
 import { openApiRoute } from '../../read-api/governance/openapi';
 import { policyReadRoutes } from '../../read-api/governance/policy/routes';
@@ -24,7 +25,7 @@ import type { RouteTable } from '../http/route-table';
 
 export const governanceRoutes: RouteTable<GovernanceServices> = [
   logRouteGroup<GovernanceServices>(verifierKeys),
-  logsRouteGroup<GovernanceServices>(verifierKeys),
+  logsRouteGroup<GovernanceServices>(verifierKeys, [logAnchorRoute()]),
   {
     mount: '/',
     routes: [

@@ -87,6 +87,8 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}) {
     GOV_HOST: '127.0.0.1',
     GOV_DATA_DIR: dataDir,
     GOV_REGISTRATIONS_PER_IP_HOUR: '1000000',
+    // Anchors would add shared-log leaves at a moment no test chooses; tests of anchoring set it.
+    GOV_ANCHOR_INTERVAL_MS: '3600000',
     ...env,
   });
 }

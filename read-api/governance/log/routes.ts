@@ -93,20 +93,20 @@ type LogRoute<S> = Omit<Route<S>, 'handler'> & { handler: (services: S) => LogHa
  */
 type ExtraKeys<S> = (services: S, log: LogName) => object | Promise<object>;
 
-const LOG_PARAMETER: PathParameter = {
+export const LOG_PARAMETER: PathParameter = {
   name: 'log',
   description:
     "The log's name: `shared` (the log every tenant below L4 admits to, also at /gov/v1/log), `test` (test-mode tenants) or `dedicated-<24 hex>` (an L4 tenant's own log). GET /gov/v1/logs lists them.",
   schema: { type: 'string', pattern: LOG_NAME.source },
 };
 
-const LOG_QUERY_RULES =
+export const LOG_QUERY_RULES =
   'Query parameters are read strictly: an unknown, repeated or malformed parameter answers 400 INVALID_REQUEST listing every problem (integers are decimal, without sign, exponent or leading zeros).';
 
-const invalidQuery = (what: string) => invalid(`${what} ${LOG_QUERY_RULES}`);
+export const invalidQuery = (what: string) => invalid(`${what} ${LOG_QUERY_RULES}`);
 
 /** 200 of a log endpoint: CORS-enabled like every log answer. */
-function logOk(description: string, content: Json, headers: Json = {}): Json {
+export function logOk(description: string, content: Json, headers: Json = {}): Json {
   return {
     description,
     headers: { 'Access-Control-Allow-Origin': headerRef('AccessControlAllowOrigin'), ...headers },
@@ -114,7 +114,7 @@ function logOk(description: string, content: Json, headers: Json = {}): Json {
   };
 }
 
-const logIntegerSchema = (minimum: number): Json => ({
+export const logIntegerSchema = (minimum: number): Json => ({
   type: 'integer',
   minimum,
   maximum: Number.MAX_SAFE_INTEGER,
@@ -142,7 +142,11 @@ export function logRouteGroup<S extends LogServices>(extraKeys?: ExtraKeys<S>): 
  * and the list of logs at `/gov/v1/logs`. A log this process serves is looked up in memory; a name it
  * does not know yet is looked for in the store once (another process may have just created it).
  */
-export function logsRouteGroup<S extends LogsServices>(extraKeys?: ExtraKeys<S>): RouteGroup<S> {
+export function logsRouteGroup<S extends LogsServices>(
+  extraKeys?: ExtraKeys<S>,
+  /** Routes of the logs other than their own (`/:log/anchor`: anchor-route.ts), after theirs. */
+  more: readonly Route<S>[] = [],
+): RouteGroup<S> {
   return {
     mount: '/gov/v1/logs',
     router: { caseSensitive: true, strict: true },
@@ -190,6 +194,7 @@ export function logsRouteGroup<S extends LogsServices>(extraKeys?: ExtraKeys<S>)
           },
         }),
       ),
+      ...more,
     ],
   };
 }
@@ -716,14 +721,14 @@ interface ParamSpec {
   readonly kind: ParamKind;
   readonly required: boolean;
 }
-type QuerySpec = Readonly<Record<string, ParamSpec>>;
+export type QuerySpec = Readonly<Record<string, ParamSpec>>;
 type ParsedQuery<S extends QuerySpec> = {
   -readonly [K in keyof S]:
     | (S[K]['kind'] extends 'hash' ? string : number)
     | (S[K]['required'] extends true ? never : undefined);
 };
 
-const int = <R extends boolean>(required: R) => ({ kind: 'integer', required }) as const;
+export const int = <R extends boolean>(required: R) => ({ kind: 'integer', required }) as const;
 const hash = <R extends boolean>(required: R) => ({ kind: 'hash', required }) as const;
 
 const NO_QUERY = {} as const satisfies QuerySpec;
@@ -741,7 +746,11 @@ const HASH_REASON = 'must be a SHA-256 hash: 64 lowercase hexadecimal characters
  * Reads the query string strictly against `spec`: every parameter known, given once, well formed.
  * On any problem it answers 400 INVALID_REQUEST listing them all and returns undefined.
  */
-function parseQuery<S extends QuerySpec>(req: Request, res: Response, spec: S): ParsedQuery<S> | undefined {
+export function parseQuery<S extends QuerySpec>(
+  req: Request,
+  res: Response,
+  spec: S,
+): ParsedQuery<S> | undefined {
   const url = req.url;
   const mark = url.indexOf('?');
   const parsed: Record<string, string | number> = {};

@@ -6,7 +6,7 @@
 import type { EventPayloads, EvidenceAdmitted } from '../../../event-schemas';
 import type { EventStore } from '../../../ports/event-store';
 import type { BundleView, StoredLeaf } from '../../../projectors/governance/governance-projection';
-import { LEAF_RECORD_MEMBER } from '../../../projectors/log/log-sequencer';
+import { ADMISSION_EVENT_TYPES, LEAF_RECORD_MEMBER } from '../../../projectors/log/log-sequencer';
 
 type AdmissionType = keyof typeof LEAF_RECORD_MEMBER;
 
@@ -29,11 +29,7 @@ export async function leafRecordAt(
   eventStore: Pick<EventStore, 'readAll'>,
   position: number,
 ): Promise<object> {
-  const admission = await admissionAt(eventStore, position, [
-    'EvidenceAdmitted',
-    'ExecutionAdmitted',
-    'VarianceRecorded',
-  ]);
+  const admission = await admissionAt(eventStore, position, ADMISSION_EVENT_TYPES);
   return (admission.data as unknown as Record<string, object>)[LEAF_RECORD_MEMBER[admission.type]]!;
 }
 
