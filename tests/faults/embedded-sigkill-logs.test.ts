@@ -6,11 +6,8 @@
  * and `gov audit` recomputes from the event stream the root each log serves.
  */
 import path from 'node:path';
-import { SqliteEventStore } from '../../adapters/sqlite/event-store';
 import type { AuditReport } from '../../audit/report';
-import { changeTier } from '../../cli/tenant-tier';
 import { dedicatedLogOf, logUrlOf, SHARED_LOG_NAME, TEST_LOG_NAME } from '../../domain/log';
-import { ValidatingEventStore } from '../../event-schemas';
 import { AdmissionLoad } from '../support/admission-load';
 import { freePort, runGov } from '../support/children';
 import { checkLogPromises, throwIfBroken } from '../support/fault-invariants';
@@ -25,7 +22,7 @@ import {
   waitHealthy,
 } from '../support/service-processes';
 import { tempDir } from '../support/temp-dir';
-import { UNLIMITED_IN_SHARED_LOG } from '../support/unlimited-tenant';
+import { changeTiersInFile, UNLIMITED_IN_SHARED_LOG } from '../support/unlimited-tenant';
 
 const KILLS = 3;
 
@@ -52,11 +49,15 @@ describe('fault: SIGKILL of the server sequencing three logs under load', () => 
     const testMode = await client.register({ mode: 'test' });
     const networked = await client.register();
     const dedicated = dedicatedLogOf(networked.tenant_id);
-    await changeTiers([
-      { tenantId: live.tenant_id, ...UNLIMITED_IN_SHARED_LOG },
-      { tenantId: testMode.tenant_id, ...UNLIMITED_IN_SHARED_LOG },
-      { tenantId: networked.tenant_id, tier: 'L4' },
-    ]);
+    await changeTiersInFile(
+      path.join(dataDir, 'events.db'),
+      [
+        { tenantId: live.tenant_id, ...UNLIMITED_IN_SHARED_LOG },
+        { tenantId: testMode.tenant_id, ...UNLIMITED_IN_SHARED_LOG },
+        { tenantId: networked.tenant_id, tier: 'L4' },
+      ],
+      'fault-test',
+    );
     const logs: { name: string; tenant: Registration; tier: string }[] = [
       { name: SHARED_LOG_NAME, tenant: live, tier: UNLIMITED_IN_SHARED_LOG.tier },
       { name: TEST_LOG_NAME, tenant: testMode, tier: UNLIMITED_IN_SHARED_LOG.tier },
@@ -141,23 +142,4 @@ describe('fault: SIGKILL of the server sequencing three logs under load', () => 
       ),
     );
   }, 120_000);
-
-  /** Tier changes in the server's event store file (as `gov tenant tier` makes them). */
-  async function changeTiers(
-    changes: { tenantId: string; tier: string; requestsPerMinute?: string }[],
-  ): Promise<void> {
-    const store = new ValidatingEventStore(new SqliteEventStore({ file: path.join(dataDir, 'events.db') }));
-    try {
-      for (const change of changes) {
-        const result = await changeTier(store, {
-          keysDir: path.join(dataDir, 'keys'),
-          operator: 'fault-test',
-          ...change,
-        });
-        if (!result.ok) throw new Error(`changeTier ${change.tenantId}: ${result.message}`);
-      }
-    } finally {
-      await store.close();
-    }
-  }
 });
