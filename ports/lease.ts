@@ -19,6 +19,8 @@ export interface LeaseManager {
   renew(grant: LeaseGrant, ttlMs: number): Promise<LeaseGrant | null>;
   /** Give the lease up so a standby can take it at once. */
   release(grant: LeaseGrant): Promise<void>;
+  /** The owner of the lease's live grant; null when it is free, lapsed or released. Writes nothing. */
+  holder(name: string): Promise<string | null>;
 }
 
 /** A write fenced with a grant that is no longer current. Nothing of it was stored. */

@@ -214,6 +214,7 @@ describe('projector runtime', () => {
           return store.renew(grant, ttlMs);
         },
         release: (grant) => store.release(grant),
+        holder: (name) => store.holder(name),
       };
       const supervisor = new ProjectionSupervisor({
         projections: [streamStatsProjection],
@@ -258,6 +259,23 @@ describe('projector runtime', () => {
         fence: taken,
       });
       expect((await readStore.get('c', 'x'))?.data).toEqual({ by: 'b' });
+      db.close();
+    });
+
+    it('given a lease free, held, lapsed or released, then its holder is the live owner or null, and asking takes nothing', async () => {
+      const db = openSqlite(path.join(dir, 'read.db'));
+      let now = 1_000_000;
+      const leases = new SqliteLeaseManager(db, () => now);
+      expect(await leases.holder('p')).toBeNull();
+      const grant = (await leases.acquire('p', 'a', 1000))!;
+      expect(grant.epoch).toBe(1);
+      expect(await leases.holder('p')).toBe('a');
+      now += 1000;
+      expect(await leases.holder('p')).toBeNull();
+      const taken = (await leases.acquire('p', 'b', 1000))!;
+      expect(await leases.holder('p')).toBe('b');
+      await leases.release(taken);
+      expect(await leases.holder('p')).toBeNull();
       db.close();
     });
   });
@@ -331,6 +349,7 @@ describe('projector runtime', () => {
               },
               renew: (grant, ttlMs) => leases.renew(grant, ttlMs),
               release: (grant) => leases.release(grant),
+              holder: (name) => leases.holder(name),
             },
           },
         });

@@ -115,6 +115,11 @@ export class MongoLeaseManager implements LeaseManager {
     );
   }
 
+  async holder(name: string): Promise<string | null> {
+    const current = await currentLease(this.records, name);
+    return current && current.expiresAt > this.now() ? current.owner : null;
+  }
+
   private async extend(record: LeaseRecord, expiresAt: number): Promise<void> {
     await this.records.updateOne({ _id: record._id, owner: record.owner }, { $set: { expiresAt } });
   }

@@ -368,6 +368,19 @@ describeWithServer(MONGODB_SERVER, 'MongoReadStore', (url) => {
       expect(await leases.acquire('p', 'c', 60_000)).toBeNull();
     });
 
+    it('given a lease free, held, lapsed or released, then its holder is the live owner or null, and asking takes nothing', async () => {
+      expect(await leases.holder('p')).toBeNull();
+      expect(await leases.acquire('p', 'a', 1000)).toMatchObject({ epoch: 1 });
+      expect(await leases.holder('p')).toBe('a');
+      now += 1000;
+      expect(await leases.holder('p')).toBeNull();
+      const taken = (await leases.acquire('p', 'b', 1000))!;
+      expect(taken.epoch).toBe(2);
+      expect(await leases.holder('p')).toBe('b');
+      await leases.release(taken);
+      expect(await leases.holder('p')).toBeNull();
+    });
+
     it('given two lease names, then they are independent', async () => {
       expect(await leases.acquire('p', 'a', 1000)).toMatchObject({ epoch: 1 });
       expect(await leases.acquire('q', 'b', 1000)).toMatchObject({ epoch: 1 });

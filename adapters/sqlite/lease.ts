@@ -64,6 +64,11 @@ export class SqliteLeaseManager implements LeaseManager {
   async release(grant: LeaseGrant): Promise<void> {
     this.expire.run(grant.name, grant.owner, grant.epoch);
   }
+
+  async holder(name: string): Promise<string | null> {
+    const row = this.select.get(name);
+    return row && row.expires_at > this.now() ? row.owner : null;
+  }
 }
 
 function ensureLeaseTable(db: SqliteDatabase): void {

@@ -10,11 +10,14 @@
  * The logs spread across the processes without a membership list: a process holding k leases waits
  * k × ttl / 20 before each attempt to take another (one attempt at a time), so a process holding fewer
  * takes a free lease first and two processes alternate. When one dies, the other takes its leases over
- * once they lapse.
+ * once they lapse. Leases held are never free, so a process started later (a restart after a kill)
+ * would get none: while it holds no log of two or more it holds the lease `WANTED_LEASE`, and a
+ * process holding two or more logs that sees it held by another hands one over (leaves it, releases
+ * its lease, and stays out of it for a TTL, so that the wanting process takes it).
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { treeHeadStreamOf } from '../../domain/log';
+import { SHARED_LOG_NAME, treeHeadStreamOf } from '../../domain/log';
 import type { LeaseGrant, LeaseManager } from '../../ports/lease';
 import type { LogName } from '../../ports/log';
 import { sleep } from '../../runtime/support/sleep';
@@ -23,6 +26,9 @@ import { LogSequencer, type LogSequencerOptions } from './log-sequencer';
 
 /** Per lease held, the share of the TTL a process waits before trying to take another. */
 const SPREAD = 1 / 20;
+
+/** Held by a sequencer process that writes no log while there are two or more. */
+export const WANTED_LEASE = 'sequencer-wants-a-log';
 
 export interface LeasedSequencerOptions {
   leases: LeaseManager;
@@ -46,6 +52,10 @@ export class LeasedSequencer {
   private readonly terms = new Map<LogName, { lease: SingleWriterLease; loop: Promise<void> }>();
   private readonly endTerms = new Map<LogName, () => void>();
   private readonly held = new Set<LogName>();
+  /** Logs being handed over to a process that wants one (see `balance`). */
+  private readonly handingOver = new Set<LogName>();
+  private wanted: LeaseGrant | null = null;
+  private balancing: Promise<void> = Promise.resolve();
   private attempts: Promise<unknown> = Promise.resolve();
   private readonly stopSignal = new AbortController();
   private readonly owner: string;
@@ -80,11 +90,13 @@ export class LeasedSequencer {
     this.started = true;
     for (const { name } of this.sequencer.list()) this.contend(name);
     await this.sequencer.start();
+    this.balancing = this.balance();
   }
 
   async stop(): Promise<void> {
     this.stopSignal.abort();
     for (const end of this.endTerms.values()) end();
+    await this.balancing;
     await Promise.all([...this.terms.values()].map((term) => term.loop));
     await Promise.all([...this.terms.values()].map((term) => term.lease.release()));
     await this.sequencer.stop();
@@ -119,6 +131,44 @@ export class LeasedSequencer {
     return turn;
   }
 
+  /**
+   * Every third of a TTL: holds `WANTED_LEASE` while this process writes none of two or more logs;
+   * hands a log over while it writes two or more and another process holds `WANTED_LEASE`.
+   */
+  private async balance(): Promise<void> {
+    const { leases, logger } = this.options;
+    const signal = this.stopSignal.signal;
+    while (!signal.aborted) {
+      await sleep(this.ttlMs / 3, signal);
+      if (signal.aborted) break;
+      try {
+        if (this.held.size === 0 && this.sequencer.list().length >= 2)
+          this.wanted = await leases.acquire(WANTED_LEASE, this.owner, this.ttlMs);
+        else if (this.wanted) {
+          const grant = this.wanted;
+          this.wanted = null;
+          await leases.release(grant);
+        }
+        if (this.held.size >= 2 && this.handingOver.size === 0) {
+          const wanting = await leases.holder(WANTED_LEASE);
+          if (wanting !== null && wanting !== this.owner) {
+            // The shared log, the busiest, stays: moving a log pauses its admissions for a moment.
+            const name = [...this.held].filter((log) => log !== SHARED_LOG_NAME).at(-1)!;
+            logger.info({ log: name, to: wanting }, 'handing a log over to a sequencer that writes none');
+            this.handingOver.add(name);
+            this.endTerms.get(name)?.();
+          }
+        }
+      } catch (error) {
+        logger.error(
+          { lease: WANTED_LEASE, err: error },
+          'could not reach the lease store to balance the logs',
+        );
+      }
+    }
+    if (this.wanted) await leases.release(this.wanted).catch(() => undefined);
+  }
+
   /** One term as the writer of log `name`: sequence it until the lease is lost or the process stops. */
   private async term(name: LogName): Promise<void> {
     this.held.add(name);
@@ -140,5 +190,11 @@ export class LeasedSequencer {
     this.held.delete(name);
     await this.sequencer.leave(name);
     this.options.onRoleChange?.(this.writing());
+    if (this.handingOver.has(name)) {
+      // Released once no longer written, and not contended for a TTL: the wanting process takes it.
+      await this.terms.get(name)?.lease.release();
+      await sleep(this.ttlMs, this.stopSignal.signal);
+      this.handingOver.delete(name);
+    }
   }
 }

@@ -24,8 +24,10 @@ export interface AdmissionLoadOptions {
    * stays the same whatever the speed of what it runs against.
    */
   perSecond?: number;
-  /** Where GET /gov/v1/log/sth is polled while the load runs; null: no polling. */
+  /** Where GET {logPath}/sth is polled while the load runs; null: no polling. */
   log?: () => GovClient | null;
+  /** The path of the log the tenant admits to: `/gov/v1/log` (the default) or `/gov/v1/logs/<name>`. */
+  logPath?: string;
   subjects?: number;
 }
 
@@ -33,7 +35,7 @@ export class AdmissionLoad {
   /** Every 201 body, in arrival order. */
   readonly admitted: AdmittedEvidence[] = [];
   readonly others: OtherAnswer[] = [];
-  /** Every STH GET /gov/v1/log/sth answered while the load ran. */
+  /** Every STH GET {logPath}/sth answered while the load ran. */
   readonly servedHeads: JsonSth[] = [];
   private running = false;
   private lanes: Promise<void>[] = [];
@@ -104,7 +106,7 @@ export class AdmissionLoad {
   private async watchHeads(): Promise<void> {
     while (this.running) {
       const log = this.options.log?.();
-      const res = await log?.get<JsonSth>('/gov/v1/log/sth').catch(() => null);
+      const res = await log?.get<JsonSth>(`${this.options.logPath ?? '/gov/v1/log'}/sth`).catch(() => null);
       if (res?.status === 200) this.servedHeads.push(res.body);
       await pause(200);
     }

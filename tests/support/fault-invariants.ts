@@ -13,6 +13,8 @@
  *   webhooks      every leaf of the tenant was delivered as `leaf_admitted` at least once, under one
  *                 event id, correctly signed;
  *   audit         `gov audit` of the event store exits 0 and counts as many leaves as the log holds.
+ *
+ * The first three are one log's (checkLogPromises): a test of several logs checks each.
  */
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { type JsonSth, leafHashOfRecord } from '../../domain/log';
@@ -21,26 +23,42 @@ import { type GovRunOptions, runGov } from './children';
 import { type AdmittedEvidence, type GovClient, inParallel, LogVerifier } from './governance-client';
 import type { WebhookReceiver } from './webhook-receiver';
 
-export interface PromiseInputs {
-  /** Where the public log is read (the embedded server, or a read API). */
-  log: GovClient;
-  /** Every 201 body of POST /governance/evidence. */
-  admitted: readonly AdmittedEvidence[];
-  /** STHs clients saw otherwise (GET /gov/v1/log/sth while the faults ran). */
-  servedHeads?: readonly JsonSth[];
+export interface PromiseInputs extends LogPromiseInputs {
   /** The tenant whose `leaf_admitted` webhook the receiver gets, signed with `secret`. */
   webhooks: { tenantId: string; receiver: WebhookReceiver; secret: string; timeoutMs?: number };
   /** Where `gov audit` finds the event store. */
   audit: GovRunOptions;
 }
 
+/** What the promises of one log are checked against. */
+export interface LogPromiseInputs {
+  /** Where the public log is read (the embedded server, or a read API). */
+  log: GovClient;
+  /** The log's path: `/gov/v1/log` (the shared log, the default) or `/gov/v1/logs/<name>`. */
+  base?: string;
+  /** Every 201 body of POST /governance/evidence whose leaf is in this log. */
+  admitted: readonly AdmittedEvidence[];
+  /** STHs of this log clients saw otherwise (GET {base}/sth while the faults ran). */
+  servedHeads?: readonly JsonSth[];
+}
+
 type PromiseName = 'acknowledged' | 'indices' | 'heads' | 'webhooks' | 'audit';
+type LogPromiseName = 'acknowledged' | 'indices' | 'heads';
 
 export interface PromiseReport {
   treeSize: number;
   heads: number;
   delivered: number;
   problems: Record<PromiseName, string[]>;
+}
+
+export interface LogPromiseReport {
+  /** The log's latest signed head once it settled, verified. */
+  latest: JsonSth;
+  heads: number;
+  /** Each leaf the log serves, by index (null where it served none). */
+  leaves: readonly (LeafRecord | null)[];
+  problems: Record<LogPromiseName, string[]>;
 }
 
 interface LeafRecord {
@@ -52,34 +70,49 @@ interface LeafRecord {
 /** Checks the five promises and fails naming each broken one with its first problems. */
 export async function expectPromisesKept(inputs: PromiseInputs): Promise<PromiseReport> {
   const report = await checkPromises(inputs);
-  const broken = Object.entries(report.problems).filter(([, problems]) => problems.length > 0);
+  throwIfBroken(report.problems);
+  return report;
+}
+
+/** Throws naming each promise (a key of `problems`) that has problems, with its first ones. */
+export function throwIfBroken(problems: Record<string, readonly string[]>): void {
+  const broken = Object.entries(problems).filter(([, list]) => list.length > 0);
   if (broken.length > 0)
     throw new Error(
       `promises broken after the fault:\n${broken
         .map(
-          ([name, problems]) =>
-            `  ${name} (${problems.length}):\n${problems
+          ([name, list]) =>
+            `  ${name} (${list.length}):\n${list
               .slice(0, 10)
               .map((p) => `    - ${p}`)
               .join('\n')}`,
         )
         .join('\n')}`,
     );
-  return report;
 }
 
 async function checkPromises(inputs: PromiseInputs): Promise<PromiseReport> {
-  const problems: Record<PromiseName, string[]> = {
-    acknowledged: [],
-    indices: [],
-    heads: [],
-    webhooks: [],
-    audit: [],
-  };
-  const verifier = new LogVerifier(() => inputs.log);
-  await untilLogSettles(inputs.log);
+  const { latest, heads, leaves, problems: ofLog } = await checkLogPromises(inputs);
+  const problems: Record<PromiseName, string[]> = { ...ofLog, webhooks: [], audit: [] };
+  const due = leaves
+    .filter((leaf) => leaf?.record.tenant_id === inputs.webhooks.tenantId)
+    .map((l) => l!.leaf_hash);
+  const delivered = await checkWebhooks(due, inputs.webhooks, problems.webhooks);
+  await checkAudit(inputs.audit, latest.tree_size, problems.audit);
+  return { treeSize: latest.tree_size, heads, delivered, problems };
+}
+
+/**
+ * The promises one log keeps (acknowledged, indices, heads), checked through its public routes once
+ * its tree size settled.
+ */
+export async function checkLogPromises(inputs: LogPromiseInputs): Promise<LogPromiseReport> {
+  const base = inputs.base ?? '/gov/v1/log';
+  const problems: Record<LogPromiseName, string[]> = { acknowledged: [], indices: [], heads: [] };
+  const verifier = new LogVerifier(() => inputs.log, base);
+  await untilLogSettles(inputs.log, base);
   const latest = await verifier.latest();
-  const leaves = await readAllLeaves(inputs.log, latest.tree_size, problems.indices);
+  const leaves = await readAllLeaves(inputs.log, base, latest.tree_size, problems.indices);
 
   await checkAcknowledged(inputs.admitted, leaves, verifier, problems.acknowledged);
   checkIndices(inputs.admitted, leaves, problems.indices);
@@ -89,26 +122,21 @@ async function checkPromises(inputs: PromiseInputs): Promise<PromiseReport> {
     inputs.log,
     problems.heads,
   );
-  const due = leaves
-    .filter((leaf) => leaf?.record.tenant_id === inputs.webhooks.tenantId)
-    .map((l) => l!.leaf_hash);
-  const delivered = await checkWebhooks(due, inputs.webhooks, problems.webhooks);
-  await checkAudit(inputs.audit, latest.tree_size, problems.audit);
-  return { treeSize: latest.tree_size, heads: verifier.heads.size, delivered, problems };
+  return { latest, heads: verifier.heads.size, leaves, problems };
 }
 
 /**
  * Waits until the signed tree size has not changed for a second: a restarted sequencer integrates
  * leaves appended before the fault after it already answers.
  */
-async function untilLogSettles(log: GovClient, timeoutMs = 30_000): Promise<void> {
+async function untilLogSettles(log: GovClient, base: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let size = -1;
   let since = Date.now();
   while (Date.now() - since < 1000) {
     if (Date.now() > deadline)
-      throw new Error(`the log's tree size was still changing after ${timeoutMs} ms`);
-    const res = await log.get<JsonSth>('/gov/v1/log/sth');
+      throw new Error(`the tree size of ${base} was still changing after ${timeoutMs} ms`);
+    const res = await log.get<JsonSth>(`${base}/sth`);
     if (res.status === 200 && res.body.tree_size !== size) {
       size = res.body.tree_size;
       since = Date.now();
@@ -120,6 +148,7 @@ async function untilLogSettles(log: GovClient, timeoutMs = 30_000): Promise<void
 /** Every leaf the log holds, by index (null where it answers no leaf). */
 async function readAllLeaves(
   log: GovClient,
+  base: string,
   size: number,
   problems: string[],
 ): Promise<(LeafRecord | null)[]> {
@@ -128,7 +157,7 @@ async function readAllLeaves(
     Array.from({ length: size }, (_, i) => i),
     16,
     async (index) => {
-      const res = await readLeaf(log, index);
+      const res = await readLeaf(log, base, index);
       if (res.status !== 200 || res.body.leaf_index !== index)
         problems.push(`leaf ${index} of a tree of ${size}: HTTP ${res.status} ${res.text.slice(0, 300)}`);
       else if (toHex(leafHashOfRecord(res.body.record)) !== res.body.leaf_hash)
@@ -140,13 +169,13 @@ async function readAllLeaves(
 }
 
 /**
- * GET /gov/v1/log/leaf?index=N, asked again for up to 15 s while it answers 404: the record comes from
+ * GET {base}/leaf?index=N, asked again for up to 15 s while it answers 404: the record comes from
  * a read model, which may still be catching up after a fault although the tree already holds the leaf.
  */
-async function readLeaf(log: GovClient, index: number) {
+async function readLeaf(log: GovClient, base: string, index: number) {
   const deadline = Date.now() + 15_000;
   for (;;) {
-    const res = await log.get<LeafRecord>(`/gov/v1/log/leaf?index=${index}`);
+    const res = await log.get<LeafRecord>(`${base}/leaf?index=${index}`);
     if (res.status !== 404 || Date.now() > deadline) return res;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -214,9 +243,11 @@ async function checkHeads(
   }
   // The log serves the same head at every size a client saw.
   await inParallel([...verifier.heads.keys()], 16, async (size) => {
-    const res = await log.get<JsonSth>(`/gov/v1/log/sth?tree_size=${size}`);
+    const res = await log.get<JsonSth>(`${verifier.base}/sth?tree_size=${size}`);
     if (res.status !== 200)
-      problems.push(`GET /sth?tree_size=${size}: HTTP ${res.status} ${res.text.slice(0, 200)}`);
+      problems.push(
+        `GET ${verifier.base}/sth?tree_size=${size}: HTTP ${res.status} ${res.text.slice(0, 200)}`,
+      );
     else {
       const failure = await failureOf(() => verifier.checkSth(res.body));
       if (failure) problems.push(`the served STH of size ${size}: ${failure}`);

@@ -190,7 +190,9 @@ export interface AdmittedEvidence {
   artifact_hash: string;
   compliance_url: string;
   replay_url: string;
-  sth: JsonSth;
+  /** The log the leaf is in (`shared`, `test`, `dedicated-<24 hex>`), whose head `sth` is. */
+  log: string;
+  sth: JsonSth & { log: string };
 }
 
 export interface GateFailure {
@@ -357,16 +359,20 @@ export class LogVerifier {
   /** Signed tree heads seen, by tree size (a size signed twice must have the same root). */
   readonly heads = new Map<number, JsonSth>();
 
-  constructor(private readonly getClient: () => GovClient) {}
+  /** `base`: the log's path, `/gov/v1/log` (the shared log) or `/gov/v1/logs/<name>`. */
+  constructor(
+    private readonly getClient: () => GovClient,
+    readonly base = '/gov/v1/log',
+  ) {}
 
   private get client(): GovClient {
     return this.getClient();
   }
 
-  /** The log key from GET /gov/v1/log/keys, loaded (its key ID checked) by merkle-core. */
+  /** The log key from GET {base}/keys, loaded (its key ID checked) by merkle-core. */
   async logKey(): Promise<VerifierKey> {
     if (this.key) return this.key;
-    const res = await this.client.get<{ log: string }>('/gov/v1/log/keys');
+    const res = await this.client.get<{ log: string }>(`${this.base}/keys`);
     if (res.status !== 200) throw new Error(`GET /keys answered ${res.status}`);
     this.key = loadVerifierKey(res.body.log);
     return this.key;
@@ -387,10 +393,10 @@ export class LogVerifier {
 
   /** The latest STH and the checkpoint note, both verified and saying the same thing. */
   async latest(): Promise<JsonSth> {
-    const res = await this.client.get<JsonSth>('/gov/v1/log/sth');
+    const res = await this.client.get<JsonSth>(`${this.base}/sth`);
     expect(res.status).toBe(200);
     await this.checkSth(res.body);
-    const checkpoint = await this.client.get('/gov/v1/log/checkpoint');
+    const checkpoint = await this.client.get(`${this.base}/checkpoint`);
     expect(checkpoint.status).toBe(200);
     const verdict = await verifyCheckpoint(checkpoint.text, await this.logKey());
     if (!verdict.ok) throw new Error(`checkpoint does not verify: ${verdict.reason}`);
@@ -402,7 +408,7 @@ export class LogVerifier {
   /** Leaf `leafIndex` with hash `leafHash` is in the tree of `sth` (proof fetched at that size). */
   async checkInclusion(leafIndex: number, leafHash: string, sth: JsonSth): Promise<void> {
     const res = await this.client.get<ProofAnswer>(
-      `/gov/v1/log/proof?leaf_hash=${leafHash}&tree_size=${sth.tree_size}`,
+      `${this.base}/proof?leaf_hash=${leafHash}&tree_size=${sth.tree_size}`,
     );
     expect(res.status).toBe(200);
     expect(res.body.leaf_index).toBe(leafIndex);
@@ -425,7 +431,7 @@ export class LogVerifier {
 
   /** The record served at `leafIndex` hashes (RFC 9162 over its canonical JSON) to `leafHash`. */
   async checkLeafRecord(leafIndex: number, leafHash: string): Promise<LeafAnswer> {
-    const res = await this.client.get<LeafAnswer>(`/gov/v1/log/leaf?index=${leafIndex}`);
+    const res = await this.client.get<LeafAnswer>(`${this.base}/leaf?index=${leafIndex}`);
     expect(res.status).toBe(200);
     expect(res.body.leaf_hash).toBe(leafHash);
     expect(toHex(leafHashOfRecord(res.body.record))).toBe(leafHash);
@@ -486,7 +492,7 @@ export class LogVerifier {
     const failures: string[] = [];
     await inParallel(pairs, 16, async ([older, newer]) => {
       const res = await this.client.get<ConsistencyAnswer>(
-        `/gov/v1/log/consistency?from=${older.tree_size}&to=${newer.tree_size}`,
+        `${this.base}/consistency?from=${older.tree_size}&to=${newer.tree_size}`,
       );
       if (res.status !== 200) {
         failures.push(`${older.tree_size}→${newer.tree_size}: HTTP ${res.status}`);

@@ -25,6 +25,8 @@ export type { RoleName } from './topology-environment';
 export interface TopologyOptions extends TopologyStores {
   /** Where each role's whole output is appended (`<role>.log`, across restarts). */
   logDir?: string;
+  /** The roles to start besides the two projectors processes (default: every role). */
+  roles?: readonly RoleName[];
 }
 
 export class Topology {
@@ -43,7 +45,7 @@ export class Topology {
     for (const role of Object.keys(ROLE_ENTRY) as RoleName[]) ports[role] = await freePort();
     const topology = new Topology(topologyEnvironment(options, ports), ports, options.logDir);
     await topology.startRoles(['projectors-a', 'projectors-b']);
-    await topology.startRoles(['dispatcher', 'read-api', 'command-api-a', 'command-api-b']);
+    await topology.startRoles(options.roles ?? ['dispatcher', 'read-api', 'command-api-a', 'command-api-b']);
     await until(
       async () => (await topology.writingSequencer()) !== null,
       'a sequencer to take the lease',

@@ -48,20 +48,34 @@ export async function makeUnlimitedInSharedLog(
 }
 
 /** In the embedded event store file of a server running in another process (its data folder's). */
-export async function makeUnlimitedInSharedLogFile(
+export function makeUnlimitedInSharedLogFile(
   eventStoreFile: string,
   tenantId: string,
   operator: string,
 ): Promise<void> {
+  return changeTiersInFile(eventStoreFile, [{ tenantId, ...UNLIMITED_IN_SHARED_LOG }], operator);
+}
+
+/**
+ * Tier changes (as `gov tenant tier` makes them: to L4, the tenant's dedicated log first) in the
+ * embedded event store file of servers running in other processes, whose data folder holds the file
+ * and the keys folder.
+ */
+export async function changeTiersInFile(
+  eventStoreFile: string,
+  changes: readonly { tenantId: string; tier: string; requestsPerMinute?: string }[],
+  operator: string,
+): Promise<void> {
   const store = new ValidatingEventStore(new SqliteEventStore({ file: eventStoreFile }));
   try {
-    // The data folder holds the event store file and the keys folder.
-    await makeUnlimitedInSharedLog(
-      store,
-      path.join(path.dirname(eventStoreFile), 'keys'),
-      tenantId,
-      operator,
-    );
+    for (const change of changes) {
+      const result = await changeTier(store, {
+        keysDir: path.join(path.dirname(eventStoreFile), 'keys'),
+        operator,
+        ...change,
+      });
+      if (!result.ok) throw new Error(`changeTier ${change.tenantId} ${change.tier}: ${result.message}`);
+    }
   } finally {
     await store.close();
   }
