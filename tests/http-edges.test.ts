@@ -237,6 +237,7 @@ describe('the HTTP edge', () => {
       index: '0',
       leaf_hash: admitted.leaf_hash,
       from: '1',
+      tree_size: '1',
     });
     const target = (documented: DocumentedOperation, query: string) => {
       const path = fillPath(documented, required()).replace('0%2F000', '0/000');
