@@ -5,7 +5,6 @@
  * `gov audit` of what the server wrote (three logs, a witness cosignature of the test log) is clean.
  */
 import path from 'node:path';
-import { runAudit, sqliteAuditSource, trustFromPublishedKeys } from '../audit';
 import { checkpointNoteFromSth, type JsonSth, verifySth } from '../domain/log';
 import {
   cosignatureLine,
@@ -14,8 +13,8 @@ import {
   loadVerifierKey,
   SIGNATURE_TYPE_COSIGNATURE_V1,
 } from '../merkle-core';
-import { readPublishedKeys } from '../runtime/keys/key-history';
 import { readLogKey } from '../runtime/keys/log-keys';
+import { auditDataDir } from './support/audit-data-dir';
 import { setTier, startTestServer, type TestServer, validEvidence } from './support/governance-client';
 
 describe('admissions and their logs', () => {
@@ -73,11 +72,7 @@ describe('admissions and their logs', () => {
     });
     expect(cosigned.status).toBe(200);
     await t.stop();
-    const report = await runAudit(sqliteAuditSource(path.join(t.dataDir, 'events.db')), {
-      trust: trustFromPublishedKeys(readPublishedKeys(keysDir())),
-      workers: 0,
-      checks: 'all',
-    });
+    const report = await auditDataDir(t.dataDir, { checks: 'all' });
     expect(report.discrepancies).toEqual([]);
     expect(report.notices).toEqual([]);
     expect(report.logs.map(({ log, kind, leaves }) => ({ log, kind, leaves }))).toEqual([

@@ -6,11 +6,10 @@
  * An unchanged log is not anchored again, not even after a restart; the audit of it all is clean.
  */
 import path from 'node:path';
-import { runAudit, sqliteAuditSource, trustFromPublishedKeys } from '../audit';
 import { type JsonSth, leafHashOfRecord, verifySth } from '../domain/log';
 import { fromHex, loadVerifierKey, toHex, verifyCheckpoint, verifyInclusion } from '../merkle-core';
-import { readPublishedKeys } from '../runtime/keys/key-history';
 import { readLogKey } from '../runtime/keys/log-keys';
+import { auditDataDir } from './support/audit-data-dir';
 import { startTestServer, type TestServer, validEvidence } from './support/governance-client';
 
 interface AnchorAnswer {
@@ -143,11 +142,7 @@ describe('anchoring the test log in the shared log', () => {
 
   it('given the store with its anchors, when audited, then it is clean', async () => {
     await t.stop();
-    const report = await runAudit(sqliteAuditSource(path.join(t.dataDir, 'events.db')), {
-      trust: trustFromPublishedKeys(readPublishedKeys(keysDir())),
-      workers: 0,
-      checks: 'all',
-    });
+    const report = await auditDataDir(t.dataDir, { checks: 'all' });
     expect(report.discrepancies).toEqual([]);
     expect(report.notices).toEqual([]);
     const shared = report.logs.find((log) => log.log === 'shared')!;
