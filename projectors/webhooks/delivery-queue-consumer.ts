@@ -73,9 +73,8 @@ export class DeliveryQueueConsumer {
    * documents it wrote between batches and write an increment as the document it leaves.
    */
   private whole = false;
-  /** Bumped by each assignment of the bus; what was kept under an earlier one is forgotten. */
-  private assignment = 0;
-  private keptUnder = -1;
+  /** Set by each assignment of the bus: what was kept before it is forgotten at the next batch. */
+  private reassigned = true;
   /**
    * The delivery queue's documents as this consumer last wrote or read them, between batches: a batch
    * otherwise reads every tenant's active webhooks, the pending count and the last seq back from the
@@ -102,7 +101,7 @@ export class DeliveryQueueConsumer {
       ...(projection.dataMembers ? { dataMembers: projection.dataMembers } : {}),
       onAssigned: (whole) => {
         this.whole = whole;
-        this.assignment++;
+        this.reassigned = true;
         this.options.onAssigned?.(whole);
       },
     });
@@ -136,9 +135,9 @@ export class DeliveryQueueConsumer {
     const { projection, readStore, generation } = this.options;
     const relevant = events.filter((event) => this.eventTypes.has(event.type));
     const sole = this.whole;
-    if (this.keptUnder !== this.assignment) {
+    if (this.reassigned) {
       this.documents.clear();
-      this.keptUnder = this.assignment;
+      this.reassigned = false;
     }
     const state = new BatchState(readStore, generation, sole ? this.documents : undefined);
     const projected = relevant.length > 0 ? await projectInto(state, projection, generation, relevant) : [];
