@@ -41,6 +41,7 @@ export async function startServer(
       env: {
         ...process.env,
         GOV_PORT: String(port),
+        GOV_PLATFORM_PORT: '0',
         GOV_HOST: '127.0.0.1',
         GOV_DATA_DIR: dataDir,
         GOV_LOG_LEVEL: 'warn',

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { compile } from 'json-schema-to-typescript';
-import { commandSchemas, eventSchemas, recordSchemas, webhookSchemas } from './governance';
+import { commandSchemas, eventSchemas, recordSchemas, webhookSchemas } from './schemas';
 
 export const GENERATED_TYPES_FILE = path.join(__dirname, 'generated', 'types.ts');
 

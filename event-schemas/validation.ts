@@ -8,7 +8,7 @@ import {
   recordSchemas,
   responseSchemas,
   webhookSchemas,
-} from './governance';
+} from './schemas';
 
 export type CommandName = keyof typeof commandSchemas;
 export type EventType = keyof typeof eventSchemas;

@@ -6,7 +6,11 @@ runRole('clearinghouse (embedded)', async (config, logger) => {
   const server = await startEmbedded(config, logger);
   const { port } = server.services.config;
   return {
-    banner: [`API         ${server.url}`, ...httpBanner(config, server.url, port)],
+    banner: [
+      `API         ${server.url}`,
+      `Platform    ${server.platformUrl}`,
+      ...httpBanner(config, server.url, port),
+    ],
     close: server.close,
   };
 });

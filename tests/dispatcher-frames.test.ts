@@ -23,6 +23,7 @@ describe('frames from the delivery thread', () => {
     // No injected clock: deliveries (and the dispatcher's consumer) run on their own thread.
     const config = loadConfig({
       GOV_PORT: '0',
+      GOV_PLATFORM_PORT: '0',
       GOV_HOST: '127.0.0.1',
       GOV_DATA_DIR: path.join(temp.dir, 'data'),
       GOV_WEBHOOK_ALLOW: '127.0.0.1',

@@ -14,6 +14,7 @@ describe('the embedded server over HTTP', () => {
     remove = temp.remove;
     const config = loadConfig({
       GOV_PORT: '0',
+      GOV_PLATFORM_PORT: '0',
       GOV_HOST: '127.0.0.1',
       GOV_DATA_DIR: path.join(temp.dir, 'data'),
       GOV_MAX_BODY_BYTES: '4096',

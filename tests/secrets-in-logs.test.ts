@@ -132,6 +132,7 @@ describe('secrets never reach the logs', () => {
     const port = await freePort();
     child = spawnTypeScript(path.join(REPO_ROOT, 'runtime/main.ts'), [], {
       GOV_PORT: String(port),
+      GOV_PLATFORM_PORT: '0',
       GOV_HOST: '127.0.0.1',
       GOV_DATA_DIR: dataDir,
       GOV_EVENT_STORE_FILE: '',

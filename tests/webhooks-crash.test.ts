@@ -21,6 +21,7 @@ function startServer(dataDir: string, port: number): ChildProcess {
     env: {
       ...process.env,
       GOV_PORT: String(port),
+      GOV_PLATFORM_PORT: '0',
       GOV_HOST: '127.0.0.1',
       GOV_DATA_DIR: dataDir,
       GOV_LOG_LEVEL: 'warn',

@@ -36,6 +36,7 @@ import { WEBHOOK_EVENT_ID } from '../../projectors/webhooks/webhook-events';
 import { type CoreServices, SERVICE_VERSION } from '../../runtime/core/services';
 import { MAX_HEADER_BYTES } from '../../runtime/http/client-errors';
 import { CLIENT_CORRELATION_ID } from '../../runtime/http/correlation';
+import { schemaComponents } from '../../runtime/http/openapi-components';
 import {
   type DocumentSettings,
   duration,
@@ -67,43 +68,10 @@ const SCHEMAS: readonly { $id: string; title: string }[] = [
   ...Object.values(webhookSchemas),
 ];
 
-/** Component name (the schema's title) of each `$id`. */
-const COMPONENT_OF = new Map<string, string>(SCHEMAS.map((schema) => [schema.$id, schema.title]));
+const COMPONENTS = schemaComponents(SCHEMAS);
 
-/**
- * A schema as an OpenAPI component: `$schema` and `$id` dropped (an `$id` would change the base URI the
- * rewritten references resolve against) and every `$ref` pointing into the document instead. References
- * local to the schema (`#/$defs/x`) are re-rooted at the component.
- */
-export function toComponentSchema(schema: { $id: string; title: string }): Json {
-  const own = COMPONENT_OF.get(schema.$id);
-  if (!own) throw new Error(`no component for ${schema.$id}`);
-  const { $schema: _dialect, $id: _id, ...rest } = schema as Json;
-  return rewriteRefs(rest, own) as Json;
-}
-
-/** `own`: the component whose local references (`#/…`) are re-rooted; none outside a schema. */
-function rewriteRefs(node: unknown, own?: string): unknown {
-  if (Array.isArray(node)) return node.map((item) => rewriteRefs(item, own));
-  if (node === null || typeof node !== 'object') return node;
-  const out: Json = {};
-  for (const [key, value] of Object.entries(node)) {
-    out[key] =
-      key === '$ref' && typeof value === 'string' ? componentRef(value, own) : rewriteRefs(value, own);
-  }
-  return out;
-}
-
-function componentRef(ref: string, own: string | undefined): string {
-  const hash = ref.indexOf('#');
-  const base = hash < 0 ? ref : ref.slice(0, hash);
-  // Outside a schema, a local reference is already one into the document (`#/components/…`).
-  if (base === '' && own === undefined) return ref;
-  const fragment = hash < 0 ? '' : ref.slice(hash + 1);
-  const target = base === '' ? own : COMPONENT_OF.get(base);
-  if (!target) throw new Error(`$ref ${ref} names no known schema`);
-  return `#/components/schemas/${target}${fragment}`;
-}
+/** A schema as an OpenAPI component (see runtime/http/openapi-components.ts). */
+export const toComponentSchema = COMPONENTS.toComponent;
 
 /** `leaf_admitted` → `leafAdmitted`. */
 const camelCase = (name: string): string =>
@@ -166,10 +134,8 @@ function webhooks(settings: DocumentSettings): Json {
 // ---- Components --------------------------------------------------------------------------------------
 
 function components(settings: DocumentSettings): Json {
-  const schemas: Json = {};
-  for (const schema of SCHEMAS) schemas[schema.title] = toComponentSchema(schema);
   return {
-    schemas,
+    schemas: COMPONENTS.schemas(),
     responses: {
       Unauthorized: {
         description: `UNAUTHORIZED: the Authorization header is missing or malformed, or the key is unknown or expired (${GRACE_HOURS} h after a rotation). All answer the same.`,
@@ -324,7 +290,7 @@ export function buildOpenApiDocument(table: RouteTable<never>, options: OpenApiO
   }
   // Every schema id (`urn:gov:…`: the route table's, the shared error body's) becomes a reference to
   // its component.
-  return rewriteRefs({
+  return COMPONENTS.rewrite({
     openapi: '3.1.0',
     jsonSchemaDialect: DIALECT,
     info: {

@@ -18,6 +18,13 @@ export interface Config {
   port: number;
   /** GOV_PUBLIC_URL: base URL printed and used in links (log_url, dashboard URL). */
   publicUrl: string;
+  /**
+   * GOV_PLATFORM_PORT: HTTP port of the agent platform in the all-in-one server (default 8081; 0: one
+   * the system chooses). The platform is the second service, beside the clearinghouse on `port`.
+   */
+  platformPort: number;
+  /** GOV_PLATFORM_PUBLIC_URL: the platform's base URL (sign-in links, CSRF origin, proof links). */
+  platformPublicUrl: string;
   /** GOV_LOG_ORIGIN: the log's name in checkpoints (C2SP origin); fixed by the log key once created. */
   logOrigin: string;
   /** GOV_DATA_DIR: folder of the embedded stores. */
@@ -135,10 +142,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const publicUrl = (env.GOV_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '');
   if (!/^https?:\/\/[^\s/]+/.test(publicUrl))
     problems.push(`GOV_PUBLIC_URL must be an http(s) URL (got '${publicUrl}')`);
+  const platformPort = integer('GOV_PLATFORM_PORT', 8081, 0, 65535);
+  if (platformPort !== 0 && platformPort === port)
+    problems.push(`GOV_PLATFORM_PORT must differ from GOV_PORT (both ${port})`);
+  const platformPublicUrl = (env.GOV_PLATFORM_PUBLIC_URL || `http://localhost:${platformPort}`).replace(
+    /\/+$/,
+    '',
+  );
+  if (!/^https?:\/\/[^\s/]+/.test(platformPublicUrl))
+    problems.push(`GOV_PLATFORM_PUBLIC_URL must be an http(s) URL (got '${platformPublicUrl}')`);
   const config: Config = {
     host: env.GOV_HOST || '0.0.0.0',
     port,
     publicUrl,
+    platformPort,
+    platformPublicUrl,
     logOrigin: env.GOV_LOG_ORIGIN || `${publicUrl.replace(/^https?:\/\//, '')}/gov/v1/log`,
     dataDir,
     eventStoreFile: path.resolve(env.GOV_EVENT_STORE_FILE || path.join(dataDir, 'events.db')),

@@ -7,10 +7,16 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Logger } from 'pino';
 import type { Histogram } from 'prom-client';
 import type { Config } from '../config/config';
-import { sendAnswer } from './answer';
 import { requireUtf8 } from './body-encoding';
 import { correlation } from './correlation';
-import { type HttpError, sendError, sendInvalid, serverErrorAnswer } from './errors';
+import {
+  type ErrorDialect,
+  type HttpError,
+  sendError,
+  sendErrorAnswer,
+  sendInvalid,
+  serverErrorAnswer,
+} from './errors';
 import { type MountedRouter, matchingRouters, methodsAt } from './route-methods';
 import { groupRouter, type Route, type RouteTable, sideOf } from './route-table';
 
@@ -36,8 +42,9 @@ export function tableApp<S extends AppServices>(
   table: RouteTable<S>,
   services: S,
   side: ServedSide | 'ops',
+  options: { errors?: ErrorDialect } = {},
 ): express.Express {
-  const app = baseApp(services);
+  const app = baseApp(services, options.errors);
   const serves = (route: Route<S>) => {
     const served = sideOf(route);
     return side === 'all' || side === 'ops' || served === 'both' || served === side;
@@ -61,10 +68,16 @@ export function tableApp<S extends AppServices>(
   return finish(app, services, side, matchingRouters(table));
 }
 
-function baseApp(services: AppServices): express.Express {
+function baseApp(services: AppServices, errors: ErrorDialect | undefined): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  if (errors) {
+    app.use((_req: Request, res: Response, next: NextFunction) => {
+      res.locals.errorDialect = errors;
+      next();
+    });
+  }
   // req.ip: the connection's address, or that many X-Forwarded-For hops back behind trusted proxies.
   app.set('trust proxy', services.config.trustProxyHops);
   app.use(correlation(services.logger));
@@ -185,6 +198,9 @@ function errorHandler(services: AppServices) {
       return;
     }
     if (res.headersSent) return;
-    sendAnswer(res, serverErrorAnswer(error, res.locals.logger ?? services.logger, res.locals.correlationId));
+    sendErrorAnswer(
+      res,
+      serverErrorAnswer(error, res.locals.logger ?? services.logger, res.locals.correlationId),
+    );
   };
 }

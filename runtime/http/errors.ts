@@ -43,7 +43,24 @@ export function sendError(
   message: string,
   extra: Partial<Pick<ErrorBody, 'fields'>> = {},
 ): void {
-  sendAnswer(res, errorAnswer(status, error, message, res.locals.correlationId as string | undefined, extra));
+  sendErrorAnswer(
+    res,
+    errorAnswer(status, error, message, res.locals.correlationId as string | undefined, extra),
+  );
+}
+
+/**
+ * How a service writes its errors, when not in the clearinghouse's `ErrorBody`: the agent platform
+ * answers `{error, detail}`. An application sets it for every request it serves (`tableApp`), so the
+ * checks both services share (body, query, 404, 405, 413, 500) answer in the service's own shape.
+ */
+export type ErrorDialect = (status: number, error: ErrorCode, message: string) => object;
+
+/** Sends an error answer made in the `ErrorBody` shape, in the dialect of the application serving it. */
+export function sendErrorAnswer(res: Response, answer: HttpAnswer): void {
+  const dialect = res.locals.errorDialect as ErrorDialect | undefined;
+  const { error, message } = answer.body as ErrorBody;
+  sendAnswer(res, dialect ? { ...answer, body: dialect(answer.status, error, message) } : answer);
 }
 
 /** An error answer as data (see `HttpAnswer`); `headers` such as `Retry-After` go with it. */

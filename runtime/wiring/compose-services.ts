@@ -53,6 +53,8 @@ export interface ServiceParts {
 }
 
 export interface ComposedServices {
+  /** The engine every context shares (the platform's services are made from it). */
+  core: CoreServices;
   /** The governance context's services: the shared core and its own parts. */
   services: GovernanceServices;
   /** The served shared log; `start` it before serving (loads the latest head's cosignatures). */
@@ -129,7 +131,7 @@ export function composeServices(parts: ServiceParts): ComposedServices {
       awaitDeliveryQueue: parts.awaitDeliveryQueue,
     },
   };
-  return { services, log, logs, stop: async () => validatorThread?.close() };
+  return { core, services, log, logs, stop: async () => validatorThread?.close() };
 }
 
 /** A leaf of a log other than the shared one: its log may have been created a moment ago elsewhere. */

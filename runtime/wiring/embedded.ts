@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { GovernanceServices } from '../../command-api/governance/services';
+import type { PlatformServices } from '../../command-api/platform/services';
 import { SHARED_LOG_NAME } from '../../domain/log';
 import type { EventStore } from '../../ports/event-store';
 import type { ReadStore } from '../../ports/read-store';
@@ -23,9 +24,11 @@ import {
 import { createLogger } from '../support/logger';
 import { createMetrics, type Metrics } from '../support/metrics';
 import { ProjectionThread } from '../threads/threaded-projections';
+import { composePlatformServices } from './compose-platform';
 import { composeServices } from './compose-services';
 import { createRequestHandler } from './http-app';
 import { observeAppends } from './observed-appends';
+import { createPlatformApp } from './platform-app';
 import { remoteWaitsOn } from './remote-waits';
 import {
   type DeliveryQueueProgress,
@@ -59,8 +62,12 @@ export interface EmbeddedOptions {
 }
 
 export interface RunningServer {
+  /** The clearinghouse's base URL. */
   url: string;
   services: GovernanceServices;
+  /** The agent platform's base URL (its own port, GOV_PLATFORM_PORT). */
+  platformUrl: string;
+  platform: PlatformServices;
   /** The read-model projectors (on their own thread unless GOV_PROJECTION_THREAD=0). */
   supervisor: RunningProjections;
   sequencer: LogSequencer;
@@ -139,6 +146,7 @@ export async function startEmbedded(
     resolveWebhookDelivery = (started) => void started.then(resolve, () => undefined);
   });
   const {
+    core,
     services,
     log,
     stop: stopServiceThreads,
@@ -187,6 +195,25 @@ export async function startEmbedded(
     // Envelopes' log URLs follow it (compose-services.ts reads it when binding).
     services.config = { ...config, port: http.port, publicUrl: http.url };
   }
+  // The agent platform: its own port, on the same stores, logs and sequencer.
+  const platform = composePlatformServices({ ...core, config: services.config }, keyring);
+  const platformHttp = await listen(createPlatformApp(platform), {
+    ...services.config,
+    port: config.platformPort,
+    publicUrl: config.platformPublicUrl,
+  });
+  if (config.platformPort === 0) {
+    platform.config = {
+      ...platform.config,
+      platformPort: platformHttp.port,
+      platformPublicUrl: platformHttp.url,
+    };
+    services.config = {
+      ...services.config,
+      platformPort: platformHttp.port,
+      platformPublicUrl: platformHttp.url,
+    };
+  }
 
   // Deliveries get their own thread, except where a test moves an injected clock.
   const starting = startWebhookDelivery({
@@ -202,7 +229,7 @@ export async function startEmbedded(
   let closing: Promise<void> | null = null;
   const close = () => {
     closing ??= (async () => {
-      await http.close();
+      await Promise.all([http.close(), platformHttp.close()]);
       await deliveryQueueWaits.close();
       await stopServiceThreads();
       await webhookDelivery.stop();
@@ -217,7 +244,17 @@ export async function startEmbedded(
     })();
     return closing;
   };
-  return { url: http.url, services, supervisor, sequencer, anchorer, webhookDelivery, close };
+  return {
+    url: http.url,
+    services,
+    platformUrl: platformHttp.url,
+    platform,
+    supervisor,
+    sequencer,
+    anchorer,
+    webhookDelivery,
+    close,
+  };
 }
 
 async function startInline(stores: {

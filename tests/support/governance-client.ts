@@ -84,6 +84,7 @@ export interface TestServer {
 export function testConfig(dataDir: string, env: Record<string, string> = {}) {
   return loadConfig({
     GOV_PORT: '0',
+    GOV_PLATFORM_PORT: '0',
     GOV_HOST: '127.0.0.1',
     GOV_DATA_DIR: dataDir,
     GOV_REGISTRATIONS_PER_IP_HOUR: '1000000',

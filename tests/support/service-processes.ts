@@ -29,7 +29,11 @@ export function startServiceProcess(
   env: NodeJS.ProcessEnv,
   logFile?: string,
 ): ServiceProcess {
-  const child = spawnTypeScript(path.join(REPO_ROOT, entry), [], { ...env, GOV_PORT: String(port) });
+  const child = spawnTypeScript(path.join(REPO_ROOT, entry), [], {
+    GOV_PLATFORM_PORT: '0',
+    ...env,
+    GOV_PORT: String(port),
+  });
   const output: string[] = [];
   if (logFile) fs.mkdirSync(path.dirname(logFile), { recursive: true });
   const log = logFile ? fs.createWriteStream(logFile, { flags: 'a' }) : null;

@@ -1,0 +1,12 @@
+import type { KeyObject } from 'node:crypto';
+import type { CoreServices } from '../../runtime/core/services';
+
+/**
+ * What the agent platform's routes and handlers use: the shared core (the same event store, read
+ * store and logs as the clearinghouse) and the platform's own parts. Each feature adds its parts here;
+ * runtime/wiring/compose-platform.ts builds them.
+ */
+export interface PlatformServices extends CoreServices {
+  /** The node's key: platform records are signed with it, as the clearinghouse's envelopes are. */
+  authority: { privateKey: KeyObject; publicKey: KeyObject; nodeId: string };
+}

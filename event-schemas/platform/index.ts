@@ -1,0 +1,20 @@
+/**
+ * Every schema of the agent platform, by the name code refers to it with (the clearinghouse's are in
+ * ../governance/index.ts). One namespace for both: `urn:gov:command:<name>`, `urn:gov:event:<Type>`,
+ * `urn:gov:record:<name>`, `urn:gov:response:<name>`; names are unique across the two.
+ */
+import platformError from './responses/platform-error.json';
+
+/** Request bodies, by command name. */
+export const platformCommandSchemas = {} as const;
+
+/** Domain event payloads (`data`), by event type. */
+export const platformEventSchemas = {} as const;
+
+/** Records: the documents admitted to the log (commitments, never content) and their parts. */
+export const platformRecordSchemas = {} as const satisfies Record<string, { $id: string; title: string }>;
+
+/** Response bodies of the platform's HTTP API (its OpenAPI document is built from them). */
+export const platformResponseSchemas = {
+  'platform-error': platformError,
+} as const satisfies Record<string, { $id: string; title: string }>;

@@ -1,0 +1,16 @@
+/**
+ * The agent platform's route table, assembled from its features' tables (each feature's `routes.ts`,
+ * in command-api/platform/ and read-api/platform/). Its Express routers, request validation and the
+ * OpenAPI paths of its `GET /openapi.json` are all made from it.
+ */
+import type { PlatformServices } from '../../command-api/platform/services';
+import { platformOpenApiRoute } from '../../read-api/platform/openapi';
+import { platformServiceRoutes } from '../../read-api/platform/service/routes';
+import type { RouteTable } from '../http/route-table';
+
+export const platformRoutes: RouteTable<PlatformServices> = [
+  {
+    mount: '/',
+    routes: [...platformServiceRoutes, platformOpenApiRoute(() => platformRoutes)],
+  },
+];
