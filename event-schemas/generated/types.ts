@@ -347,6 +347,16 @@ anchored_at: string
 }
 
 /**
+ * An agent's configuration as its owner sets it (name, model, model provider, governance mode). Private: the log carries only a commitment to it.
+ */
+export interface AgentSettings {
+name: string
+model: string
+model_provider: string
+governance_mode: ("enforce" | "monitor" | "review")
+}
+
+/**
  * Body of POST /auto-register: provisions a Trial (L1) tenant.
  */
 export interface RegisterTenantBody {
@@ -493,6 +503,85 @@ cosignature: string
  * Body of PUT /governance/policy: the tenant's whole new policy (every member; unknown members are refused).
  */
 export type ChangePolicyBody = TenantPolicy
+
+/**
+ * Body of POST /v1/agents: every member optional (defaults: a generated name, the built-in offline model, `enforce`).
+ */
+export interface CreateAgentBody {
+/**
+ * The agent's name (1 to 120 characters).
+ */
+agent_name?: string
+/**
+ * The model the agent runs on.
+ */
+model?: string
+/**
+ * Who serves the model: `offline` (the built-in offline model), `openai`, `anthropic`, `google` (a key in the vault), `local` (an OpenAI-compatible local endpoint).
+ */
+model_provider?: ("offline" | "openai" | "anthropic" | "google" | "local")
+/**
+ * `enforce` blocks a failing action, `monitor` records it and blocks nothing, `review` escalates it to a person.
+ */
+governance_mode?: ("enforce" | "monitor" | "review")
+}
+
+/**
+ * Body of PATCH /v1/agents/:agentId: the members to change (at least one). Each change makes one signed config version.
+ */
+export interface UpdateAgentBody {
+/**
+ * The agent's name (1 to 120 characters).
+ */
+agent_name?: string
+/**
+ * The model the agent runs on.
+ */
+model?: string
+/**
+ * Who serves the model: `offline` (the built-in offline model), `openai`, `anthropic`, `google` (a key in the vault), `local` (an OpenAI-compatible local endpoint).
+ */
+model_provider?: ("offline" | "openai" | "anthropic" | "google" | "local")
+/**
+ * `enforce` blocks a failing action, `monitor` records it and blocks nothing, `review` escalates it to a person.
+ */
+governance_mode?: ("enforce" | "monitor" | "review")
+}
+
+/**
+ * Body of PATCH .../mode.
+ */
+export interface ChangeAgentModeBody {
+mode: ("chat" | "autonomous")
+}
+
+/**
+ * Body of POST .../rollback: the config version to return to (a new version equal in content to it is appended).
+ */
+export interface RollbackAgentBody {
+version: number
+}
+
+/**
+ * Body of POST .../restore: the checkpoint to bring the agent back to.
+ */
+export interface RestoreAgentBody {
+/**
+ * chk_ + 24 hex.
+ */
+checkpoint_id: string
+}
+
+/**
+ * Body of POST .../api-keys: a name to tell keys apart, and the scopes the key holds (default: every scope).
+ */
+export interface CreateApiKeyBody {
+name?: string
+/**
+ * Items: `agent:read` (details, health, checkpoints, version health), `agent:write` (change, start, stop, mode, rollback, restore), `chat` (chat and messages), `memory:read`, `memory:write`, `tools` (tools, schedules, tasks).
+ */
+scopes?: ("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "agent:write")[]
+}
 
 /**
  * A Trial tenant was provisioned by POST /auto-register. The API key is stored only as its hash.
@@ -813,6 +902,191 @@ export interface LogAnchored {
 anchored_log: string
 leaf_hash: string
 record: LogAnchor
+}
+
+/**
+ * POST /v1/agents created an agent (stopped, in chat mode); its config version 1 and passport follow in the same append.
+ */
+export interface AgentCreated {
+agent_id: string
+owner_id: string
+tenant_id: string
+name: string
+model: string
+model_provider: string
+governance_mode: ("enforce" | "monitor" | "review")
+/**
+ * The agent's runtime session: sbx_ + 24 hex, a new one on every start.
+ */
+sandbox_session_id: string
+created_at: string
+}
+
+/**
+ * A new signed configuration version of an agent: at creation, on each change of name, model, provider or governance mode, on rollback and on restore. A leaf of the owner's tenant's log.
+ */
+export interface AgentConfigVersioned {
+agent_id: string
+tenant_id: string
+version: number
+config: AgentSettings
+/**
+ * Hex SHA-256 of the config's RFC 8785 canonical JSON.
+ */
+config_hash: string
+/**
+ * config_hash of the version before; null for version 1.
+ */
+previous_config_hash: (string | null)
+/**
+ * What made this version.
+ */
+cause: ("create" | "update" | "rollback" | "restore")
+/**
+ * With rollback and restore: the version whose content this one repeats.
+ */
+from_version?: number
+/**
+ * The signed record whose RFC 8785 canonical JSON is the leaf data.
+ */
+record: {
+
+}
+leaf_hash: string
+/**
+ * The log the leaf goes to: the owner's tenant's log when it was decided.
+ */
+log: string
+/**
+ * The commitment's 32-byte nonce (hex): kept here, never in the log.
+ */
+nonce: string
+versioned_at: string
+}
+
+/**
+ * The agent's signed passport (agent, owner, creation time, hash of config version 1): a leaf whose hash is the agent's passport_id.
+ */
+export interface AgentPassportIssued {
+agent_id: string
+tenant_id: string
+/**
+ * The signed record whose RFC 8785 canonical JSON is the leaf data.
+ */
+record: {
+
+}
+leaf_hash: string
+/**
+ * The log the leaf goes to: the owner's tenant's log when it was decided.
+ */
+log: string
+/**
+ * A commitment nonce of the record, if it has one.
+ */
+nonce?: string
+issued_at: string
+}
+
+/**
+ * POST .../start: the agent runs, in a new runtime session.
+ */
+export interface AgentStarted {
+agent_id: string
+/**
+ * The agent's runtime session: sbx_ + 24 hex, a new one on every start.
+ */
+sandbox_session_id: string
+started_at: string
+}
+
+/**
+ * POST .../stop: the agent no longer runs; an automatic checkpoint follows in the same append.
+ */
+export interface AgentStopped {
+agent_id: string
+stopped_at: string
+}
+
+/**
+ * A checkpoint of the agent: the config version, profile version and memory position at that moment.
+ */
+export interface AgentCheckpointCreated {
+agent_id: string
+/**
+ * chk_ + 24 hex.
+ */
+checkpoint_id: string
+config_version: number
+/**
+ * 0 while the agent has no profile.
+ */
+profile_version: number
+/**
+ * Position of the last memory event applied; 0 while the agent has no memory.
+ */
+memory_position: number
+cause: "stop"
+created_at: string
+}
+
+/**
+ * POST .../restore: the agent's config was brought back to a checkpoint's (as the new config version appended just before).
+ */
+export interface AgentRestored {
+agent_id: string
+/**
+ * chk_ + 24 hex.
+ */
+checkpoint_id: string
+/**
+ * The config version the restore made (equal in content to the checkpoint's), or the current one when it already was.
+ */
+config_version: number
+restored_at: string
+}
+
+/**
+ * PATCH .../mode: the agent's mode.
+ */
+export interface AgentModeChanged {
+agent_id: string
+mode: ("chat" | "autonomous")
+changed_at: string
+}
+
+/**
+ * DELETE /v1/agents/:agentId by an admin: the agent refuses everything from now on; its keys stop working.
+ */
+export interface AgentDeleted {
+agent_id: string
+deleted_by: string
+deleted_at: string
+}
+
+/**
+ * POST .../api-keys: a key of the agent. Only its hash is kept; the raw key was shown once.
+ */
+export interface ApiKeyCreated {
+agent_id: string
+key_id: string
+name: (string | null)
+prefix: string
+/**
+ * Hex SHA-256 of the raw key.
+ */
+key_hash: string
+scopes: ("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "agent:write")[]
+created_at: string
+}
+
+/**
+ * DELETE .../api-keys/:keyId: the key stops working.
+ */
+export interface ApiKeyRevoked {
+agent_id: string
+key_id: string
+revoked_at: string
 }
 
 /**
@@ -1698,6 +1972,12 @@ export interface CommandBodies {
   'register-webhook': RegisterWebhookBody;
   'submit-witness-signature': SubmitWitnessSignatureBody;
   'change-policy': ChangePolicyBody;
+  'create-agent': CreateAgentBody;
+  'update-agent': UpdateAgentBody;
+  'change-agent-mode': ChangeAgentModeBody;
+  'rollback-agent': RollbackAgentBody;
+  'restore-agent': RestoreAgentBody;
+  'create-api-key': CreateApiKeyBody;
 }
 
 /** Payload (`data`) type of each domain event. */
@@ -1717,6 +1997,17 @@ export interface EventPayloads {
   'WitnessCosigned': WitnessCosigned;
   'LogCreated': LogCreated;
   'LogAnchored': LogAnchored;
+  'AgentCreated': AgentCreated;
+  'AgentConfigVersioned': AgentConfigVersioned;
+  'AgentPassportIssued': AgentPassportIssued;
+  'AgentStarted': AgentStarted;
+  'AgentStopped': AgentStopped;
+  'AgentCheckpointCreated': AgentCheckpointCreated;
+  'AgentRestored': AgentRestored;
+  'AgentModeChanged': AgentModeChanged;
+  'AgentDeleted': AgentDeleted;
+  'ApiKeyCreated': ApiKeyCreated;
+  'ApiKeyRevoked': ApiKeyRevoked;
 }
 
 /** Each domain event: switching on `type` narrows `data`. */
@@ -1735,7 +2026,18 @@ export type GovernanceEvent =
   | { type: 'WebhookRedeliveryRequested'; data: WebhookRedeliveryRequested }
   | { type: 'WitnessCosigned'; data: WitnessCosigned }
   | { type: 'LogCreated'; data: LogCreated }
-  | { type: 'LogAnchored'; data: LogAnchored };
+  | { type: 'LogAnchored'; data: LogAnchored }
+  | { type: 'AgentCreated'; data: AgentCreated }
+  | { type: 'AgentConfigVersioned'; data: AgentConfigVersioned }
+  | { type: 'AgentPassportIssued'; data: AgentPassportIssued }
+  | { type: 'AgentStarted'; data: AgentStarted }
+  | { type: 'AgentStopped'; data: AgentStopped }
+  | { type: 'AgentCheckpointCreated'; data: AgentCheckpointCreated }
+  | { type: 'AgentRestored'; data: AgentRestored }
+  | { type: 'AgentModeChanged'; data: AgentModeChanged }
+  | { type: 'AgentDeleted'; data: AgentDeleted }
+  | { type: 'ApiKeyCreated'; data: ApiKeyCreated }
+  | { type: 'ApiKeyRevoked'; data: ApiKeyRevoked };
 
 /** Body type of each webhook event (the full payload or its trimmed summary). */
 export interface WebhookPayloads {

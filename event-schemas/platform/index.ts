@@ -3,18 +3,83 @@
  * ../governance/index.ts). One namespace for both: `urn:gov:command:<name>`, `urn:gov:event:<Type>`,
  * `urn:gov:record:<name>`, `urn:gov:response:<name>`; names are unique across the two.
  */
+import changeAgentMode from './commands/change-agent-mode.json';
+import createAgent from './commands/create-agent.json';
+import createApiKey from './commands/create-api-key.json';
+import restoreAgent from './commands/restore-agent.json';
+import rollbackAgent from './commands/rollback-agent.json';
+import updateAgent from './commands/update-agent.json';
+import agentCheckpointCreated from './events/AgentCheckpointCreated.json';
+import agentConfigVersioned from './events/AgentConfigVersioned.json';
+import agentCreated from './events/AgentCreated.json';
+import agentDeleted from './events/AgentDeleted.json';
+import agentModeChanged from './events/AgentModeChanged.json';
+import agentPassportIssued from './events/AgentPassportIssued.json';
+import agentRestored from './events/AgentRestored.json';
+import agentStarted from './events/AgentStarted.json';
+import agentStopped from './events/AgentStopped.json';
+import apiKeyCreated from './events/ApiKeyCreated.json';
+import apiKeyRevoked from './events/ApiKeyRevoked.json';
+import agentSettings from './records/agent-settings.json';
+import agent from './responses/agent.json';
+import agentCheckpoints from './responses/agent-checkpoints.json';
+import agentCreatedResponse from './responses/agent-created.json';
+import agentDeletedResponse from './responses/agent-deleted.json';
+import agentHealth from './responses/agent-health.json';
+import agentList from './responses/agent-list.json';
+import agentRestoredResponse from './responses/agent-restored.json';
+import agentStoppedResponse from './responses/agent-stopped.json';
+import agentVersionHealth from './responses/agent-version-health.json';
+import apiKey from './responses/api-key.json';
+import apiKeyCreatedResponse from './responses/api-key-created.json';
+import apiKeyList from './responses/api-key-list.json';
+import apiKeyRevokedResponse from './responses/api-key-revoked.json';
 import platformError from './responses/platform-error.json';
 
 /** Request bodies, by command name. */
-export const platformCommandSchemas = {} as const;
+export const platformCommandSchemas = {
+  'create-agent': createAgent,
+  'update-agent': updateAgent,
+  'change-agent-mode': changeAgentMode,
+  'rollback-agent': rollbackAgent,
+  'restore-agent': restoreAgent,
+  'create-api-key': createApiKey,
+} as const;
 
 /** Domain event payloads (`data`), by event type. */
-export const platformEventSchemas = {} as const;
+export const platformEventSchemas = {
+  AgentCreated: agentCreated,
+  AgentConfigVersioned: agentConfigVersioned,
+  AgentPassportIssued: agentPassportIssued,
+  AgentStarted: agentStarted,
+  AgentStopped: agentStopped,
+  AgentCheckpointCreated: agentCheckpointCreated,
+  AgentRestored: agentRestored,
+  AgentModeChanged: agentModeChanged,
+  AgentDeleted: agentDeleted,
+  ApiKeyCreated: apiKeyCreated,
+  ApiKeyRevoked: apiKeyRevoked,
+} as const;
 
 /** Records: the documents admitted to the log (commitments, never content) and their parts. */
-export const platformRecordSchemas = {} as const satisfies Record<string, { $id: string; title: string }>;
+export const platformRecordSchemas = {
+  'agent-settings': agentSettings,
+} as const satisfies Record<string, { $id: string; title: string }>;
 
 /** Response bodies of the platform's HTTP API (its OpenAPI document is built from them). */
 export const platformResponseSchemas = {
   'platform-error': platformError,
+  agent,
+  'agent-created': agentCreatedResponse,
+  'agent-list': agentList,
+  'agent-health': agentHealth,
+  'agent-checkpoints': agentCheckpoints,
+  'agent-stopped': agentStoppedResponse,
+  'agent-restored': agentRestoredResponse,
+  'agent-version-health': agentVersionHealth,
+  'agent-deleted': agentDeletedResponse,
+  'api-key': apiKey,
+  'api-key-created': apiKeyCreatedResponse,
+  'api-key-list': apiKeyList,
+  'api-key-revoked': apiKeyRevokedResponse,
 } as const satisfies Record<string, { $id: string; title: string }>;
