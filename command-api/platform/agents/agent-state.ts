@@ -4,6 +4,7 @@
  * need the agent's own state: a deleted agent takes no key).
  */
 import type { AgentSettings, EventPayloads } from '../../../event-schemas';
+import type { AGENT_EVENT_TYPES } from '../../../projectors/platform/agents';
 import type { Aggregate, NewEventOf } from '../../engine/aggregate-writer';
 import { PersistentMap } from '../../engine/persistent-map';
 
@@ -12,19 +13,6 @@ export type AgentEvent = {
   [T in AgentEventType]: { type: T; data: EventPayloads[T] };
 }[AgentEventType];
 
-export const AGENT_EVENT_TYPES = [
-  'AgentCreated',
-  'AgentConfigVersioned',
-  'AgentPassportIssued',
-  'AgentStarted',
-  'AgentStopped',
-  'AgentCheckpointCreated',
-  'AgentRestored',
-  'AgentModeChanged',
-  'AgentDeleted',
-  'ApiKeyCreated',
-  'ApiKeyRevoked',
-] as const;
 export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number];
 
 export interface CheckpointState {
