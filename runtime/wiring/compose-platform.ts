@@ -1,4 +1,4 @@
-import type { PlatformServices } from '../../command-api/platform/services';
+import type { AgentDirectory, PlatformServices, SessionDirectory } from '../../command-api/platform/services';
 import { authorityNodeIdOf } from '../../domain/governance/envelope';
 import type { CoreServices } from '../core/services';
 import type { Keyring } from '../keys/keyring';
@@ -11,5 +11,12 @@ export function composePlatformServices(core: CoreServices, keyring: Keyring): P
   return {
     ...core,
     authority: { ...keyring.authority, nodeId: authorityNodeIdOf(keyring.authority.publicKey) },
+    agentDirectory: NO_AGENTS,
+    sessionDirectory: NO_SESSIONS,
   };
 }
+
+// Until the agents feature (plat-agents) and the sessions read model (plat-auth) are wired in: no
+// agent, key or session exists, so every caller is refused.
+const NO_AGENTS: AgentDirectory = { ownerOf: async () => null, keyByHash: async () => null };
+const NO_SESSIONS: SessionDirectory = { byTokenHash: async () => null };
