@@ -1,5 +1,8 @@
 import type { KeyObject } from 'node:crypto';
 import type { CoreServices } from '../../runtime/core/services';
+import type { AggregateWriter } from '../engine/aggregate-writer';
+import type { AgentRecordSealer } from './agents/agent-commands';
+import type { AgentEvent, AgentState } from './agents/agent-state';
 
 /**
  * What the agent platform's routes and handlers use: the shared core (the same event store, read
@@ -9,6 +12,10 @@ import type { CoreServices } from '../../runtime/core/services';
 export interface PlatformServices extends CoreServices {
   /** The node's key: platform records are signed with it, as the clearinghouse's envelopes are. */
   authority: { privateKey: KeyObject; publicKey: KeyObject; nodeId: string };
+  /** Runs commands on agent aggregates (stream `agent-<id>`): lifecycle, config versions, checkpoints, keys. */
+  agents: AggregateWriter<AgentState, AgentEvent>;
+  /** Signs the agents' leaf records (config versions, passports) with the node key. */
+  agentRecords: AgentRecordSealer;
   /** Agents and their API keys, as the access layer (command-api/platform/accounts/access.ts) reads them. */
   agentDirectory: AgentDirectory;
   /** Live sign-in sessions, as the access layer reads them. */
@@ -21,6 +28,11 @@ export interface AgentDirectory {
   ownerOf(agentId: string): Promise<{ userId: string; tenantId: string } | null>;
   /** The key whose raw value hashes (SHA-256) to `sha256Hex`; null for an unknown or revoked key. */
   keyByHash(sha256Hex: string): Promise<AgentKeyHolder | null>;
+  /**
+   * Called after this process deleted the agent (no `keyId`) or revoked its key `keyId`, once the read
+   * model has applied it: a directory that remembers answers drops those.
+   */
+  forget?(agentId: string, keyId?: string): void;
 }
 
 export interface AgentKeyHolder {

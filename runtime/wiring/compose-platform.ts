@@ -1,4 +1,8 @@
-import type { AgentDirectory, PlatformServices, SessionDirectory } from '../../command-api/platform/services';
+import { AggregateWriter } from '../../command-api/engine/aggregate-writer';
+import { ReadModelAgentDirectory } from '../../command-api/platform/agents/agent-directory';
+import { nodeRecordSealer } from '../../command-api/platform/agents/agent-records';
+import { agentAggregate } from '../../command-api/platform/agents/agent-state';
+import type { PlatformServices, SessionDirectory } from '../../command-api/platform/services';
 import { authorityNodeIdOf } from '../../domain/governance/envelope';
 import type { CoreServices } from '../core/services';
 import type { Keyring } from '../keys/keyring';
@@ -11,12 +15,12 @@ export function composePlatformServices(core: CoreServices, keyring: Keyring): P
   return {
     ...core,
     authority: { ...keyring.authority, nodeId: authorityNodeIdOf(keyring.authority.publicKey) },
-    agentDirectory: NO_AGENTS,
+    agents: new AggregateWriter(core.eventStore, agentAggregate),
+    agentRecords: nodeRecordSealer(keyring.authority.privateKey),
+    agentDirectory: new ReadModelAgentDirectory(core.readModels),
     sessionDirectory: NO_SESSIONS,
   };
 }
 
-// Until the agents feature (plat-agents) and the sessions read model (plat-auth) are wired in: no
-// agent, key or session exists, so every caller is refused.
-const NO_AGENTS: AgentDirectory = { ownerOf: async () => null, keyByHash: async () => null };
+// Until the sessions read model (plat-auth) is wired in: no session exists, so every caller is refused.
 const NO_SESSIONS: SessionDirectory = { byTokenHash: async () => null };

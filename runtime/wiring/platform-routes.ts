@@ -3,7 +3,11 @@
  * in command-api/platform/ and read-api/platform/). Its Express routers, request validation and the
  * OpenAPI paths of its `GET /openapi.json` are all made from it.
  */
+import { agentCommandRoutes } from '../../command-api/platform/agents/routes';
+import { apiKeyCommandRoutes } from '../../command-api/platform/api-keys/routes';
 import type { PlatformServices } from '../../command-api/platform/services';
+import { agentReadRoutes } from '../../read-api/platform/agents/routes';
+import { apiKeyReadRoutes } from '../../read-api/platform/api-keys/routes';
 import { platformOpenApiRoute } from '../../read-api/platform/openapi';
 import { platformServiceRoutes } from '../../read-api/platform/service/routes';
 import type { RouteTable } from '../http/route-table';
@@ -11,6 +15,13 @@ import type { RouteTable } from '../http/route-table';
 export const platformRoutes: RouteTable<PlatformServices> = [
   {
     mount: '/',
-    routes: [...platformServiceRoutes, platformOpenApiRoute(() => platformRoutes)],
+    routes: [
+      ...platformServiceRoutes,
+      ...agentReadRoutes,
+      ...agentCommandRoutes,
+      ...apiKeyReadRoutes,
+      ...apiKeyCommandRoutes,
+      platformOpenApiRoute(() => platformRoutes),
+    ],
   },
 ];
