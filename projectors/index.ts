@@ -2,6 +2,7 @@ import type { Projection } from './engine/projection';
 import { governanceProjection } from './governance/governance-projection';
 import { tenantsProjection } from './governance/tenants';
 import { treeHeadsProjection } from './log/tree-heads';
+import { platformAccountsProjection } from './platform/accounts';
 import { agentsProjection } from './platform/agents';
 
 /** Every read model the server keeps. */
@@ -10,4 +11,5 @@ export const projections: readonly Projection[] = [
   governanceProjection,
   treeHeadsProjection,
   agentsProjection,
+  platformAccountsProjection,
 ];

@@ -1,6 +1,9 @@
 import type { KeyObject } from 'node:crypto';
+import type { Mailer } from '../../ports/mailer';
 import type { CoreServices } from '../../runtime/core/services';
 import type { AggregateWriter } from '../engine/aggregate-writer';
+import type { TenantEvent, TenantState } from '../governance/tenants/tenant-state';
+import type { UserEvent, UserState } from './accounts/user-state';
 import type { AgentRecordSealer } from './agents/agent-commands';
 import type { AgentEvent, AgentState } from './agents/agent-state';
 
@@ -20,6 +23,12 @@ export interface PlatformServices extends CoreServices {
   agentDirectory: AgentDirectory;
   /** Live sign-in sessions, as the access layer reads them. */
   sessionDirectory: SessionDirectory;
+  /** Runs commands on users' streams (`user-<usr_…>`): sign-in, sessions, role, WS tickets. */
+  users: AggregateWriter<UserState, UserEvent>;
+  /** Registers the governance tenant a user owns at its first sign-in (stream `tenant-<id>`). */
+  tenants: AggregateWriter<TenantState, TenantEvent>;
+  /** Sends sign-in links: over SMTP (GOV_SMTP_URL), else to the log. */
+  mailer: Mailer;
 }
 
 /** Who owns an agent, and the `svc_` keys of agents: what owner and key scoping are checked against. */

@@ -3,12 +3,15 @@
  * ../governance/index.ts). One namespace for both: `urn:gov:command:<name>`, `urn:gov:event:<Type>`,
  * `urn:gov:record:<name>`, `urn:gov:response:<name>`; names are unique across the two.
  */
+
+import authLogin from './commands/auth-login.json';
 import changeAgentMode from './commands/change-agent-mode.json';
 import createAgent from './commands/create-agent.json';
 import createApiKey from './commands/create-api-key.json';
 import restoreAgent from './commands/restore-agent.json';
 import rollbackAgent from './commands/rollback-agent.json';
 import updateAgent from './commands/update-agent.json';
+import wsTicketBody from './commands/ws-ticket.json';
 import agentCheckpointCreated from './events/AgentCheckpointCreated.json';
 import agentConfigVersioned from './events/AgentConfigVersioned.json';
 import agentCreated from './events/AgentCreated.json';
@@ -20,6 +23,13 @@ import agentStarted from './events/AgentStarted.json';
 import agentStopped from './events/AgentStopped.json';
 import apiKeyCreated from './events/ApiKeyCreated.json';
 import apiKeyRevoked from './events/ApiKeyRevoked.json';
+import sessionEnded from './events/SessionEnded.json';
+import sessionStarted from './events/SessionStarted.json';
+import signInRequested from './events/SignInRequested.json';
+import userRegistered from './events/UserRegistered.json';
+import userRoleChanged from './events/UserRoleChanged.json';
+import wsTicketIssued from './events/WsTicketIssued.json';
+import wsTicketRedeemed from './events/WsTicketRedeemed.json';
 import agentSettings from './records/agent-settings.json';
 import agent from './responses/agent.json';
 import agentCheckpoints from './responses/agent-checkpoints.json';
@@ -34,7 +44,12 @@ import apiKey from './responses/api-key.json';
 import apiKeyCreatedResponse from './responses/api-key-created.json';
 import apiKeyList from './responses/api-key-list.json';
 import apiKeyRevokedResponse from './responses/api-key-revoked.json';
+import authLoginAccepted from './responses/auth-login-accepted.json';
+import authMe from './responses/auth-me.json';
+import authSessions from './responses/auth-sessions.json';
+import authSignedIn from './responses/auth-signed-in.json';
 import platformError from './responses/platform-error.json';
+import wsTicket from './responses/ws-ticket.json';
 
 /** Request bodies, by command name. */
 export const platformCommandSchemas = {
@@ -44,6 +59,8 @@ export const platformCommandSchemas = {
   'rollback-agent': rollbackAgent,
   'restore-agent': restoreAgent,
   'create-api-key': createApiKey,
+  'auth-login': authLogin,
+  'ws-ticket': wsTicketBody,
 } as const;
 
 /** Domain event payloads (`data`), by event type. */
@@ -59,6 +76,13 @@ export const platformEventSchemas = {
   AgentDeleted: agentDeleted,
   ApiKeyCreated: apiKeyCreated,
   ApiKeyRevoked: apiKeyRevoked,
+  SignInRequested: signInRequested,
+  UserRegistered: userRegistered,
+  SessionStarted: sessionStarted,
+  SessionEnded: sessionEnded,
+  UserRoleChanged: userRoleChanged,
+  WsTicketIssued: wsTicketIssued,
+  WsTicketRedeemed: wsTicketRedeemed,
 } as const;
 
 /** Records: the documents admitted to the log (commitments, never content) and their parts. */
@@ -82,4 +106,9 @@ export const platformResponseSchemas = {
   'api-key-created': apiKeyCreatedResponse,
   'api-key-list': apiKeyList,
   'api-key-revoked': apiKeyRevokedResponse,
+  'auth-me': authMe,
+  'auth-login-accepted': authLoginAccepted,
+  'auth-signed-in': authSignedIn,
+  'auth-sessions': authSessions,
+  'ws-ticket': wsTicket,
 } as const satisfies Record<string, { $id: string; title: string }>;

@@ -1,9 +1,14 @@
+import { logMailer } from '../../adapters/mail/log-mailer';
+import { smtpMailer } from '../../adapters/mail/smtp-mailer';
 import { AggregateWriter } from '../../command-api/engine/aggregate-writer';
+import { tenantAggregate } from '../../command-api/governance/tenants/tenant-state';
+import { userAggregate } from '../../command-api/platform/accounts/user-state';
 import { ReadModelAgentDirectory } from '../../command-api/platform/agents/agent-directory';
 import { nodeRecordSealer } from '../../command-api/platform/agents/agent-records';
 import { agentAggregate } from '../../command-api/platform/agents/agent-state';
-import type { PlatformServices, SessionDirectory } from '../../command-api/platform/services';
+import type { PlatformServices } from '../../command-api/platform/services';
 import { authorityNodeIdOf } from '../../domain/governance/envelope';
+import { readModelSessions } from '../../read-api/platform/accounts/accounts';
 import type { CoreServices } from '../core/services';
 import type { Keyring } from '../keys/keyring';
 
@@ -12,15 +17,20 @@ import type { Keyring } from '../keys/keyring';
  * store, one set of logs and sequencers) and the platform's own parts.
  */
 export function composePlatformServices(core: CoreServices, keyring: Keyring): PlatformServices {
+  const { config } = core;
   return {
     ...core,
     authority: { ...keyring.authority, nodeId: authorityNodeIdOf(keyring.authority.publicKey) },
     agents: new AggregateWriter(core.eventStore, agentAggregate),
     agentRecords: nodeRecordSealer(keyring.authority.privateKey),
     agentDirectory: new ReadModelAgentDirectory(core.readModels),
-    sessionDirectory: NO_SESSIONS,
+    sessionDirectory: readModelSessions(core.readModels),
+    users: new AggregateWriter(core.eventStore, userAggregate),
+    // Only new tenants' streams are written here (a user's at its first sign-in): the clearinghouse's
+    // own writer never has them cached, and the append's `no-stream` guards the rest.
+    tenants: new AggregateWriter(core.eventStore, tenantAggregate),
+    mailer: config.smtpUrl
+      ? smtpMailer(config.smtpUrl, config.mailFrom)
+      : logMailer(core.logger.child({ component: 'mail' })),
   };
 }
-
-// Until the sessions read model (plat-auth) is wired in: no session exists, so every caller is refused.
-const NO_SESSIONS: SessionDirectory = { byTokenHash: async () => null };

@@ -3,9 +3,11 @@
  * in command-api/platform/ and read-api/platform/). Its Express routers, request validation and the
  * OpenAPI paths of its `GET /openapi.json` are all made from it.
  */
+import { accountCommandRoutes } from '../../command-api/platform/accounts/routes';
 import { agentCommandRoutes } from '../../command-api/platform/agents/routes';
 import { apiKeyCommandRoutes } from '../../command-api/platform/api-keys/routes';
 import type { PlatformServices } from '../../command-api/platform/services';
+import { accountReadRoutes } from '../../read-api/platform/accounts/routes';
 import { agentReadRoutes } from '../../read-api/platform/agents/routes';
 import { apiKeyReadRoutes } from '../../read-api/platform/api-keys/routes';
 import { platformOpenApiRoute } from '../../read-api/platform/openapi';
@@ -17,6 +19,8 @@ export const platformRoutes: RouteTable<PlatformServices> = [
     mount: '/',
     routes: [
       ...platformServiceRoutes,
+      ...accountCommandRoutes,
+      ...accountReadRoutes,
       ...agentReadRoutes,
       ...agentCommandRoutes,
       ...apiKeyReadRoutes,

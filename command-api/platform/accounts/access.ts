@@ -6,7 +6,9 @@
  * A request with an `Authorization` header is a key caller whatever cookie it also sends: browsers do
  * not send that header by themselves, so a key caller is never refused for want of an Origin (CSRF).
  */
+
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { hashApiKey, isRawApiKey } from '../../../domain/platform/ids';
 import {
   type PlatformErrorCode,
   platformErrorResponse,
@@ -48,9 +50,8 @@ export function agentOf(res: Response): AgentRef {
 
 // ---- Who the caller is -------------------------------------------------------------------------------
 
-/** `svc_sk_` + 43 base64url characters; the scheme's name is case-insensitive (RFC 9110 §11.1). */
+/** The scheme's name is case-insensitive (RFC 9110 §11.1). */
 const BEARER = /^bearer +(\S+)$/i;
-const API_KEY = /^svc_sk_[A-Za-z0-9_-]{43}$/;
 const COOKIE = new RegExp(`(?:^|;)\\s*${SESSION_COOKIE}=([^;]*)`);
 
 type Presented = { kind: 'key'; value: string } | { kind: 'session'; value: string } | null;
@@ -73,8 +74,8 @@ async function sessionCaller(services: PlatformServices, token: string): Promise
 
 /** The holder of a presented `svc_sk_` key, or null (malformed, unknown or revoked). */
 async function keyCaller(services: PlatformServices, key: string): Promise<PlatformCaller | null> {
-  if (!API_KEY.test(key)) return null;
-  const holder = await services.agentDirectory.keyByHash(hashToken(key));
+  if (!isRawApiKey(key)) return null;
+  const holder = await services.agentDirectory.keyByHash(hashApiKey(key));
   return holder ? { kind: 'key', ...holder, scopes: [...holder.scopes] } : null;
 }
 
