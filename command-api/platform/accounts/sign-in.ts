@@ -134,7 +134,7 @@ export function completeSignIn(services: PlatformServices) {
     await services.readYourWrite(decided.position as number, ['UserRegistered', 'SessionStarted']);
     setSessionCookie(services, res, sessionToken);
     if (req.accepts(['html', 'json']) !== 'json') {
-      res.redirect(303, `${services.config.platformPublicUrl}/`);
+      res.status(303).location(`${services.config.platformPublicUrl}/`).end();
       return;
     }
     res.status(200).json({
