@@ -11,13 +11,13 @@ import { userStream } from '../../command-api/platform/accounts/user-state';
 import { userIdOfEmail } from '../../domain/platform/ids';
 import { startTestServer, type TestServer } from './governance-client';
 
-export interface Mail {
+interface Mail {
   to: string;
   body: string;
 }
 
 /** An SMTP server that keeps every message it is given. */
-export class MailCatcher {
+class MailCatcher {
   readonly mails: Mail[] = [];
   private readonly waiters = new Set<() => void>();
   private readonly server = new SMTPServer({

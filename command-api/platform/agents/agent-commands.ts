@@ -17,9 +17,9 @@ import type { RefusalResult } from '../../engine/decider-specification';
 import { type AgentCommandContext, type AgentEvent, type AgentState, agentEvent } from './agent-state';
 
 /** The built-in offline model: an agent made without naming a model runs on it. */
-export const DEFAULT_MODEL = 'offline';
-export const DEFAULT_MODEL_PROVIDER = 'offline';
-export const DEFAULT_GOVERNANCE_MODE: AgentSettings['governance_mode'] = 'enforce';
+const DEFAULT_MODEL = 'offline';
+const DEFAULT_MODEL_PROVIDER = 'offline';
+const DEFAULT_GOVERNANCE_MODE: AgentSettings['governance_mode'] = 'enforce';
 
 /** A signed record, and its RFC 9162 leaf hash (64 hex). */
 export interface SealedLeaf {

@@ -11,8 +11,8 @@ import type { AgentSettings } from '../../../event-schemas';
 import { canonicalJson } from '../../../merkle-core';
 import type { AgentRecordSealer, SealedLeaf } from './agent-commands';
 
-export const AGENT_CONFIG_RECORD = 'GOV_AGENT_CONFIG_V1';
-export const AGENT_PASSPORT_RECORD = 'GOV_AGENT_PASSPORT_V1';
+const AGENT_CONFIG_RECORD = 'GOV_AGENT_CONFIG_V1';
+const AGENT_PASSPORT_RECORD = 'GOV_AGENT_PASSPORT_V1';
 
 /** hex SHA-256(nonce ‖ canonical JSON of `content`), the nonce being 32 bytes given as hex. */
 export function contentCommitment(nonceHex: string, content: unknown): string {

@@ -15,7 +15,7 @@ export type AgentEvent = {
 
 export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number];
 
-export interface CheckpointState {
+interface CheckpointState {
   config_version: number;
   profile_version: number;
   memory_position: number;
@@ -44,7 +44,7 @@ export interface AgentState {
   keys: PersistentMap<{ revoked: boolean }>;
 }
 
-export function initialAgentState(): AgentState {
+function initialAgentState(): AgentState {
   return {
     exists: false,
     deleted: false,
@@ -64,7 +64,7 @@ export function initialAgentState(): AgentState {
   };
 }
 
-export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
+function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
   switch (event.type) {
     case 'AgentCreated': {
       const data = event.data;

@@ -42,7 +42,7 @@ const newSandboxSessionId = () => `sbx_${randomBytes(12).toString('hex')}`;
 const newCheckpointId = () => `chk_${randomBytes(12).toString('hex')}`;
 
 /** The scope a key needs for the agent's lifecycle and configuration commands. */
-export const AGENT_WRITE = agentAccess('agent:write');
+const AGENT_WRITE = agentAccess('agent:write');
 
 /** The owner's session with the admin role (a key cannot delete its agent). */
 const OWNER_ADMIN: Access<PlatformServices> = {

@@ -16,7 +16,7 @@ export const API_KEY_SCOPES = [
   'memory:write',
   'tools',
 ] as const;
-export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
 /** Keys in force per agent: enough for every client of one agent, few enough to list in one page. */
 export const MAX_KEYS_PER_AGENT = 50;

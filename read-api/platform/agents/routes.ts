@@ -27,7 +27,7 @@ import { json, schema } from '../../../runtime/http/openapi-parts';
 import type { Route } from '../../../runtime/http/route-table';
 
 /** The scope a key needs to read its agent. */
-export const AGENT_READ = agentAccess('agent:read');
+const AGENT_READ = agentAccess('agent:read');
 
 export const agentReadRoutes: readonly Route<PlatformServices>[] = [
   {
