@@ -6,6 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { compile } from 'json-schema-to-typescript';
 import { commandSchemas, eventSchemas, recordSchemas, webhookSchemas } from './governance';
+import { platformRecordSchemas } from './platform';
+
+/** Records of both services, the clearinghouse's first. */
+const allRecordSchemas = [...Object.values(recordSchemas), ...Object.values(platformRecordSchemas)];
 
 export const GENERATED_TYPES_FILE = path.join(__dirname, 'generated', 'types.ts');
 
@@ -18,7 +22,7 @@ export async function generateTypes(): Promise<string> {
   const commandTypes: Record<string, string> = {};
   const eventTypes: Record<string, string> = {};
   const webhookTypes: Record<string, string> = {};
-  for (const schema of Object.values(recordSchemas)) await emit(schema, parts);
+  for (const schema of allRecordSchemas) await emit(schema, parts);
   for (const [name, schema] of Object.entries(commandSchemas)) commandTypes[name] = await emit(schema, parts);
   for (const [type, schema] of Object.entries(eventSchemas)) eventTypes[type] = await emit(schema, parts);
   for (const [name, schema] of Object.entries(webhookSchemas)) webhookTypes[name] = await emit(schema, parts);
@@ -39,7 +43,7 @@ export async function generateTypes(): Promise<string> {
 
 /** Record titles by `$id`: a `$ref` to a record becomes a reference to its generated type. */
 const recordTitles = new Map<string, string>(
-  Object.values(recordSchemas).map((schema) => [schema.$id, schema.title]),
+  allRecordSchemas.map((schema) => [schema.$id, schema.title]),
 );
 
 function referRecords(node: unknown): unknown {

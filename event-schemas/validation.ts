@@ -9,10 +9,14 @@ import {
   responseSchemas,
   webhookSchemas,
 } from './governance';
+import { platformRecordSchemas } from './platform';
+
+/** The records of both services: their names do not collide, so one `validateRecord` serves both. */
+const allRecordSchemas = { ...recordSchemas, ...platformRecordSchemas };
 
 export type CommandName = keyof typeof commandSchemas;
 export type EventType = keyof typeof eventSchemas;
-export type RecordName = keyof typeof recordSchemas;
+export type RecordName = keyof typeof allRecordSchemas;
 export type ResponseName = keyof typeof responseSchemas;
 export type WebhookEventName = keyof typeof webhookSchemas;
 
@@ -30,10 +34,10 @@ export type Validation<T> = { ok: true; value: T } | { ok: false; problems: Fiel
 const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, verbose: true });
 addFormats(ajv);
 // Records (bundle, envelope, …) are referenced from commands and events by their `$id`.
-for (const schema of Object.values(recordSchemas)) ajv.addSchema(schema);
+for (const schema of Object.values(allRecordSchemas)) ajv.addSchema(schema);
 // Response bodies refer to records and to each other (`urn:gov:response:sth`) by `$id` as well.
 for (const schema of Object.values(responseSchemas)) ajv.addSchema(schema);
-const recordValidators = compileAll(recordSchemas);
+const recordValidators = compileAll(allRecordSchemas);
 const responseValidators = compileAll(responseSchemas);
 const commandValidators = compileAll(commandSchemas);
 const eventValidators = compileAll(eventSchemas);
@@ -53,7 +57,7 @@ export function validateEventData<T extends EventType>(type: T, data: unknown): 
   return run(eventValidators[type], data);
 }
 
-/** Validates one of the admitted records (proof bundle, envelope, …) against its schema. */
+/** Validates one of the admitted records (proof bundle, envelope, agent action, …) against its schema. */
 export function validateRecord<N extends RecordName>(name: N, record: unknown): Validation<unknown> {
   return run(recordValidators[name], record);
 }

@@ -347,6 +347,57 @@ anchored_at: string
 }
 
 /**
+ * The thresholds and rules of an agent's five action gates (G1–G5); every agent starts with the defaults. Read at GET /v1/agents/:agentId/governance-config.
+ */
+export interface AgentPolicy {
+/**
+ * G1 fails when one of these rules matches the action's content (default none). They come from the agent's signed profile (its must_not rules) and from the tenant's policy.
+ * 
+ * @maxItems 256
+ */
+g1_must_not: {
+/**
+ * The rule's id (a profile rule's id, or the tenant's name for it): what a G1 reason names, never the pattern.
+ */
+id: string
+/**
+ * A case-insensitive substring, or `/source/` for a regular expression (case-insensitive; no back-references and no quantified group that holds a quantifier, so matching stays linear).
+ */
+pattern: string
+/**
+ * Where the rule comes from: the agent's signed profile or the tenant's policy.
+ */
+source: ("profile" | "tenant")
+}[]
+/**
+ * G2 fails when the content's prompt-injection score is above this, from 0 to 1 (default 0.5).
+ */
+g2_injection_threshold: number
+/**
+ * G3 fails when the content holds more secrets (API keys, private keys, tokens, passwords) than this (default 0).
+ */
+g3_max_secrets: number
+/**
+ * G3 fails when the content holds more personal data (emails, phone numbers, card numbers, IBANs) than this; null sets no maximum (default null: people share their own contact details with their agent).
+ */
+g3_max_personal_data: (number | null)
+/**
+ * Whether secrets and personal data in the model's output are replaced by [REDACTED:<kind>] before anyone sees it (default true). Output is redacted, never blocked.
+ */
+g3_redact_model_output: boolean
+/**
+ * How an action may have been observed, a non-empty subset of HOOKED (by the platform itself), ATTESTED (a verified third-party signature) and INSTRUMENTED (reported by an external tool server); default all three.
+ * 
+ * @minItems 1
+ */
+g4_allowed_evidence_classes: [("HOOKED" | "ATTESTED" | "INSTRUMENTED"), ...(("HOOKED" | "ATTESTED" | "INSTRUMENTED"))[]]
+/**
+ * Whether a tool of class `destructive` needs a human's approval (default true).
+ */
+g5_destructive_requires_approval: boolean
+}
+
+/**
  * Body of POST /auto-register: provisions a Trial (L1) tenant.
  */
 export interface RegisterTenantBody {

@@ -50,18 +50,19 @@ export function redact(text: string, findings: readonly Finding[]): string {
   return out + text.slice(at);
 }
 
-/** How many findings of each category and of each kind: what a gate compares with the policy's maxima. */
+/** How many findings of each category, and of each kind within it: what a gate compares with the policy's maxima. */
 export interface FindingCounts {
   secret: number;
   personal: number;
-  byKind: Record<string, number>;
+  kinds: Record<FindingCategory, Record<string, number>>;
 }
 
 export function countFindings(findings: readonly Finding[]): FindingCounts {
-  const counts: FindingCounts = { secret: 0, personal: 0, byKind: {} };
+  const counts: FindingCounts = { secret: 0, personal: 0, kinds: { secret: {}, personal: {} } };
   for (const finding of findings) {
     counts[finding.category] += 1;
-    counts.byKind[finding.kind] = (counts.byKind[finding.kind] ?? 0) + 1;
+    const kinds = counts.kinds[finding.category];
+    kinds[finding.kind] = (kinds[finding.kind] ?? 0) + 1;
   }
   return counts;
 }

@@ -48,7 +48,7 @@ describe('G3 findings', () => {
   it('counts findings by category and by kind', () => {
     expect(
       countFindings([at('jwt', 0, 1), at('email', 2, 3, 'personal'), at('email', 4, 5, 'personal')]),
-    ).toEqual({ secret: 1, personal: 2, byKind: { jwt: 1, email: 2 } });
+    ).toEqual({ secret: 1, personal: 2, kinds: { secret: { jwt: 1 }, personal: { email: 2 } } });
   });
 
   it('detects secrets and personal data together, in text order, a secret winning a tie', () => {
