@@ -42,9 +42,7 @@ export async function generateTypes(): Promise<string> {
 }
 
 /** Record titles by `$id`: a `$ref` to a record becomes a reference to its generated type. */
-const recordTitles = new Map<string, string>(
-  allRecordSchemas.map((schema) => [schema.$id, schema.title]),
-);
+const recordTitles = new Map<string, string>(allRecordSchemas.map((schema) => [schema.$id, schema.title]));
 
 function referRecords(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(referRecords);
