@@ -1,5 +1,8 @@
 /** Every schema of the agent platform, by the name code refers to it with. Adding a platform schema starts here. */
 
+import agentAction from './records/agent-action.json';
+import agentConfig from './records/agent-config.json';
+import agentPassport from './records/agent-passport.json';
 import agentPolicy from './records/agent-policy.json';
 
 /**
@@ -9,4 +12,7 @@ import agentPolicy from './records/agent-policy.json';
  */
 export const platformRecordSchemas = {
   'agent-policy': agentPolicy,
+  'agent-passport': agentPassport,
+  'agent-config': agentConfig,
+  'agent-action': agentAction,
 } as const satisfies Record<string, { $id: string; title: string }>;
