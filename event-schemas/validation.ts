@@ -53,7 +53,7 @@ export function validateEventData<T extends EventType>(type: T, data: unknown): 
   return run(eventValidators[type], data);
 }
 
-/** Validates one of the admitted records (proof bundle, envelope, …) against its schema. */
+/** Validates one of the admitted records (proof bundle, envelope, agent action, …) against its schema. */
 export function validateRecord<N extends RecordName>(name: N, record: unknown): Validation<unknown> {
   return run(recordValidators[name], record);
 }

@@ -30,6 +30,10 @@ import userRegistered from './events/UserRegistered.json';
 import userRoleChanged from './events/UserRoleChanged.json';
 import wsTicketIssued from './events/WsTicketIssued.json';
 import wsTicketRedeemed from './events/WsTicketRedeemed.json';
+import agentAction from './records/agent-action.json';
+import agentConfig from './records/agent-config.json';
+import agentPassport from './records/agent-passport.json';
+import agentPolicy from './records/agent-policy.json';
 import agentSettings from './records/agent-settings.json';
 import agent from './responses/agent.json';
 import agentCheckpoints from './responses/agent-checkpoints.json';
@@ -87,6 +91,10 @@ export const platformEventSchemas = {
 
 /** Records: the documents admitted to the log (commitments, never content) and their parts. */
 export const platformRecordSchemas = {
+  'agent-policy': agentPolicy,
+  'agent-passport': agentPassport,
+  'agent-config': agentConfig,
+  'agent-action': agentAction,
   'agent-settings': agentSettings,
 } as const satisfies Record<string, { $id: string; title: string }>;
 

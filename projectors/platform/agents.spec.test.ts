@@ -15,6 +15,7 @@ import {
 import { nodeRecordSealer } from '../../command-api/platform/agents/agent-records';
 import { type AgentState, agentAggregate } from '../../command-api/platform/agents/agent-state';
 import { decideCreateApiKey, decideRevokeApiKey } from '../../command-api/platform/api-keys/api-key-commands';
+import { authorityNodeIdOf } from '../../domain/governance/envelope';
 import { ProjectionSpecification, type SpecEvent } from '../engine/projection-spec';
 import {
   AGENT_API_KEYS,
@@ -37,7 +38,8 @@ const KEY = `key_${'6'.repeat(24)}`;
 const NONCE = '7'.repeat(64);
 const NOW = new Date('2026-03-01T10:00:00.000Z');
 const LATER = new Date('2026-03-01T11:00:00.000Z');
-const seal = nodeRecordSealer(generateKeyPairSync('ed25519').privateKey);
+const node = generateKeyPairSync('ed25519');
+const seal = nodeRecordSealer({ privateKey: node.privateKey, nodeId: authorityNodeIdOf(node.publicKey) });
 
 /** The events of each decision in turn, each decided on the state the ones before left. */
 function events(...decisions: Array<(state: AgentState) => AgentDecision<unknown>>): SpecEvent[] {

@@ -3,7 +3,7 @@
  * GET .../version-health checks the signed chain with), checkpoints, and their API keys (by key id,
  * found by hash for authentication). A projection of the agents' streams, so a restart rebuilds it.
  */
-import type { AgentSettings, EventPayloads } from '../../event-schemas';
+import type { AgentConfig, AgentSettings, EventPayloads } from '../../event-schemas';
 import type { RecordedEvent } from '../../ports/event-store';
 import type { Change } from '../../ports/read-store';
 import type { Projection, ProjectionState } from '../engine/projection';
@@ -33,7 +33,7 @@ export interface ConfigVersionView {
   cause: EventPayloads['AgentConfigVersioned']['cause'];
   from_version: number | null;
   nonce: string;
-  record: Record<string, unknown>;
+  record: AgentConfig;
   leaf_hash: string;
   log: string;
   versioned_at: string;

@@ -18,11 +18,12 @@ import type { Keyring } from '../keys/keyring';
  */
 export function composePlatformServices(core: CoreServices, keyring: Keyring): PlatformServices {
   const { config } = core;
+  const authority = { ...keyring.authority, nodeId: authorityNodeIdOf(keyring.authority.publicKey) };
   return {
     ...core,
-    authority: { ...keyring.authority, nodeId: authorityNodeIdOf(keyring.authority.publicKey) },
+    authority,
     agents: new AggregateWriter(core.eventStore, agentAggregate),
-    agentRecords: nodeRecordSealer(keyring.authority.privateKey),
+    agentRecords: nodeRecordSealer(authority),
     agentDirectory: new ReadModelAgentDirectory(core.readModels),
     sessionDirectory: readModelSessions(core.readModels),
     users: new AggregateWriter(core.eventStore, userAggregate),

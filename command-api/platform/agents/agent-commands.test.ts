@@ -4,6 +4,7 @@
  * one before, no change no version), and the refusals, which append nothing.
  */
 import { generateKeyPairSync } from 'node:crypto';
+import { authorityNodeIdOf } from '../../../domain/governance/envelope';
 import { verifyRecord, without } from '../../../domain/governance/signing';
 import { leafHashOfRecord } from '../../../domain/log/record';
 import type { AgentSettings } from '../../../event-schemas';
@@ -35,7 +36,7 @@ const NONCE = 'n'.repeat(0) + '6'.repeat(64);
 const NOW = new Date('2026-03-01T10:00:00.000Z');
 
 const keys = generateKeyPairSync('ed25519');
-const seal = nodeRecordSealer(keys.privateKey);
+const seal = nodeRecordSealer({ privateKey: keys.privateKey, nodeId: authorityNodeIdOf(keys.publicKey) });
 const context: LeafContext = { now: NOW, correlationId: 'c', log: 'shared', seal, nonce: NONCE };
 
 type Command =

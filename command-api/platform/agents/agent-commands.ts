@@ -6,7 +6,9 @@
  */
 import { canonicalHash } from '../../../domain/governance/hash';
 import type {
+  AgentConfig,
   AgentConfigVersioned,
+  AgentPassport,
   AgentSettings,
   ChangeAgentModeBody,
   CreateAgentBody,
@@ -22,8 +24,8 @@ const DEFAULT_MODEL_PROVIDER = 'offline';
 const DEFAULT_GOVERNANCE_MODE: AgentSettings['governance_mode'] = 'enforce';
 
 /** A signed record, and its RFC 9162 leaf hash (64 hex). */
-export interface SealedLeaf {
-  record: Record<string, unknown>;
+export interface SealedLeaf<R> {
+  record: R;
   leaf_hash: string;
 }
 
@@ -40,7 +42,7 @@ export interface AgentRecordSealer {
     previousLeafHash: string | null;
     nonce: string;
     at: string;
-  }): SealedLeaf;
+  }): SealedLeaf<AgentConfig>;
   passport(input: {
     agentId: string;
     ownerId: string;
@@ -48,7 +50,7 @@ export interface AgentRecordSealer {
     createdAt: string;
     /** The leaf hash of config version 1. */
     configLeafHash: string;
-  }): SealedLeaf;
+  }): SealedLeaf<AgentPassport>;
 }
 
 /** What a command that appends a leaf needs besides the time: where the leaf goes, and its signer. */

@@ -3,26 +3,26 @@
  * kind of tampering (record, signature, config, link, order, another key) is named.
  */
 import { generateKeyPairSync } from 'node:crypto';
+import { authorityNodeIdOf } from '../../../domain/governance/envelope';
+import { commitment, configCommitmentText } from '../../../domain/platform/records';
 import type { AgentSettings } from '../../../event-schemas';
 import { decideCreateAgent, decideUpdateAgent, type LeafContext } from './agent-commands';
-import {
-  configChainProblems,
-  contentCommitment,
-  nodeRecordSealer,
-  type StoredConfigVersion,
-} from './agent-records';
+import { configChainProblems, nodeRecordSealer, type StoredConfigVersion } from './agent-records';
 import { type AgentState, agentAggregate } from './agent-state';
 
 const node = generateKeyPairSync('ed25519');
 const other = generateKeyPairSync('ed25519');
 const NOW = new Date('2026-03-01T10:00:00.000Z');
 
-function chain(sealWith = node.privateKey): StoredConfigVersion[] {
+function chain(sealWith = node): StoredConfigVersion[] {
   const context = (nonce: string): LeafContext => ({
     now: NOW,
     correlationId: 'c',
     log: 'shared',
-    seal: nodeRecordSealer(sealWith),
+    seal: nodeRecordSealer({
+      privateKey: sealWith.privateKey,
+      nodeId: authorityNodeIdOf(sealWith.publicKey),
+    }),
     nonce,
   });
   let state: AgentState = agentAggregate.initial();
@@ -69,7 +69,9 @@ describe('configChainProblems', () => {
     const versions = chain();
     const config: AgentSettings = { ...versions[2]!.config, governance_mode: 'monitor' };
     versions[2] = { ...versions[2]!, config };
-    expect(contentCommitment(versions[2]!.nonce, config)).not.toBe(versions[2]!.record.config_commitment);
+    expect(commitment(versions[2]!.nonce, configCommitmentText(config))).not.toBe(
+      versions[2]!.record.config_commitment,
+    );
     expect(configChainProblems(versions, [node.publicKey])).toEqual([
       'config version 3: its commitment does not match the stored config',
     ]);
@@ -85,7 +87,7 @@ describe('configChainProblems', () => {
   });
 
   it('given records signed by another key, then every signature fails; with that key known too, none', () => {
-    const versions = chain(other.privateKey);
+    const versions = chain(other);
     expect(configChainProblems(versions, [node.publicKey])).toHaveLength(3);
     expect(configChainProblems(versions, [node.publicKey, other.publicKey])).toEqual([]);
   });
