@@ -4,6 +4,8 @@
  * a restart that loses nothing (agents, config versions, checkpoints, keys). Users sign in by the link
  * mailed to an SMTP server in the test.
  */
+import { createHash, createPublicKey, verify } from 'node:crypto';
+import canonicalize from 'canonicalize';
 import {
   type Credentials,
   PlatformClient,
@@ -527,6 +529,100 @@ describe('deleting an agent (admin role)', () => {
     const list = await client.request<{ agents: Agent[] }>('GET', '/v1/agents', session(carol));
     expect(list.body.agents).toEqual([]);
     expect((await client.request('DELETE', `/v1/agents/${agent.agent_id}`, session(carol))).status).toBe(404);
+  });
+});
+
+describe('the signed records', () => {
+  /** The agent's events of `type`, as stored (the event store is private: only the records are published). */
+  async function eventsOf(agentId: string, type: string): Promise<Record<string, unknown>[]> {
+    const found: Record<string, unknown>[] = [];
+    for await (const event of server.server.platform.eventStore.readStream(`agent-${agentId}`))
+      if (event.type === type) found.push(event.data as Record<string, unknown>);
+    return found;
+  }
+
+  it("given an agent with two config versions, then its passport_id and config leaves verify with the node's published key alone, chained, and hold no config content", async () => {
+    const marker = `marker-${Date.now()}`;
+    const { agent, passport_id } = await createAgent(alice, { agent_name: marker, model: `${marker}-model` });
+    await client.request('PATCH', `/v1/agents/${agent.agent_id}`, session(alice), {
+      agent_name: `${marker}-2`,
+    });
+    const keys = (await (await fetch(`${server.server.url}/gov/v1/log/keys`)).json()) as {
+      authority: { public_key_spki: string };
+    };
+    const nodeKey = createPublicKey({
+      key: Buffer.from(keys.authority.public_key_spki, 'base64'),
+      format: 'der',
+      type: 'spki',
+    });
+    // Independently of the service's code: RFC 8785 JSON, RFC 9162 leaf hash, Ed25519 over the record without its signature.
+    const leafHash = (record: object) =>
+      createHash('sha256')
+        .update(Buffer.from([0]))
+        .update(canonicalize(record) as string, 'utf8')
+        .digest('hex');
+    const signed = (record: Record<string, unknown>) => {
+      const { signature, ...rest } = record;
+      return verify(
+        null,
+        Buffer.from(canonicalize(rest) as string, 'utf8'),
+        nodeKey,
+        Buffer.from(signature as string, 'base64'),
+      );
+    };
+    const [passport] = await eventsOf(agent.agent_id, 'AgentPassportIssued');
+    const passportRecord = passport!.record as Record<string, unknown>;
+    expect(`sha256:${leafHash(passportRecord)}`).toBe(passport_id);
+    expect(signed(passportRecord)).toBe(true);
+    const versions = await eventsOf(agent.agent_id, 'AgentConfigVersioned');
+    expect(versions.map((version) => version.version)).toEqual([1, 2]);
+    const [v1, v2] = versions.map((version) => version.record as Record<string, unknown>);
+    expect(passportRecord.config_hash).toBe(leafHash(v1!));
+    expect(v1!.previous_config_hash).toBeNull();
+    expect(v2!.previous_config_hash).toBe(leafHash(v1!));
+    for (const record of [v1!, v2!]) expect(signed(record)).toBe(true);
+    // The commitment opens with the config and the nonce kept in the event.
+    const opened = createHash('sha256')
+      .update(Buffer.from(versions[1]!.nonce as string, 'hex'))
+      .update(canonicalize(versions[1]!.config) as string, 'utf8')
+      .digest('hex');
+    expect(v2!.config_commitment).toBe(opened);
+    expect(JSON.stringify([passportRecord, v1, v2])).not.toContain(marker);
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('lists every agent and key operation with who may call it', async () => {
+    const document = (await (await fetch(`${server.platformUrl}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { security?: unknown[]; operationId: string }>>;
+    };
+    const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(
+        ([method, operation]) => [`${method.toUpperCase()} ${path}`, operation.security] as const,
+      ),
+    );
+    const agents = operations.filter(([name]) => name.includes('/v1/agents'));
+    expect(agents.map(([name]) => name).sort()).toEqual(
+      [
+        'GET /v1/agents',
+        'POST /v1/agents',
+        'GET /v1/agents/{agentId}',
+        'PATCH /v1/agents/{agentId}',
+        'DELETE /v1/agents/{agentId}',
+        'GET /v1/agents/{agentId}/health',
+        'POST /v1/agents/{agentId}/start',
+        'POST /v1/agents/{agentId}/stop',
+        'POST /v1/agents/{agentId}/restore',
+        'GET /v1/agents/{agentId}/checkpoints',
+        'PATCH /v1/agents/{agentId}/mode',
+        'GET /v1/agents/{agentId}/version-health',
+        'POST /v1/agents/{agentId}/rollback',
+        'GET /v1/agents/{agentId}/api-keys',
+        'POST /v1/agents/{agentId}/api-keys',
+        'DELETE /v1/agents/{agentId}/api-keys/{keyId}',
+      ].sort(),
+    );
+    for (const [name, security] of agents) expect([name, (security ?? []).length > 0]).toEqual([name, true]);
   });
 });
 
