@@ -364,7 +364,7 @@ describe('API keys', () => {
     expect(bearer.status).toBe(200);
   });
 
-  it('when made with an unknown scope or name too long, then 400; a key cannot make, list or revoke keys (403 session_required)', async () => {
+  it('when made with an unknown scope, no scope or a name too long, then 400; a key cannot make, list or revoke keys (403 session_required)', async () => {
     const bad = await client.request('POST', `/v1/agents/${agentId}/api-keys`, session(alice), {
       scopes: ['root'],
     });

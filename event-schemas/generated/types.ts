@@ -819,9 +819,13 @@ checkpoint_id: string
 export interface CreateApiKeyBody {
 name?: string
 /**
+ * The scopes the key holds: at least one (leave `scopes` out for all of them).
+ * 
+ * @minItems 1
+ * 
  * Items: `agent:read` (details, health, checkpoints, version health), `agent:write` (change, start, stop, mode, rollback, restore), `chat` (chat and messages), `memory:read`, `memory:write`, `tools` (tools, schedules, tasks).
  */
-scopes?: ("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "agent:write")[]
+scopes?: [("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "agent:write"), ...(("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "agent:write"))[]]
 }
 
 /**
@@ -1320,7 +1324,10 @@ prefix: string
  * Hex SHA-256 of the raw key.
  */
 key_hash: string
-scopes: ("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "agent:write")[]
+/**
+ * @minItems 1
+ */
+scopes: [("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "agent:write"), ...(("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "agent:write"))[]]
 created_at: string
 }
 

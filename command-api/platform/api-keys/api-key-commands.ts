@@ -3,7 +3,7 @@
  * revoked once. The raw key never reaches an event: the handler makes it (domain/platform/ids.ts
  * `newApiKey`), shows it once, and hands in its id, prefix and SHA-256 hash.
  */
-import type { CreateApiKeyBody } from '../../../event-schemas';
+import type { ApiKeyCreated, CreateApiKeyBody } from '../../../event-schemas';
 import { type AgentDecision, type AgentRefusal, refuseMissing } from '../agents/agent-commands';
 import { type AgentCommandContext, type AgentState, agentEvent } from '../agents/agent-state';
 
@@ -16,7 +16,6 @@ export const API_KEY_SCOPES = [
   'memory:write',
   'tools',
 ] as const;
-type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
 /** Keys in force per agent: enough for every client of one agent, few enough to list in one page. */
 export const MAX_KEYS_PER_AGENT = 50;
@@ -32,7 +31,7 @@ export type ApiKeyCreatedResult = {
   key_id: string;
   name: string | null;
   prefix: string;
-  scopes: ApiKeyScope[];
+  scopes: ApiKeyCreated['scopes'];
   created_at: string;
 };
 
@@ -60,7 +59,7 @@ export function decideCreateApiKey(
         message: `The agent has ${MAX_KEYS_PER_AGENT} keys in force, the most it can hold: revoke one first.`,
       },
     };
-  const scopes = (body.scopes ?? [...API_KEY_SCOPES]) as ApiKeyScope[];
+  const scopes: ApiKeyCreated['scopes'] = body.scopes ?? [...API_KEY_SCOPES];
   const data = {
     agent_id: state.agent_id,
     key_id: key.keyId,
