@@ -73,7 +73,7 @@ export function parseConsistencyAnswer(value: unknown): ConsistencyAnswer {
 }
 
 /** The anchored checkpoint's members of a GOV_LOG_ANCHOR_V1 record, and the record itself (to hash). */
-export interface AnchorRecordAnswer {
+interface AnchorRecordAnswer {
   readonly log: string;
   readonly tree_size: number;
   readonly root_hash: string;

@@ -100,7 +100,7 @@ export function hasTierChange(
 }
 
 /** Whether GET /account answers the tenant's lifted limits. */
-export function isUnlimitedInSharedLog(account: Parameters<typeof hasTierChange>[0]) {
+function isUnlimitedInSharedLog(account: Parameters<typeof hasTierChange>[0]) {
   return hasTierChange(account, UNLIMITED_IN_SHARED_LOG);
 }
 
