@@ -461,9 +461,10 @@ describe('a restart and the admin role', () => {
 });
 
 describe('without GOV_SMTP_URL', () => {
-  it('given a sign-in, then its link is written to the server log at info level, and it works', async () => {
+  it('given a sign-in, then its link is written to the server log at info level, and it works; per client address, links are limited', async () => {
     const lines: string[] = [];
     const local = await startTestServer('gov-platform-auth-log-', {
+      env: { GOV_SIGN_INS_PER_IP_HOUR: '2' },
       logger: createLogger('info', {
         write: (line: string) => {
           lines.push(line);
@@ -484,6 +485,23 @@ describe('without GOV_SMTP_URL', () => {
       const link = /https?:\/\/\S+\/v1\/auth\/callback\?token=[A-Za-z0-9_-]+/.exec(entry!.mail!.text)![0];
       const followed = await fetch(link, { headers: { accept: 'application/json' }, redirect: 'manual' });
       expect(followed.status).toBe(200);
+
+      // GOV_SIGN_INS_PER_IP_HOUR=2: the second link from this client address is sent, the third refused.
+      const login = (email: string) =>
+        fetch(`${local.server.platformUrl}/v1/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email }),
+        });
+      expect((await login('dev2@example.com')).status).toBe(202);
+      const third = await login('dev3@example.com');
+      expect(third.status).toBe(429);
+      expect(await third.json()).toEqual({
+        error: 'rate_limited',
+        detail: expect.stringContaining('this address'),
+      });
+      expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(lines.filter((line) => line.includes('"mail"'))).toHaveLength(2);
     } finally {
       await local.dispose();
     }
