@@ -39,6 +39,7 @@ const IO_PACKAGES = [
   'ws',
   'prom-client',
   'pino',
+  'nodemailer',
 ];
 
 /** Test code: specs, contract suites, fixtures and their helpers. */

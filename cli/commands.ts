@@ -6,6 +6,7 @@ import { keysCommand } from './keys-command';
 import { projectionsCommand } from './projections-command';
 import { rebuildCommand } from './rebuild-command';
 import { tenantCommand } from './tenant-command';
+import { userCommand } from './user-command';
 import { witnessCommand } from './witness-command';
 
 /** Every subcommand of `gov`, in the order `gov --help` lists them. */
@@ -13,6 +14,7 @@ export const commands: readonly CliCommand[] = [
   rebuildCommand,
   projectionsCommand,
   tenantCommand,
+  userCommand,
   exportCommand,
   importCommand,
   keysCommand,

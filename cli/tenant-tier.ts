@@ -167,7 +167,7 @@ const {
 } = eventSchemas.TenantTierChanged.properties;
 
 /** --operator and --reason within what the event keeps (the store would refuse the event otherwise). */
-function textOptionProblem(command: Pick<TierCommand, 'operator' | 'reason'>): string | null {
+export function textOptionProblem(command: Pick<TierCommand, 'operator' | 'reason'>): string | null {
   // JSON Schema counts characters as code points.
   const length = (text: string) => [...text].length;
   if (

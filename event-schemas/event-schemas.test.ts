@@ -15,7 +15,7 @@ import {
   validateEventData,
   validateWebhookPayload,
 } from '.';
-import { commandSchemas, eventSchemas, webhookSchemas } from './governance';
+import { commandSchemas, eventSchemas, webhookSchemas } from './schemas';
 
 const validEvidence = validBody;
 

@@ -2,10 +2,12 @@ import type { Projection } from './engine/projection';
 import { governanceProjection } from './governance/governance-projection';
 import { tenantsProjection } from './governance/tenants';
 import { treeHeadsProjection } from './log/tree-heads';
+import { platformAccountsProjection } from './platform/accounts';
 
 /** Every read model the server keeps. */
 export const projections: readonly Projection[] = [
   tenantsProjection,
   governanceProjection,
   treeHeadsProjection,
+  platformAccountsProjection,
 ];

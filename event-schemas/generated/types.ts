@@ -495,6 +495,23 @@ cosignature: string
 export type ChangePolicyBody = TenantPolicy
 
 /**
+ * Body of POST /v1/auth/login: the address to send a one-time sign-in link to.
+ */
+export interface AuthLoginBody {
+/**
+ * The user's email address; its case does not matter.
+ */
+email: string
+}
+
+/**
+ * Body of POST /v1/ws-ticket: the agent whose chat socket the ticket opens (one of the caller's).
+ */
+export interface WsTicketBody {
+agent_id: string
+}
+
+/**
  * A Trial tenant was provisioned by POST /auto-register. The API key is stored only as its hash.
  */
 export interface TenantRegistered {
@@ -813,6 +830,90 @@ export interface LogAnchored {
 anchored_log: string
 leaf_hash: string
 record: LogAnchor
+}
+
+/**
+ * A one-time sign-in link was sent to the user's address (POST /v1/auth/login). Only the hash of the link's token is kept; the link works once, until expires_at. Appended whether or not the user has signed in before.
+ */
+export interface SignInRequested {
+user_id: string
+/**
+ * Lower-cased.
+ */
+email: string
+token_hash: string
+requested_at: string
+expires_at: string
+}
+
+/**
+ * The first sign-in of an address: the user exists from now on, owning the governance tenant tenant_id (registered just before, on its own stream).
+ */
+export interface UserRegistered {
+user_id: string
+/**
+ * Lower-cased.
+ */
+email: string
+tenant_id: string
+registered_at: string
+}
+
+/**
+ * A sign-in link was followed: its token is used up (sign_in_token_hash) and a browser session starts. Only the hash of the session cookie's token is kept.
+ */
+export interface SessionStarted {
+user_id: string
+session_id: string
+token_hash: string
+sign_in_token_hash: string
+started_at: string
+expires_at: string
+}
+
+/**
+ * A session ended before its expiry: signed out (POST /v1/auth/logout) or revoked by its user (DELETE /v1/auth/sessions/{sessionId}).
+ */
+export interface SessionEnded {
+user_id: string
+session_id: string
+token_hash: string
+ended_at: string
+reason: ("logout" | "revoked")
+}
+
+/**
+ * An operator granted or revoked the admin role (gov user grant-admin / revoke-admin).
+ */
+export interface UserRoleChanged {
+user_id: string
+role: ("user" | "admin")
+previous_role: ("user" | "admin")
+changed_at: string
+changed_by: string
+reason?: string
+}
+
+/**
+ * A single-use WebSocket ticket for one of the user's agents (POST /v1/ws-ticket). Only its hash is kept; it opens one chat socket of agent_id until expires_at.
+ */
+export interface WsTicketIssued {
+user_id: string
+agent_id: string
+session_id: string
+ticket_hash: string
+issued_at: string
+expires_at: string
+}
+
+/**
+ * A WebSocket ticket was used to open its agent's chat socket: it opens nothing more.
+ */
+export interface WsTicketRedeemed {
+user_id: string
+agent_id: string
+ticket_hash: string
+redeemed_at: string
 }
 
 /**
@@ -1698,6 +1799,8 @@ export interface CommandBodies {
   'register-webhook': RegisterWebhookBody;
   'submit-witness-signature': SubmitWitnessSignatureBody;
   'change-policy': ChangePolicyBody;
+  'auth-login': AuthLoginBody;
+  'ws-ticket': WsTicketBody;
 }
 
 /** Payload (`data`) type of each domain event. */
@@ -1717,6 +1820,13 @@ export interface EventPayloads {
   'WitnessCosigned': WitnessCosigned;
   'LogCreated': LogCreated;
   'LogAnchored': LogAnchored;
+  'SignInRequested': SignInRequested;
+  'UserRegistered': UserRegistered;
+  'SessionStarted': SessionStarted;
+  'SessionEnded': SessionEnded;
+  'UserRoleChanged': UserRoleChanged;
+  'WsTicketIssued': WsTicketIssued;
+  'WsTicketRedeemed': WsTicketRedeemed;
 }
 
 /** Each domain event: switching on `type` narrows `data`. */
@@ -1735,7 +1845,14 @@ export type GovernanceEvent =
   | { type: 'WebhookRedeliveryRequested'; data: WebhookRedeliveryRequested }
   | { type: 'WitnessCosigned'; data: WitnessCosigned }
   | { type: 'LogCreated'; data: LogCreated }
-  | { type: 'LogAnchored'; data: LogAnchored };
+  | { type: 'LogAnchored'; data: LogAnchored }
+  | { type: 'SignInRequested'; data: SignInRequested }
+  | { type: 'UserRegistered'; data: UserRegistered }
+  | { type: 'SessionStarted'; data: SessionStarted }
+  | { type: 'SessionEnded'; data: SessionEnded }
+  | { type: 'UserRoleChanged'; data: UserRoleChanged }
+  | { type: 'WsTicketIssued'; data: WsTicketIssued }
+  | { type: 'WsTicketRedeemed'; data: WsTicketRedeemed };
 
 /** Body type of each webhook event (the full payload or its trimmed summary). */
 export interface WebhookPayloads {

@@ -59,6 +59,20 @@ export function buildPlatformOpenApiDocument(
     paths: openApiPaths(table, settings),
     components: {
       schemas: COMPONENTS.schemas(),
+      securitySchemes: {
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'gov_session',
+          description:
+            'The session cookie a sign-in link sets (POST /v1/auth/login). A state-changing request with it must carry an Origin (or Referer) of the platform, else 403 csrf_rejected.',
+        },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A `svc_sk_…` API key of one agent, for the routes of that agent only.',
+        },
+      },
       responses: {
         PayloadTooLarge: platformErrorResponse(
           `payload_too_large: the body is over the configured limit (GOV_MAX_BODY_BYTES, ${settings.maxBodyBytes} bytes on this server).`,

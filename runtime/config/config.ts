@@ -69,6 +69,15 @@ export interface Config {
   /** GOV_REGISTRATIONS_PER_IP_HOUR: POST /auto-register requests one client address may make per hour. */
   registrationsPerIpHour: number;
   /**
+   * GOV_SMTP_URL: the SMTP server the platform's sign-in links are sent through (`smtp://user:password@host:587`,
+   * `smtps://…` for implicit TLS); unset: each link is written to the server log instead (development only).
+   */
+  smtpUrl: string | null;
+  /** GOV_MAIL_FROM: the sender of the platform's mail (default `no-reply@<host of GOV_PLATFORM_PUBLIC_URL>`). */
+  mailFrom: string;
+  /** GOV_SIGN_INS_PER_IP_HOUR: sign-in links one client address may ask for per clock hour (default 20). */
+  signInsPerIpHour: number;
+  /**
    * GOV_TRUST_PROXY_HOPS: how many reverse proxies in front of the service append to X-Forwarded-For;
    * 0 (the default) ignores the header and uses the connection's address.
    */
@@ -174,6 +183,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     headersTimeoutMs,
     requestTimeoutMs,
     registrationsPerIpHour: integer('GOV_REGISTRATIONS_PER_IP_HOUR', 10, 1, 1_000_000),
+    smtpUrl: connectionString(env, 'GOV_SMTP_URL', ['smtp:', 'smtps:'], problems),
+    mailFrom: env.GOV_MAIL_FROM?.trim() || `no-reply@${hostOf(platformPublicUrl)}`,
+    signInsPerIpHour: integer('GOV_SIGN_INS_PER_IP_HOUR', 20, 1, 1_000_000),
     trustProxyHops: integer('GOV_TRUST_PROXY_HOPS', 0, 0, 10),
     webhookAllow: (env.GOV_WEBHOOK_ALLOW ?? '')
       .split(',')
@@ -210,6 +222,14 @@ function kafkaSettings(env: NodeJS.ProcessEnv, problems: string[]): KafkaSetting
 }
 
 /** A connection string of one of `schemes`, or null when the variable is unset or empty. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname || 'localhost';
+  } catch {
+    return 'localhost';
+  }
+}
+
 function connectionString(
   env: NodeJS.ProcessEnv,
   name: string,

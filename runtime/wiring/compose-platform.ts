@@ -1,5 +1,11 @@
-import type { PlatformServices } from '../../command-api/platform/services';
+import { logMailer } from '../../adapters/mail/log-mailer';
+import { smtpMailer } from '../../adapters/mail/smtp-mailer';
+import { AggregateWriter } from '../../command-api/engine/aggregate-writer';
+import { tenantAggregate } from '../../command-api/governance/tenants/tenant-state';
+import { userAggregate } from '../../command-api/platform/accounts/user-state';
+import type { AgentDirectory, PlatformServices } from '../../command-api/platform/services';
 import { authorityNodeIdOf } from '../../domain/governance/envelope';
+import { readModelSessions } from '../../read-api/platform/accounts/accounts';
 import type { CoreServices } from '../core/services';
 import type { Keyring } from '../keys/keyring';
 
@@ -8,8 +14,22 @@ import type { Keyring } from '../keys/keyring';
  * store, one set of logs and sequencers) and the platform's own parts.
  */
 export function composePlatformServices(core: CoreServices, keyring: Keyring): PlatformServices {
+  const { config } = core;
   return {
     ...core,
     authority: { ...keyring.authority, nodeId: authorityNodeIdOf(keyring.authority.publicKey) },
+    agentDirectory: NO_AGENTS,
+    sessionDirectory: readModelSessions(core.readModels),
+    users: new AggregateWriter(core.eventStore, userAggregate),
+    // Only new tenants' streams are written here (a user's at its first sign-in): the clearinghouse's
+    // own writer never has them cached, and the append's `no-stream` guards the rest.
+    tenants: new AggregateWriter(core.eventStore, tenantAggregate),
+    mailer: config.smtpUrl
+      ? smtpMailer(config.smtpUrl, config.mailFrom)
+      : logMailer(core.logger.child({ component: 'mail' })),
   };
 }
+
+// Until the agents feature (plat-agents) is wired in: no agent or key exists, so every caller of an
+// agent's routes is refused.
+const NO_AGENTS: AgentDirectory = { ownerOf: async () => null, keyByHash: async () => null };

@@ -230,6 +230,7 @@ export async function startEmbedded(
   const close = () => {
     closing ??= (async () => {
       await Promise.all([http.close(), platformHttp.close()]);
+      platform.mailer.close();
       await deliveryQueueWaits.close();
       await stopServiceThreads();
       await webhookDelivery.stop();

@@ -3,7 +3,9 @@
  * in command-api/platform/ and read-api/platform/). Its Express routers, request validation and the
  * OpenAPI paths of its `GET /openapi.json` are all made from it.
  */
+import { accountCommandRoutes } from '../../command-api/platform/accounts/routes';
 import type { PlatformServices } from '../../command-api/platform/services';
+import { accountReadRoutes } from '../../read-api/platform/accounts/routes';
 import { platformOpenApiRoute } from '../../read-api/platform/openapi';
 import { platformServiceRoutes } from '../../read-api/platform/service/routes';
 import type { RouteTable } from '../http/route-table';
@@ -11,6 +13,11 @@ import type { RouteTable } from '../http/route-table';
 export const platformRoutes: RouteTable<PlatformServices> = [
   {
     mount: '/',
-    routes: [...platformServiceRoutes, platformOpenApiRoute(() => platformRoutes)],
+    routes: [
+      ...platformServiceRoutes,
+      ...accountCommandRoutes,
+      ...accountReadRoutes,
+      platformOpenApiRoute(() => platformRoutes),
+    ],
   },
 ];

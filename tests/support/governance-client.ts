@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import type { Logger } from 'pino';
 import { changeTier } from '../../cli/tenant-tier';
 import { validBody } from '../../domain/governance/test-fixtures';
 import { type JsonSth, leafHashOfRecord, verifySth } from '../../domain/log';
@@ -96,13 +97,15 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}) {
 
 export async function startTestServer(
   prefix: string,
-  options: { clock?: TestClock; env?: Record<string, string> } = {},
+  options: { clock?: TestClock; env?: Record<string, string>; logger?: Logger } = {},
 ): Promise<TestServer> {
   const temp = tempDir(prefix);
   const dataDir = path.join(temp.dir, 'data');
   const clock = options.clock ?? new TestClock();
   const start = () =>
-    startEmbedded(testConfig(dataDir, options.env), createLogger('silent'), { clock: clock.fn });
+    startEmbedded(testConfig(dataDir, options.env), options.logger ?? createLogger('silent'), {
+      clock: clock.fn,
+    });
   let running: RunningServer | null = await start();
   const handle: TestServer = {
     server: running,

@@ -1,0 +1,185 @@
+/**
+ * Passwordless sign-in. `POST /v1/auth/login {email}` appends a sign-in request (the hash of a new
+ * single-use token) to the address's user stream and mails the link; following the link
+ * (`GET /v1/auth/callback?token=…`) uses the token up and starts a session, whose cookie it sets.
+ * The first sign-in of an address registers the user and the governance tenant it owns.
+ */
+import type { Request, Response } from 'express';
+import { newSessionId, userIdOfEmail } from '../../../domain/platform/ids';
+import type { AuthLoginBody } from '../../../event-schemas';
+import { sendPlatformError } from '../../../runtime/http/platform-errors';
+import { decideRegisterTenant, decideRegistration } from '../../governance/tenants/register-tenant';
+import type { PlatformServices } from '../services';
+import { SESSION_COOKIE } from './access';
+import { hashToken, issueToken, issueUserToken, userOfToken } from './tokens';
+import {
+  decideRequestSignIn,
+  decideStartSession,
+  LINK_REFUSED,
+  pendingSignIn,
+  type Refusal,
+  SESSION_TTL_MS,
+  SIGN_IN_TTL_MS,
+} from './user-commands';
+import { userStream } from './user-state';
+
+/** Where a sign-in link leads (on the platform's public URL). */
+export const CALLBACK_PATH = '/v1/auth/callback';
+
+export const LOGIN_ACCEPTED_DETAIL =
+  'if the address can receive mail, a sign-in link is on its way; it works once, for 15 minutes';
+
+/** A refusal in the platform's error shape (with Retry-After for a 429). */
+export function sendRefusal(res: Response, refusal: Refusal): void {
+  sendPlatformError(
+    res,
+    refusal.status,
+    refusal.error,
+    refusal.message,
+    refusal.retryAfter === undefined ? {} : { headers: { 'Retry-After': String(refusal.retryAfter) } },
+  );
+}
+
+function context(services: PlatformServices, res: Response) {
+  return { now: services.clock(), correlationId: res.locals.correlationId as string };
+}
+
+export function requestSignIn(services: PlatformServices) {
+  return async (req: Request, res: Response) => {
+    const email = (req.body as AuthLoginBody).email.trim().toLowerCase();
+    const userId = userIdOfEmail(email);
+    const token = issueUserToken('sit', userId);
+    const decided = await services.users.execute(userStream(userId), (state) =>
+      decideRequestSignIn(state, { userId, email, tokenHash: hashToken(token) }, context(services, res)),
+    );
+    if (decided.kind === 'refused') {
+      sendRefusal(res, decided);
+      return;
+    }
+    const link = `${services.config.platformPublicUrl}${CALLBACK_PATH}?token=${token}`;
+    try {
+      await services.mailer.send({
+        to: email,
+        subject: 'Your sign-in link',
+        text: [
+          'Follow this link to sign in to the agent platform:',
+          '',
+          link,
+          '',
+          `It works once, for ${SIGN_IN_TTL_MS / 60_000} minutes. If you did not ask to sign in, ignore this mail.`,
+        ].join('\n'),
+      });
+    } catch (error) {
+      // The server's reply may quote the address: only its codes are logged.
+      const { code, responseCode } = error as { code?: string; responseCode?: number };
+      (res.locals.logger ?? services.logger).error(
+        { code, responseCode },
+        'a sign-in mail could not be sent',
+      );
+      sendPlatformError(
+        res,
+        503,
+        'service_unavailable',
+        'the sign-in mail could not be sent just now; retry in a minute',
+        { headers: { 'Retry-After': '60' } },
+      );
+      return;
+    }
+    res.status(202).json({ detail: LOGIN_ACCEPTED_DETAIL, expires_in: SIGN_IN_TTL_MS / 1000 });
+  };
+}
+
+/**
+ * The link's target. A browser (anything not asking for JSON first) is sent on to the platform's
+ * root with 303; a client sending `Accept: application/json` gets the session as JSON. Either way the
+ * answer sets the session cookie.
+ */
+export function completeSignIn(services: PlatformServices) {
+  return async (req: Request, res: Response) => {
+    const token = typeof req.query.token === 'string' ? req.query.token : '';
+    const userId = userOfToken('sit', token);
+    if (!userId) {
+      sendPlatformError(res, 401, 'unauthorized', LINK_REFUSED);
+      return;
+    }
+    const stream = userStream(userId);
+    const tokenHash = hashToken(token);
+    const before = await services.users.state(stream);
+    // Checked before a first sign-in registers a tenant, so a dead link registers none (the decision
+    // below checks again, on the state it decides on).
+    if (!pendingSignIn(before, tokenHash, services.clock())) {
+      sendPlatformError(res, 401, 'unauthorized', LINK_REFUSED);
+      return;
+    }
+    const newTenantId = before.registered
+      ? before.tenant_id
+      : await registerTenant(services, res, before.email);
+    const sessionToken = issueToken();
+    const decided = await services.users.execute(stream, (state) =>
+      decideStartSession(
+        state,
+        {
+          signInTokenHash: tokenHash,
+          sessionId: newSessionId(),
+          sessionTokenHash: hashToken(sessionToken),
+          newTenantId,
+        },
+        context(services, res),
+      ),
+    );
+    if (decided.kind === 'refused') {
+      sendRefusal(res, decided);
+      return;
+    }
+    await services.readYourWrite(decided.position as number, ['UserRegistered', 'SessionStarted']);
+    setSessionCookie(services, res, sessionToken);
+    if (req.accepts(['html', 'json']) !== 'json') {
+      res.status(303).location(`${services.config.platformPublicUrl}/`).end();
+      return;
+    }
+    res.status(200).json({
+      session_id: decided.session_id,
+      expires_at: decided.expires_at,
+      email: decided.email,
+      tenant_id: decided.tenant_id,
+    });
+  };
+}
+
+/**
+ * The tenant a user owns: registered as the clearinghouse registers one (a live L1 tenant), with the
+ * user's address. Its API key is drawn and only its hash kept, as always, but it is shown to no one:
+ * the user works through the platform, with a session. A second, concurrent first sign-in may register
+ * a tenant that no user ends up owning; it has no key anyone holds.
+ */
+async function registerTenant(services: PlatformServices, res: Response, email: string): Promise<string> {
+  const registration = decideRegisterTenant({ email, mode: 'live' }, services.clock());
+  const { position } = await services.tenants.execute(
+    registration.stream,
+    (state) => decideRegistration(state, registration, res.locals.correlationId as string),
+    { create: true },
+  );
+  await services.readYourWrite(position as number, ['TenantRegistered']);
+  return registration.event.data.tenant_id;
+}
+
+/** `gov_session`: HttpOnly, SameSite=Lax, Path=/, Secure when the platform is served over https. */
+function setSessionCookie(services: PlatformServices, res: Response, token: string): void {
+  res.cookie(SESSION_COOKIE, token, {
+    httpOnly: true,
+    sameSite: 'lax',
+    path: '/',
+    secure: services.config.platformPublicUrl.startsWith('https:'),
+    maxAge: SESSION_TTL_MS,
+  });
+}
+
+/** Tells the browser to forget the cookie (after its session ended). */
+export function clearSessionCookie(services: PlatformServices, res: Response): void {
+  res.clearCookie(SESSION_COOKIE, {
+    httpOnly: true,
+    sameSite: 'lax',
+    path: '/',
+    secure: services.config.platformPublicUrl.startsWith('https:'),
+  });
+}

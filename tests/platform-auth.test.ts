@@ -1,0 +1,524 @@
+/**
+ * Accounts of the agent platform against the started server: sign-in by a link received by a real SMTP
+ * server (the `smtp-server` package) in the test, the session cookie, /v1/auth/me, link reuse and
+ * expiry, sign-out, session listing and revocation, CSRF, key callers on session routes, WebSocket
+ * tickets, a restart, the admin role granted by the gov CLI, and nothing secret in the server's log.
+ */
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { redeemTicket } from '../command-api/platform/accounts/ws-tickets';
+import type { AgentDirectory } from '../command-api/platform/services';
+import { hashApiKey, userIdOfEmail } from '../domain/platform/ids';
+import { validateResponse } from '../event-schemas/validation';
+import { createLogger } from '../runtime/support/logger';
+import { runGov } from './support/children';
+import { MINUTE_MS, setTier, startTestServer, type TestServer } from './support/governance-client';
+
+interface ReceivedMail {
+  to: string[];
+  raw: string;
+}
+
+/** A real SMTP server: it takes every message (no TLS, no auth) and keeps it. */
+class MailCatcher {
+  readonly mails: ReceivedMail[] = [];
+  private constructor(private readonly server: SMTPServer) {}
+
+  static async start(): Promise<MailCatcher> {
+    let catcher: MailCatcher | null = null;
+    const server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS', 'AUTH'],
+      logger: false,
+      onData(stream, session, callback) {
+        let raw = '';
+        stream.setEncoding('utf8');
+        stream.on('data', (chunk: string) => {
+          raw += chunk;
+        });
+        stream.on('end', () => {
+          catcher!.mails.push({ to: session.envelope.rcptTo.map((rcpt) => rcpt.address), raw });
+          callback();
+        });
+      },
+    });
+    catcher = new MailCatcher(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return catcher;
+  }
+
+  get port(): number {
+    return (this.server.server.address() as AddressInfo).port;
+  }
+
+  /** The sign-in link of the newest mail to `to` (its text decoded from quoted-printable). */
+  linkTo(to: string): string {
+    const mail = [...this.mails].reverse().find((m) => m.to.includes(to));
+    if (!mail) throw new Error(`no mail to ${to}`);
+    const text = mail.raw
+      .replace(/=\r?\n/g, '')
+      .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+    const link = /https?:\/\/\S+\/v1\/auth\/callback\?token=[A-Za-z0-9_-]+/.exec(text)?.[0];
+    if (!link) throw new Error('the mail holds no sign-in link');
+    return link;
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+let server: TestServer;
+let smtp: MailCatcher;
+const logLines: string[] = [];
+/** Every secret and address the flow saw: none may be in the server's log. */
+const secrets: { name: string; value: string }[] = [];
+
+const AGENT_A = `svc_${'a'.repeat(26)}`;
+const AGENT_B = `svc_${'b'.repeat(26)}`;
+const agents = new Map<string, { userId: string; tenantId: string }>();
+const directory: AgentDirectory = {
+  ownerOf: async (agentId) => agents.get(agentId) ?? null,
+  keyByHash: async () => null,
+};
+
+beforeAll(async () => {
+  smtp = await MailCatcher.start();
+  server = await startTestServer('gov-platform-auth-', {
+    env: { GOV_SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, GOV_SIGN_INS_PER_IP_HOUR: '1000' },
+    logger: createLogger('trace', {
+      write: (line: string) => {
+        logLines.push(line);
+      },
+    }),
+  });
+  // Until the agents feature is merged, the agents the tickets are for come from an in-memory directory.
+  server.server.platform.agentDirectory = directory;
+}, 60_000);
+
+afterAll(async () => {
+  await server?.dispose();
+  await smtp?.close();
+});
+
+const url = (path: string) => `${server.server.platformUrl}${path}`;
+const origin = () => new URL(server.server.platformUrl).origin;
+
+interface Call {
+  cookie?: string;
+  origin?: string | null;
+  key?: string;
+  json?: unknown;
+  accept?: string;
+}
+
+async function call(method: string, path: string, options: Call = {}) {
+  const headers: Record<string, string> = {};
+  if (options.cookie) headers.cookie = `gov_session=${options.cookie}`;
+  // A browser's state-changing request carries its page's Origin; null leaves it out.
+  const sentOrigin = options.origin === undefined ? origin() : options.origin;
+  if (sentOrigin && method !== 'GET') headers.origin = sentOrigin;
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  if (options.accept) headers.accept = options.accept;
+  if (options.json !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(url(path), {
+    method,
+    headers,
+    redirect: 'manual',
+    ...(options.json === undefined ? {} : { body: JSON.stringify(options.json) }),
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (text ? JSON.parse(text) : null) as Record<string, unknown>,
+  };
+}
+
+/** Asks for a link for `email` and returns the link the SMTP server received. */
+async function requestLink(email: string): Promise<string> {
+  const before = smtp.mails.length;
+  const answer = await call('POST', '/v1/auth/login', { json: { email }, origin: null });
+  expect(answer.status).toBe(202);
+  expect(smtp.mails.length).toBe(before + 1);
+  const link = smtp.linkTo(email.toLowerCase());
+  const token = new URL(link).searchParams.get('token')!;
+  secrets.push(
+    { name: `sign-in token for ${email}`, value: token },
+    { name: 'its secret part', value: token.slice(-43) },
+  );
+  return link;
+}
+
+/** Follows a link as a JSON client; returns the session cookie's value. */
+async function follow(
+  link: string,
+): Promise<{ cookie: string; setCookie: string; body: Record<string, unknown> }> {
+  const answer = await call('GET', new URL(link).pathname + new URL(link).search, {
+    accept: 'application/json',
+  });
+  expect(answer.status).toBe(200);
+  const setCookie = answer.headers.getSetCookie().find((c) => c.startsWith('gov_session='))!;
+  const cookie = /^gov_session=([^;]+)/.exec(setCookie)![1]!;
+  secrets.push({ name: 'session cookie', value: cookie });
+  return { cookie, setCookie, body: answer.body };
+}
+
+async function signIn(email: string): Promise<string> {
+  return (await follow(await requestLink(email))).cookie;
+}
+
+const head = () => server.server.services.eventStore.headPosition();
+
+describe('sign-in by an emailed link', () => {
+  const email = 'Ada.Lovelace@Example.com';
+  let cookie: string;
+
+  it('given an address, when a link is asked for, then 202, the SMTP server receives the link, and following it sets the session cookie and /v1/auth/me answers', async () => {
+    secrets.push(
+      { name: 'email', value: 'ada.lovelace@example.com' },
+      { name: 'email as typed', value: email },
+    );
+    const { cookie: value, setCookie, body } = await follow(await requestLink(email));
+    cookie = value;
+    expect(setCookie).toMatch(/; HttpOnly/);
+    expect(setCookie).toMatch(/; SameSite=Lax/);
+    expect(setCookie).toMatch(/; Path=\//);
+    expect(setCookie).not.toMatch(/Secure/);
+    expect(body).toEqual({
+      session_id: expect.stringMatching(/^ses_[0-9a-f]{24}$/),
+      expires_at: expect.any(String),
+      email: 'ada.lovelace@example.com',
+      tenant_id: expect.stringMatching(/^ten_[0-9a-f]{24}$/),
+    });
+    const me = await call('GET', '/v1/auth/me', { cookie });
+    expect(me.status).toBe(200);
+    expect(me.body).toEqual({
+      email: 'ada.lovelace@example.com',
+      role: 'user',
+      tier: 'L1',
+      tenant_id: body.tenant_id,
+    });
+    expect(validateResponse('auth-me', me.body).ok).toBe(true);
+    expect(validateResponse('auth-signed-in', body).ok).toBe(true);
+  });
+
+  it("given the user's tenant, when an operator changes its tier (gov tenant tier), then /v1/auth/me says the new tier", async () => {
+    const me = await call('GET', '/v1/auth/me', { cookie });
+    await setTier(server.server, me.body.tenant_id as string, 'L2');
+    expect((await call('GET', '/v1/auth/me', { cookie })).body).toMatchObject({ tier: 'L2' });
+  });
+
+  it('given a signed-in user, when it signs in again, then the same user and tenant, in a second session', async () => {
+    const again = await follow(await requestLink('ada.lovelace@example.com'));
+    const me = await call('GET', '/v1/auth/me', { cookie: again.cookie });
+    expect(me.body).toEqual((await call('GET', '/v1/auth/me', { cookie })).body);
+    expect(again.cookie).not.toBe(cookie);
+  });
+
+  it('given an address never seen and one known, when links are asked for, then both answers are the same 202', async () => {
+    const known = await call('POST', '/v1/auth/login', { json: { email: 'ada.lovelace@example.com' } });
+    const unknown = await call('POST', '/v1/auth/login', { json: { email: 'nobody-yet@example.com' } });
+    secrets.push({ name: 'unknown email', value: 'nobody-yet@example.com' });
+    expect(unknown.status).toBe(202);
+    expect(unknown.body).toEqual(known.body);
+    expect(known.body).toEqual({ detail: expect.any(String), expires_in: 900 });
+    expect(validateResponse('auth-login-accepted', known.body).ok).toBe(true);
+  });
+
+  it('given a followed link, when it is followed again, then 401 unauthorized and nothing is appended', async () => {
+    const link = await requestLink('reuse@example.com');
+    await follow(link);
+    const before = await head();
+    const again = await call('GET', new URL(link).pathname + new URL(link).search, {
+      accept: 'application/json',
+    });
+    expect(again.status).toBe(401);
+    expect(again.body).toEqual({
+      error: 'unauthorized',
+      detail: expect.stringContaining('already used or expired'),
+    });
+    expect(again.headers.getSetCookie()).toEqual([]);
+    expect(await head()).toBe(before);
+  });
+
+  it('given a link 15 minutes old, when it is followed, then 401 unauthorized', async () => {
+    const link = await requestLink('late@example.com');
+    server.clock.advance(15 * MINUTE_MS);
+    const late = await call('GET', new URL(link).pathname + new URL(link).search, {
+      accept: 'application/json',
+    });
+    expect([late.status, late.body.error]).toEqual([401, 'unauthorized']);
+  });
+
+  it('given a malformed or forged token, when it is followed, then 401 unauthorized', async () => {
+    for (const token of ['nope', `sit_${userIdOfEmail('x@example.com').slice(4)}_${'A'.repeat(43)}`]) {
+      const answer = await call('GET', `/v1/auth/callback?token=${token}`);
+      expect([answer.status, answer.body.error]).toEqual([401, 'unauthorized']);
+    }
+  });
+
+  it('given a link followed by a browser, then 303 to the platform root with the cookie set', async () => {
+    const link = await requestLink('browser@example.com');
+    const answer = await call('GET', new URL(link).pathname + new URL(link).search, { accept: 'text/html' });
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toBe(`${server.server.platformUrl}/`);
+    const cookie = /^gov_session=([^;]+)/.exec(answer.headers.getSetCookie()[0]!)![1]!;
+    secrets.push({ name: 'browser session cookie', value: cookie });
+    expect((await call('GET', '/v1/auth/me', { cookie })).status).toBe(200);
+  });
+
+  it('given 5 links sent to one address within 15 minutes, when a sixth is asked for, then 429 rate_limited with Retry-After, and nothing is sent', async () => {
+    for (let i = 0; i < 5; i++) await requestLink('busy@example.com');
+    const mails = smtp.mails.length;
+    const sixth = await call('POST', '/v1/auth/login', { json: { email: 'BUSY@example.com' } });
+    expect([sixth.status, sixth.body.error]).toEqual([429, 'rate_limited']);
+    expect(Number(sixth.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(smtp.mails.length).toBe(mails);
+  });
+
+  it('given a body that is not an address, when a link is asked for, then 400 invalid_request', async () => {
+    const answer = await call('POST', '/v1/auth/login', { json: { email: 'not an address' } });
+    expect([answer.status, answer.body.error]).toEqual([400, 'invalid_request']);
+  });
+});
+
+describe('who may call', () => {
+  it('given no credentials, or an unknown cookie, when /v1/auth/me, then 401 unauthorized', async () => {
+    for (const options of [{}, { cookie: 'A'.repeat(43) }, { cookie: 'garbage' }]) {
+      const answer = await call('GET', '/v1/auth/me', options);
+      expect([answer.status, answer.body.error]).toEqual([401, 'unauthorized']);
+    }
+  });
+
+  it('given an agent API key, when a session-only route is called, then 403 session_required', async () => {
+    const key = `svc_sk_${'k'.repeat(43)}`;
+    for (const [method, path] of [
+      ['GET', '/v1/auth/me'],
+      ['GET', '/v1/auth/sessions'],
+      ['POST', '/v1/ws-ticket'],
+    ] as const) {
+      const answer = await call(method, path, {
+        key,
+        ...(method === 'POST' ? { json: { agent_id: AGENT_A } } : {}),
+      });
+      expect([answer.status, answer.body.error]).toEqual([403, 'session_required']);
+    }
+  });
+
+  it("given a session cookie, when a state-changing request lacks the platform's Origin, then 403 csrf_rejected and nothing is appended", async () => {
+    const cookie = await signIn('csrf@example.com');
+    const before = await head();
+    for (const sent of [null, 'http://evil.example']) {
+      const answer = await call('POST', '/v1/auth/logout', { cookie, origin: sent });
+      expect([answer.status, answer.body.error]).toEqual([403, 'csrf_rejected']);
+    }
+    expect(await head()).toBe(before);
+    expect((await call('GET', '/v1/auth/me', { cookie })).status).toBe(200);
+  });
+});
+
+describe('sessions', () => {
+  it('given a session, when it signs out, then 204, the cookie is cleared and stops working', async () => {
+    const cookie = await signIn('logout@example.com');
+    const out = await call('POST', '/v1/auth/logout', { cookie });
+    expect(out.status).toBe(204);
+    expect(out.headers.getSetCookie()[0]).toMatch(/^gov_session=;.*Expires=Thu, 01 Jan 1970/);
+    expect((await call('GET', '/v1/auth/me', { cookie })).status).toBe(401);
+    expect((await call('POST', '/v1/auth/logout', { cookie })).status).toBe(401);
+  });
+
+  it('given two sessions, when they are listed and one is revoked from the other, then it stops working', async () => {
+    const laptop = await signIn('two@example.com');
+    const phone = await signIn('two@example.com');
+    const listed = await call('GET', '/v1/auth/sessions', { cookie: laptop });
+    expect(listed.status).toBe(200);
+    const sessions = listed.body.sessions as { session_id: string; current: boolean }[];
+    expect(sessions).toHaveLength(2);
+    expect(validateResponse('auth-sessions', listed.body).ok).toBe(true);
+    expect(sessions.map((s) => s.current).sort()).toEqual([false, true]);
+    const phoneSession = sessions.find((s) => !s.current)!.session_id;
+    expect((await call('DELETE', `/v1/auth/sessions/${phoneSession}`, { cookie: laptop })).status).toBe(204);
+    expect((await call('GET', '/v1/auth/me', { cookie: phone })).status).toBe(401);
+    expect((await call('GET', '/v1/auth/me', { cookie: laptop })).status).toBe(200);
+    const again = await call('DELETE', `/v1/auth/sessions/${phoneSession}`, { cookie: laptop });
+    expect([again.status, again.body.error]).toEqual([404, 'not_found']);
+    // Another user's session is not found either.
+    const other = await signIn('other@example.com');
+    const mine = (await call('GET', '/v1/auth/sessions', { cookie: laptop })).body.sessions as {
+      session_id: string;
+    }[];
+    const foreign = await call('DELETE', `/v1/auth/sessions/${mine[0]!.session_id}`, { cookie: other });
+    expect([foreign.status, foreign.body.error]).toEqual([404, 'not_found']);
+  });
+});
+
+describe('WebSocket tickets', () => {
+  let cookie: string;
+  let userId: string;
+
+  beforeAll(async () => {
+    cookie = await signIn('tickets@example.com');
+    userId = userIdOfEmail('tickets@example.com');
+    agents.set(AGENT_A, { userId, tenantId: 'ten_x' });
+    agents.set(AGENT_B, { userId: userIdOfEmail('someone-else@example.com'), tenantId: 'ten_y' });
+  });
+
+  async function mint(agentId = AGENT_A): Promise<string> {
+    const answer = await call('POST', '/v1/ws-ticket', { cookie, json: { agent_id: agentId } });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ ticket: expect.stringMatching(/^wst_/), expires_at: expect.any(String) });
+    expect(validateResponse('ws-ticket', answer.body).ok).toBe(true);
+    const ticket = answer.body.ticket as string;
+    secrets.push({ name: 'ticket', value: ticket });
+    return ticket;
+  }
+
+  it('given a ticket for an agent, when it is redeemed, then the user and agent; when again, then refused', async () => {
+    const ticket = await mint();
+    expect(await redeemTicket(server.server.platform, ticket, AGENT_A)).toEqual({
+      ok: true,
+      userId,
+      agentId: AGENT_A,
+    });
+    expect(await redeemTicket(server.server.platform, ticket, AGENT_A)).toMatchObject({
+      ok: false,
+      status: 401,
+      error: 'unauthorized',
+    });
+  });
+
+  it('given a ticket for one agent, when presented for another, then 403, and it still opens its own', async () => {
+    const ticket = await mint();
+    expect(await redeemTicket(server.server.platform, ticket, AGENT_B)).toMatchObject({
+      ok: false,
+      status: 403,
+    });
+    expect(await redeemTicket(server.server.platform, ticket, AGENT_A)).toMatchObject({ ok: true });
+  });
+
+  it('given a ticket 30 seconds old, when it is redeemed, then refused', async () => {
+    const ticket = await mint();
+    server.clock.advance(30_000);
+    expect(await redeemTicket(server.server.platform, ticket, AGENT_A)).toMatchObject({
+      ok: false,
+      status: 401,
+    });
+  });
+
+  it("given another user's agent or an unknown one, when a ticket is asked for, then 404 not_found", async () => {
+    for (const agentId of [AGENT_B, `svc_${'c'.repeat(26)}`]) {
+      const answer = await call('POST', '/v1/ws-ticket', { cookie, json: { agent_id: agentId } });
+      expect([answer.status, answer.body.error]).toEqual([404, 'not_found']);
+    }
+  });
+
+  it('given no Origin, when a ticket is asked for with the cookie, then 403 csrf_rejected', async () => {
+    const answer = await call('POST', '/v1/ws-ticket', { cookie, origin: null, json: { agent_id: AGENT_A } });
+    expect([answer.status, answer.body.error]).toEqual([403, 'csrf_rejected']);
+  });
+});
+
+describe('a restart and the admin role', () => {
+  it('given a session, when the server restarts and an operator grants admin with the gov CLI, then the cookie still works and /v1/auth/me says admin', async () => {
+    const cookie = await signIn('operator-made@example.com');
+    await server.stop();
+    const granted = await runGov(['user', 'grant-admin', 'Operator-Made@example.com', '--operator', 'test'], {
+      dataDir: server.dataDir,
+    });
+    expect({ code: granted.code, stderr: granted.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(granted.stdout).toContain(`${userIdOfEmail('operator-made@example.com')}: role user -> admin`);
+    const unknown = await runGov(['user', 'grant-admin', 'never-signed-in@example.com'], {
+      dataDir: server.dataDir,
+    });
+    expect(unknown.code).toBe(1);
+    await server.start();
+    server.server.platform.agentDirectory = directory;
+    const me = await call('GET', '/v1/auth/me', { cookie });
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ email: 'operator-made@example.com', role: 'admin' });
+  }, 60_000);
+
+  it('given a running server, when the gov CLI grants and then revokes admin, then /v1/auth/me follows each change', async () => {
+    const cookie = await signIn('revoked@example.com');
+    const roleBecomes = async (role: string) => {
+      for (let i = 0; i < 200; i++) {
+        if ((await call('GET', '/v1/auth/me', { cookie })).body.role === role) return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`the role never became ${role}`);
+    };
+    expect(
+      (await runGov(['user', 'grant-admin', 'revoked@example.com'], { dataDir: server.dataDir })).code,
+    ).toBe(0);
+    await roleBecomes('admin');
+    const revoked = await runGov(['user', 'revoke-admin', 'revoked@example.com'], {
+      dataDir: server.dataDir,
+    });
+    expect(revoked.stdout).toContain('role admin -> user');
+    await roleBecomes('user');
+  }, 60_000);
+});
+
+describe('without GOV_SMTP_URL', () => {
+  it('given a sign-in, then its link is written to the server log at info level, and it works; per client address, links are limited', async () => {
+    const lines: string[] = [];
+    const local = await startTestServer('gov-platform-auth-log-', {
+      env: { GOV_SIGN_INS_PER_IP_HOUR: '2' },
+      logger: createLogger('info', {
+        write: (line: string) => {
+          lines.push(line);
+        },
+      }),
+    });
+    try {
+      const answer = await fetch(`${local.server.platformUrl}/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'dev@example.com' }),
+      });
+      expect(answer.status).toBe(202);
+      const entry = lines
+        .map((line) => JSON.parse(line) as { level: number; mail?: { to: string; text: string } })
+        .find((line) => line.mail);
+      expect(entry).toMatchObject({ level: 30, mail: { to: 'dev@example.com' } });
+      const link = /https?:\/\/\S+\/v1\/auth\/callback\?token=[A-Za-z0-9_-]+/.exec(entry!.mail!.text)![0];
+      const followed = await fetch(link, { headers: { accept: 'application/json' }, redirect: 'manual' });
+      expect(followed.status).toBe(200);
+
+      // GOV_SIGN_INS_PER_IP_HOUR=2: the second link from this client address is sent, the third refused.
+      const login = (email: string) =>
+        fetch(`${local.server.platformUrl}/v1/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email }),
+        });
+      expect((await login('dev2@example.com')).status).toBe(202);
+      const third = await login('dev3@example.com');
+      expect(third.status).toBe(429);
+      expect(await third.json()).toEqual({
+        error: 'rate_limited',
+        detail: expect.stringContaining('this address'),
+      });
+      expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(lines.filter((line) => line.includes('"mail"'))).toHaveLength(2);
+    } finally {
+      await local.dispose();
+    }
+  }, 60_000);
+});
+
+describe("the server's log", () => {
+  it('holds no sign-in token, session cookie, ticket or email address', () => {
+    const output = logLines.join('');
+    expect(output).toContain('"msg":"request"');
+    const hashes = secrets.map((secret) => ({
+      name: `${secret.name} (hash)`,
+      value: hashApiKey(secret.value),
+    }));
+    const found = [...secrets, ...hashes]
+      .filter((secret) => output.includes(secret.value))
+      .map((s) => s.name);
+    expect(found).toEqual([]);
+  });
+});
