@@ -19,6 +19,19 @@ export interface AnchorFacts {
   checkpoint: string;
 }
 
+/** An anchor as the audit read it, with the recomputed hash of its shared-log leaf. */
+export interface AuditedAnchor extends AnchorFacts {
+  leafHash: Uint8Array;
+}
+
+export interface AnchorHooks {
+  /**
+   * Called for each readable anchor (a LogAnchored of the shared log), in event order: the anchors of
+   * every log when the hooked log is the shared one, else those of the hooked log.
+   */
+  onAnchor?: (anchor: AuditedAnchor) => void | Promise<void>;
+}
+
 export interface AnchorVerdict {
   findings: Finding[];
   leafHash: Uint8Array;

@@ -1,10 +1,10 @@
 /**
- * Reading the JSON answers of the public log API (`/sth`, `/proof`, `/consistency`, `/keys`) into
+ * Reading the JSON answers of the public log API (`/sth`, `/proof`, `/consistency`, `/keys`, `/anchor`) into
  * typed values, checking every member the live audit relies on. A server is not trusted to be well
  * formed: a malformed answer is an AnswerFormatError whose message says what is wrong.
  */
 import type { JsonSth } from '../domain/log';
-import { fromHex } from '../merkle-core';
+import { fromHex, parseNote } from '../merkle-core';
 
 export class AnswerFormatError extends Error {
   override readonly name = 'AnswerFormatError';
@@ -72,10 +72,64 @@ export function parseConsistencyAnswer(value: unknown): ConsistencyAnswer {
   return { from: size(o, 'from'), to: size(o, 'to'), proof: hashList(o, 'proof') };
 }
 
+/** The anchored checkpoint's members of a GOV_LOG_ANCHOR_V1 record, and the record itself (to hash). */
+interface AnchorRecordAnswer {
+  readonly log: string;
+  readonly tree_size: number;
+  readonly root_hash: string;
+  readonly checkpoint: string;
+  /** The record as served: its leaf hash is recomputed from it. */
+  readonly record: Record<string, unknown>;
+}
+
+/** `GET /gov/v1/logs/:log/anchor?tree_size=N`: an anchor leaf of the shared log and its proof. */
+export interface AnchorAnswer {
+  readonly log: string;
+  readonly tree_size: number;
+  readonly anchor: {
+    readonly leaf_index: number;
+    readonly leaf_hash: string;
+    readonly record: AnchorRecordAnswer;
+  };
+  readonly shared: { readonly sth: JsonSth; readonly inclusion_proof: ProofAnswer };
+}
+
+export function parseAnchorAnswer(value: unknown): AnchorAnswer {
+  const o = object(value, 'the anchor answer');
+  const anchor = object(o.anchor, 'anchor');
+  const record = object(anchor.record, 'anchor.record');
+  const shared = object(o.shared, 'shared');
+  return {
+    log: string(o, 'log'),
+    tree_size: size(o, 'tree_size'),
+    anchor: {
+      leaf_index: size(anchor, 'leaf_index'),
+      leaf_hash: hashHex(anchor, 'leaf_hash'),
+      record: {
+        log: string(record, 'log'),
+        tree_size: size(record, 'tree_size'),
+        root_hash: hashHex(record, 'root_hash'),
+        checkpoint: string(record, 'checkpoint'),
+        record,
+      },
+    },
+    shared: { sth: parseSthAnswer(shared.sth), inclusion_proof: parseProofAnswer(shared.inclusion_proof) },
+  };
+}
+
 /** The log verifier key from `GET /keys` (other members are not needed), or null when absent. */
 export function parseKeysAnswer(value: unknown): { log: string | null } {
   const o = object(value, 'the keys answer');
   return { log: typeof o.log === 'string' ? o.log.trim() : null };
+}
+
+/** The signed text of a note (the checkpoint body), or null when it is not a note. */
+export function signedText(note: string): string | null {
+  try {
+    return parseNote(note).text;
+  } catch {
+    return null;
+  }
 }
 
 function object(value: unknown, what: string): Record<string, unknown> {

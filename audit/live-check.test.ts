@@ -257,6 +257,7 @@ describe('LiveLogCheck against a consistent server', () => {
       tree_heads: HEAD_SIZES.length,
       consistency_proofs: HEAD_SIZES.length - 2, // none from the empty tree
       latest_root_matches: true,
+      anchors: 0,
     });
     expect(report.local).toEqual({ leaves: LEAVES, tree_heads: HEAD_SIZES.length });
     expect(report.log_url).toBe(`${server.url}/gov/v1/log`);
@@ -552,6 +553,7 @@ describe('LiveLogCheck when the server and the events cover different sizes', ()
       tree_heads: 5,
       consistency_proofs: 3,
       latest_root_matches: true,
+      anchors: 0,
     });
     expect(report.notices).toEqual([
       expect.stringContaining('leaves 300–599 were not compared'),

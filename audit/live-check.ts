@@ -15,6 +15,10 @@
  *                 it, compares its root and checkpoint with the recorded/recomputed ones, and verifies
  *                 the server's consistency proof from the previous recorded head against the recomputed
  *                 roots.
+ *   onAnchor      (audit hook) for each anchor the events hold (every log's when the shared log is
+ *                 checked, else the checked log's), fetches `…/logs/<log>/anchor?tree_size=N` and checks
+ *                 it is that anchor, proved into a shared STH signed by a trusted key, and that the
+ *                 server's head of the log at N is the anchored checkpoint (live-anchors.ts).
  *   finish()      waits for the requests in flight and returns the discrepancies, what was compared,
  *                 and notices about what could not be (e.g. a server ahead of the local stream).
  *
@@ -32,20 +36,23 @@ import {
   bytesEqual,
   CompactRange,
   EMPTY_ROOT,
-  parseNote,
   TILE_WIDTH,
   tilePath,
   toHex,
   verifyConsistency,
   verifyInclusion,
 } from '../merkle-core';
+import type { AuditedAnchor } from './anchor-checks';
+import { anchorAnswerFaults, anchoredHeadFault } from './live-anchors';
 import {
   AnswerFormatError,
+  parseAnchorAnswer,
   parseConsistencyAnswer,
   parseJsonBody,
   parseKeysAnswer,
   parseProofAnswer,
   parseSthAnswer,
+  signedText,
 } from './live-answers';
 import { type FindingPlace, type LiveCheckCode, type LiveDiscrepancy, LiveFindings } from './live-findings';
 import {
@@ -113,6 +120,8 @@ export interface LiveComparisons {
   consistency_proofs: number;
   /** Whether the server's latest root equals the recomputed root at its size (null: not compared). */
   latest_root_matches: boolean | null;
+  /** Anchors of the events asked for at `…/anchor` and checked. */
+  anchors: number;
 }
 
 export interface LiveCheckReport {
@@ -193,6 +202,16 @@ export class LiveLogCheck {
   readonly #proofEvery: number;
   readonly #giveUpAfter: number;
   readonly #logUrl: string;
+  readonly #httpOptions: LogHttpOptions;
+  /** The server's base URL, under which every log is. */
+  readonly #serverBase: string;
+  /** Clients of the other logs whose anchors are checked. */
+  readonly #logClients = new Map<string, LogHttpClient>();
+  /** The auditor's shared-log keys, which anchors are proved under (null: none usable). */
+  readonly #sharedTrust: TrustedLogKeys | null;
+  /** Anchors not checked: no trusted shared-log key, or not under the server's signed shared tree. */
+  #anchorsUntrusted = 0;
+  #anchorsNotSigned = 0;
 
   #state: State = 'new';
   #server: LiveServerHead | null = null;
@@ -216,14 +235,21 @@ export class LiveLogCheck {
     tree_heads: 0,
     consistency_proofs: 0,
     latest_root_matches: null,
+    anchors: 0,
   };
 
   constructor(options: LiveLogCheckOptions) {
     const { logUrl, log } = liveLogOf(options.serverUrl, options.log);
     this.#logUrl = logUrl;
     this.log = log;
+    this.#httpOptions = options;
     this.#http = new LogHttpClient(this.#logUrl, options);
+    this.#serverBase = logUrl.slice(
+      0,
+      -(logUrl.endsWith(LOG_MOUNT) ? LOG_MOUNT : `${LOGS_MOUNT}/${log}`).length,
+    );
     this.#trust = log === SHARED_LOG_NAME ? new TrustedLogKeys(options.trust.logVerifierKeys) : null;
+    this.#sharedTrust = this.#trust ?? sharedKeysOrNull(options.trust.logVerifierKeys);
     this.#pool = new TaskPool(options.concurrency ?? 4);
     this.#findings = new LiveFindings(options.maxPerCheck ?? 100);
     this.#proofEvery = options.proofEvery ?? 1000;
@@ -237,8 +263,9 @@ export class LiveLogCheck {
   get hooks(): {
     onLeaf: (leafIndex: number, leafHash: Uint8Array) => void | Promise<void>;
     onTreeHead: (treeSize: number, rootHash: Uint8Array, checkpoint: string) => void | Promise<void>;
+    onAnchor: (anchor: AuditedAnchor) => void | Promise<void>;
   } {
-    return { onLeaf: this.onLeaf, onTreeHead: this.onTreeHead };
+    return { onLeaf: this.onLeaf, onTreeHead: this.onTreeHead, onAnchor: this.onAnchor };
   }
 
   /**
@@ -316,6 +343,21 @@ export class LiveLogCheck {
       await this.#checkTreeHead(treeSize, root, checkpoint);
       if (from) await this.#checkConsistency(from.size, from.root, treeSize, root);
     });
+  };
+
+  /**
+   * Audit hook: an anchor the events hold (a LogAnchored of the shared log), with its recomputed leaf
+   * hash. Checked when it anchors the log checked, or any log when the shared log is checked.
+   */
+  readonly onAnchor = (anchor: AuditedAnchor): void | Promise<void> => {
+    this.#expectStarted('onAnchor');
+    if (this.#state !== 'running') return;
+    if (this.log !== SHARED_LOG_NAME && anchor.log !== this.log) return;
+    if (!this.#sharedTrust) {
+      this.#anchorsUntrusted++;
+      return;
+    }
+    return this.#schedule(() => this.#checkAnchor(anchor, this.#sharedTrust!));
   };
 
   /**
@@ -571,6 +613,88 @@ export class LiveLogCheck {
     if (!verdict.ok) fault(`it does not verify between the recomputed roots: ${verdict.reason}`);
   }
 
+  // ---- anchors -------------------------------------------------------------------------------------
+
+  async #checkAnchor(anchor: AuditedAnchor, sharedKeys: TrustedLogKeys): Promise<void> {
+    const where = { log: anchor.log, tree_size: anchor.treeSize };
+    const client = this.#clientOf(anchor.log);
+    const answer = await this.#fetch(`anchor?tree_size=${anchor.treeSize}`, where, client);
+    if (!answer) return;
+    this.#compared.anchors++;
+    if (answer.status === 404) return this.#anchorNotServed(anchor, answer);
+    const what = `the anchor of log ${anchor.log} at size ${anchor.treeSize}`;
+    if (answer.status !== 200) {
+      this.#add(
+        'live-anchor-invalid',
+        `${what}: GET ${answer.url} answered HTTP ${answer.status}${serverMessage(answer.body)}`,
+        where,
+      );
+      return;
+    }
+    let parsed: ReturnType<typeof parseAnchorAnswer>;
+    try {
+      parsed = parseAnchorAnswer(parseJsonBody(answer.body));
+    } catch (error) {
+      this.#add(
+        'live-anchor-invalid',
+        `${what}: ${answer.url} is malformed: ${(error as Error).message}`,
+        where,
+      );
+      return;
+    }
+    const faults = await anchorAnswerFaults(anchor, parsed, sharedKeys);
+    for (const fault of faults) this.#add(fault.check, fault.message, where);
+    // Another anchor than the events': the head at its size says nothing more.
+    if (faults.some((fault) => fault.check === 'live-anchor-mismatch')) return;
+    const head = await this.#fetch(`sth?tree_size=${anchor.treeSize}`, where, client);
+    if (!head) return;
+    let sth: JsonSth;
+    try {
+      if (head.status !== 200) throw new AnswerFormatError(`HTTP ${head.status}${serverMessage(head.body)}`);
+      sth = parseSthAnswer(parseJsonBody(head.body));
+    } catch (error) {
+      this.#add(
+        'live-anchor-mismatch',
+        `${what}: the server serves no tree head of log ${anchor.log} at that size (${head.url}: ${(error as Error).message})`,
+        where,
+      );
+      return;
+    }
+    const fault = anchoredHeadFault(anchor, sth);
+    if (fault) this.#add(fault.check, fault.message, where);
+  }
+
+  /**
+   * The server serves no anchor of the log at that size: a fault when its signed shared tree holds the
+   * anchor's leaf; else the anchor was admitted after the server's latest shared head (a notice), or
+   * the leaf is lost, which the shared log's own live check reports.
+   */
+  async #anchorNotServed(anchor: AuditedAnchor, answer: LogAnswer): Promise<void> {
+    const where = { log: anchor.log, tree_size: anchor.treeSize };
+    const hash = toHex(anchor.leafHash);
+    const shared = await this.#fetch(`proof?leaf_hash=${hash}`, where, this.#clientOf(SHARED_LOG_NAME));
+    if (!shared) return;
+    if (shared.status === 404) {
+      this.#anchorsNotSigned++;
+      return;
+    }
+    this.#add(
+      'live-anchor-missing',
+      `the anchor of log ${anchor.log} at size ${anchor.treeSize} (shared-log leaf ${hash}) is in the server's shared log (GET ${shared.url}: HTTP ${shared.status}), but GET ${answer.url} answers HTTP 404${serverMessage(answer.body)}`,
+      where,
+    );
+  }
+
+  #clientOf(log: string): LogHttpClient {
+    if (log === this.log) return this.#http;
+    let client = this.#logClients.get(log);
+    if (!client) {
+      client = new LogHttpClient(logUrlUnder(this.#serverBase, log), this.#httpOptions);
+      this.#logClients.set(log, client);
+    }
+    return client;
+  }
+
   // ---- finish --------------------------------------------------------------------------------------
 
   #noteWhatWasNotCompared(): void {
@@ -585,6 +709,14 @@ export class LiveLogCheck {
         `the audited events give ${leaves} leaves, beyond the ${size} of the server's latest signed tree when the check began: leaves ${size}–${leaves - 1} were not compared`,
       );
     }
+    if (this.#anchorsNotSigned > 0)
+      this.#notices.push(
+        `${this.#anchorsNotSigned} anchor${this.#anchorsNotSigned === 1 ? '' : 's'} of the events ${this.#anchorsNotSigned === 1 ? 'is' : 'are'} not under the server's signed shared tree: anchored after its latest shared head, or lost (the live check of the shared log compares its leaves)`,
+      );
+    if (this.#anchorsUntrusted > 0)
+      this.#notices.push(
+        `${this.#anchorsUntrusted} anchor${this.#anchorsUntrusted === 1 ? ' was' : 's were'} not compared: no trusted shared-log key to verify the shared tree heads they are proved into`,
+      );
     const beyond = this.#headsBeyond;
     if (beyond.count > 0) {
       const sizes = beyond.count === 1 ? `size ${beyond.first}` : `sizes ${beyond.first}–${beyond.last}`;
@@ -619,10 +751,13 @@ export class LiveLogCheck {
     });
   }
 
-  /** GETs `path`; a request that fails for good becomes a 'live-unreachable' finding and null. */
-  async #fetch(path: string, place?: FindingPlace): Promise<LogAnswer | null> {
+  /**
+   * GETs `path` (of this log, or of `client`'s); a request that fails for good becomes a
+   * 'live-unreachable' finding and null.
+   */
+  async #fetch(path: string, place?: FindingPlace, client = this.#http): Promise<LogAnswer | null> {
     try {
-      const answer = await this.#http.get(path);
+      const answer = await client.get(path);
       this.#failuresInARow = 0;
       return answer;
     } catch (error) {
@@ -682,10 +817,10 @@ export class LiveLogCheck {
   }
 }
 
-/** The signed text of a note (the checkpoint body), or null when it is not a note. */
-function signedText(note: string): string | null {
+/** The auditor's shared-log keys, or null when there is none usable (a check of another log then skips anchors). */
+function sharedKeysOrNull(verifierKeys: readonly string[]): TrustedLogKeys | null {
   try {
-    return parseNote(note).text;
+    return new TrustedLogKeys(verifierKeys);
   } catch {
     return null;
   }

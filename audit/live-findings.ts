@@ -25,6 +25,12 @@ export const LIVE_CHECKS = {
     'a consistency proof the server serves is missing or does not verify between the recomputed roots',
   'live-log-key':
     'the key the server publishes for a log other than the shared one is not the key its LogCreated event gives',
+  'live-anchor-missing':
+    'the server has an anchor leaf of the events under its signed shared tree, yet does not serve it at …/anchor',
+  'live-anchor-invalid':
+    'an anchor the server serves does not prove: its record is not its leaf, or its shared STH or inclusion proof does not verify',
+  'live-anchor-mismatch':
+    "the server's anchor of a log at a size is not the one the events hold, or its tree head of the log at that size is not the anchored checkpoint",
 } as const;
 
 export type LiveCheckCode = keyof typeof LIVE_CHECKS;
@@ -39,6 +45,8 @@ export interface LiveDiscrepancy extends Discrepancy {
 
 /** Where a finding applies: a leaf and/or a tree size of the log. */
 export interface FindingPlace {
+  /** The log other than the checked one it concerns (an anchored log). */
+  log?: string;
   leaf_index?: number;
   tree_size?: number;
 }

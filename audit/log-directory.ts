@@ -11,7 +11,7 @@ import { logStreamOf, SHARED_LOG_NAME, treeHeadStreamOf } from '../domain/log';
 import type { LogCreated } from '../event-schemas';
 import { loadVerifierKey, SIGNATURE_TYPE_ED25519, type VerifierKey } from '../merkle-core';
 import type { LogKind } from '../ports/log';
-import type { AnchorFacts } from './anchor-checks';
+import type { AnchorFacts, AnchorHooks } from './anchor-checks';
 import type { TreeHeadFacts } from './event-facts';
 import { LeafLogs } from './leaf-logs';
 import { LogReplay, type ReplayHooks } from './log-replay';
@@ -48,11 +48,12 @@ export class AuditedLogs {
   /**
    * @param only audit this log alone (`gov audit --log`): other logs' leaves and heads are not
    *   replayed, and a leaf in two logs is reported only when one of them is this one.
-   * @param hooks see each leaf and checked head of log `hooked` (default: `only`, else shared).
+   * @param hooks see each leaf and checked head of log `hooked` (default: `only`, else shared), and
+   *   its anchors (the shared log's: every log's).
    */
   constructor(
     trust: PreparedTrust,
-    private readonly hooks: ReplayHooks,
+    private readonly hooks: ReplayHooks & AnchorHooks,
     readonly only: string | null,
     private readonly hooked: string = only ?? SHARED_LOG_NAME,
   ) {
@@ -166,10 +167,17 @@ export class AuditedLogs {
    * An anchor of log `anchor.log` read in the shared log: its checkpoint must verify under that log's
    * key (its LogCreated's) and be a head that log signed before (a TreeHeadSigned of the same size and
    * root), and a log's anchors never go back in size. Checked when the audit covers the shared log or
-   * the anchored one.
+   * the anchored one; then handed to the anchor hook with its leaf hash (null: unreadable, not handed).
    */
-  async anchor(anchor: AnchorFacts): Promise<Finding[]> {
+  async anchor(anchor: AnchorFacts, leafHash: Uint8Array | null): Promise<Finding[]> {
     if (!this.covers(SHARED_LOG_NAME) && !this.covers(anchor.log)) return [];
+    const findings = await this.checkAnchor(anchor);
+    if (leafHash && (this.hooked === SHARED_LOG_NAME || this.hooked === anchor.log))
+      await this.hooks.onAnchor?.({ ...anchor, leafHash: leafHash.slice() });
+    return findings;
+  }
+
+  private async checkAnchor(anchor: AnchorFacts): Promise<Finding[]> {
     const log = this.state(anchor.log);
     const at = { log: anchor.log, tree_size: anchor.treeSize };
     const findings: Finding[] = [];

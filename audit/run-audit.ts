@@ -7,6 +7,7 @@
 import os from 'node:os';
 import { SHARED_LOG_NAME, treeHeadStreamOf } from '../domain/log';
 import type { Progress } from '../runtime/support/progress-bar';
+import type { AnchorHooks } from './anchor-checks';
 import { type ChunkChecker, createChunkChecker } from './checker-pool';
 import type { AuditChunk } from './chunks';
 import type { AuditScope } from './event-checks';
@@ -20,7 +21,7 @@ import { AuditSourceError } from './store-file';
 import { StreamOrder } from './stream-order';
 import { type AuditTrust, prepareTrust, trustToWire } from './trust';
 
-export interface AuditOptions extends ReplayHooks {
+export interface AuditOptions extends ReplayHooks, AnchorHooks {
   trust: AuditTrust;
   onProgress?: (progress: Progress) => void;
   /** Worker threads for parsing/hashing/signature checks; default os.availableParallelism(). 0: inline. */
@@ -32,7 +33,7 @@ export interface AuditOptions extends ReplayHooks {
    * neither replayed nor reported. Default: every log found in the stream.
    */
   log?: string;
-  /** The log whose leaves and heads the hooks see: default `log`, else the shared log. */
+  /** The log whose leaves, heads and anchors the hooks see: default `log`, else the shared log. */
   hooksLog?: string;
 }
 
@@ -134,7 +135,7 @@ class SequentialAudit {
         if (bindings[nextBinding]?.index === i)
           report(i, this.logs.binding(log, bindings[nextBinding++]!.logId));
         if (anchors[nextAnchor]?.index === i)
-          report(i, await this.logs.anchor(anchors[nextAnchor++]!.anchor));
+          report(i, await this.logs.anchor(anchors[nextAnchor++]!.anchor, hash));
         continue;
       }
       if (logsCreated[nextCreated]?.index === i) {

@@ -46,7 +46,7 @@ export function formatLiveSummary(live: LiveCheckReport): string {
     const c = live.compared;
     lines.push(
       `  server signed size ${count(live.server.tree_size)}, root ${live.server.root_hash} (verified by ${live.server.verified_by})`,
-      `  compared ${count(c.tiles)} tiles (${count(c.leaves)} leaves), ${count(c.tree_heads)} tree heads, ${count(c.consistency_proofs)} consistency proofs, ${count(c.proofs)} inclusion proofs; latest root ${c.latest_root_matches === null ? 'not compared' : c.latest_root_matches ? 'matches' : 'DIFFERS'}`,
+      `  compared ${count(c.tiles)} tiles (${count(c.leaves)} leaves), ${count(c.tree_heads)} tree heads, ${count(c.consistency_proofs)} consistency proofs, ${count(c.proofs)} inclusion proofs, ${count(c.anchors)} anchors; latest root ${c.latest_root_matches === null ? 'not compared' : c.latest_root_matches ? 'matches' : 'DIFFERS'}`,
     );
   } else lines.push('  the server could not be read and verified: nothing was compared');
   if (live.discrepancies.length === 0 && live.server)

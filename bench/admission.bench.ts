@@ -22,7 +22,7 @@ import { tempDir } from './temp-dir';
 
 const ADMISSION_RUNS = 3;
 
-interface MeasuredRun {
+export interface MeasuredRun {
   run: Awaited<ReturnType<typeof admissions>>;
   before: Awaited<ReturnType<typeof sequencerStats>>;
   after: Awaited<ReturnType<typeof sequencerStats>>;
@@ -30,10 +30,14 @@ interface MeasuredRun {
   steal: number;
 }
 
-async function measuredRun(base: string, keys: string[]): Promise<MeasuredRun> {
+export async function measuredRun(
+  base: string,
+  keys: string[],
+  seconds = Math.max(5, SECONDS * 3),
+): Promise<MeasuredRun> {
   const before = await sequencerStats(base);
   const cpuBefore = readCpuTimes();
-  const run = await admissions(base, keys, Math.max(5, SECONDS * 3));
+  const run = await admissions(base, keys, seconds);
   const steal = stealShare(cpuBefore, readCpuTimes());
   return { run, before, after: await sequencerStats(base), steal };
 }
@@ -46,6 +50,20 @@ function medianRun(runs: MeasuredRun[]): MeasuredRun {
 
 function formatShare(share: number): string {
   return Number.isNaN(share) ? 'unknown' : `${Math.round(share * 100)}%`;
+}
+
+/** Runs of the same load: the median one, how many answers were not 201, and a note of every run. */
+export function summarizeRuns(runs: MeasuredRun[]): { median: MeasuredRun; failed: number; notes: string } {
+  const failed = runs.reduce((sum, r) => sum + r.run.non2xx + r.run.errors + r.run.timeouts, 0);
+  const eachRun = runs
+    .map((r) => `${Math.round(r.run.requests.average)}/s (steal ${formatShare(r.steal)})`)
+    .join(', ');
+  const requests = runs.reduce((sum, r) => sum + r.run.requests.total, 0);
+  return {
+    median: medianRun(runs),
+    failed,
+    notes: `median of ${runs.length} runs: ${eachRun}; ${requests} requests, ${failed} not 201`,
+  };
 }
 
 export const admissionBench: BenchSuite = async () => {
@@ -62,13 +80,10 @@ export const admissionBench: BenchSuite = async () => {
     // quarter with the neighbours' load (the notes give each run's rate and CPU steal).
     const runs: MeasuredRun[] = [];
     for (let i = 0; i < ADMISSION_RUNS; i++) runs.push(await measuredRun(base, keys));
-    const { run, before, after } = medianRun(runs);
-    const failed = runs.reduce((sum, r) => sum + r.run.non2xx + r.run.errors + r.run.timeouts, 0);
+    const { median, failed, notes } = summarizeRuns(runs);
+    const { run, before, after } = median;
     const batches = after.batches - before.batches;
     const rate = run.requests.average;
-    const eachRun = runs
-      .map((r) => `${Math.round(r.run.requests.average)}/s (steal ${formatShare(r.steal)})`)
-      .join(', ');
     const rows: BenchRow[] = [
       {
         suite: 'governance',
@@ -77,7 +92,7 @@ export const admissionBench: BenchSuite = async () => {
         unit: 'admissions/s',
         target: '>= 3000',
         met: rate >= 3000 && failed === 0,
-        notes: `median of ${ADMISSION_RUNS} runs: ${eachRun}; ${runs.reduce((sum, r) => sum + r.run.requests.total, 0)} requests, ${failed} not 201`,
+        notes,
       },
       {
         suite: 'governance',

@@ -6,11 +6,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { SqliteEventStore } from '../adapters/sqlite/event-store';
 import { validBody } from '../domain/governance/test-fixtures';
-import { ValidatingEventStore } from '../event-schemas';
 import { SERVER_NODE_FLAGS } from '../runtime/config/node-flags';
-import { isUnlimitedInSharedLog, makeUnlimitedInSharedLog } from '../tests/support/unlimited-tenant';
+import {
+  changeTiersInFile,
+  hasTierChange,
+  type TierChange,
+  UNLIMITED_IN_SHARED_LOG,
+} from '../tests/support/unlimited-tenant';
 
 export const SECONDS = Number(process.env.GOV_BENCH_SECONDS ?? 3);
 export const CONNECTIONS = 64;
@@ -75,8 +78,9 @@ export async function untilHealthy(base: string): Promise<void> {
 }
 
 /**
- * Registers `count` tenants and lifts their limits (tests/support/unlimited-tenant.ts): L2+ with L4's
- * requests per minute, so that their leaves stay in the shared log, the one the benchmarks measure.
+ * Registers `count` tenants and changes their tier as `gov tenant tier` does: by default lifts their
+ * limits (tests/support/unlimited-tenant.ts), L2+ with L4's requests per minute, so that their leaves
+ * stay in the shared log, the one the benchmarks measure; L4 gives each its dedicated log.
  */
 export async function registerTenants(
   base: string,
@@ -84,6 +88,7 @@ export async function registerTenants(
   count: number,
   /** Where GET routes are served (the read API of the topology); `base` by default. */
   readBase = base,
+  change: TierChange = UNLIMITED_IN_SHARED_LOG,
 ): Promise<Array<{ api_key: string; tenant_id: string }>> {
   const tenants: Array<{ api_key: string; tenant_id: string }> = [];
   for (let i = 0; i < count; i++) {
@@ -94,16 +99,17 @@ export async function registerTenants(
     });
     tenants.push((await res.json()) as { api_key: string; tenant_id: string });
   }
-  const store = new ValidatingEventStore(new SqliteEventStore({ file: path.join(dataDir, 'events.db') }));
-  for (const tenant of tenants)
-    await makeUnlimitedInSharedLog(store, path.join(dataDir, 'keys'), tenant.tenant_id, 'bench');
-  await store.close();
+  await changeTiersInFile(
+    path.join(dataDir, 'events.db'),
+    tenants.map((tenant) => ({ tenantId: tenant.tenant_id, ...change })),
+    'bench',
+  );
   for (const tenant of tenants) {
     for (;;) {
       const res = await fetch(`${readBase}/account`, {
         headers: { authorization: `Bearer ${tenant.api_key}` },
       });
-      if (isUnlimitedInSharedLog((await res.json()) as Parameters<typeof isUnlimitedInSharedLog>[0])) break;
+      if (hasTierChange((await res.json()) as Parameters<typeof hasTierChange>[0], change)) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }

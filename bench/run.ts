@@ -4,6 +4,7 @@ import path from 'node:path';
 import { admissionBench } from './admission.bench';
 import { auditBench } from './audit.bench';
 import { eventStoreBench } from './event-store.bench';
+import { logsBench } from './logs.bench';
 import { describeMachineSpeed, sha256PerSecond } from './machine-speed';
 import { type BenchReport, benchmarksMarkdown } from './markdown';
 import { merkleBench } from './merkle.bench';
@@ -25,6 +26,7 @@ const suites: Record<string, BenchSuite> = {
   audit: auditBench,
   soak: soakBench,
   topology: topologyBench,
+  logs: logsBench,
 };
 
 async function main(): Promise<void> {

@@ -70,7 +70,10 @@ Live check:
                     and checkpoint of every recorded tree head at or below its latest signed size, the
                     consistency proof between consecutive heads, and a sample of inclusion proofs
                     (every 1000th leaf and the last). Trust comes from the keys above, never from the
-                    server. Leaves the server signed after the local copy was taken are notices.
+                    server. Leaves the server signed after the local copy was taken are notices. Each
+                    anchor the events hold (every log's; with --log, that log's) is read at
+                    …/logs/<log>/anchor?tree_size=N: it must be that anchor, proved into a shared STH
+                    a trusted key signed, and the log's head at N must be the anchored checkpoint.
 
 Options:
   --log NAME        audit one log alone (shared, test, dedicated-<24 hex>): other logs' leaves and

@@ -11,6 +11,7 @@ import { createLogger } from '../runtime/support/logger';
 import { createMetrics } from '../runtime/support/metrics';
 import { type Progress, ProgressBar } from '../runtime/support/progress-bar';
 import { type CliCommand, EXIT, UsageError } from './command';
+import { describeRebuiltLog, holdsLogs, type RebuiltLog, rebuiltLogs, storedLogs } from './rebuilt-logs';
 import { STORE_LOCATION_HELP, withProjectionStores } from './stores';
 
 export const rebuildCommand: CliCommand = {
@@ -35,6 +36,12 @@ Options:
              projectors process) first.
   --json     print the result as JSON instead of a progress bar and a summary
 
+Every log (the shared log, the test log, each dedicated log) has its read models in the same two
+projections: governance (its leaves, its size, its anchors in the shared log) and tree-heads (its
+signed tree heads and their witness cosignatures). Rebuilding them rebuilds every log in one replay,
+and the summary gives each log's figures (with --json, under "logs"). There is no rebuild of one log
+alone; gov audit --log NAME checks one.
+
 ${STORE_LOCATION_HELP}
 An embedded read store is created if missing (read models of a data folder just imported).
 
@@ -44,8 +51,12 @@ reached…; projections rebuilt before it are kept), 2 usage error.`,
     const { values, positionals: names } = parseArgs({
       args,
       allowPositionals: true,
-      options: { beside: { type: 'boolean' }, json: { type: 'boolean' } },
+      options: { beside: { type: 'boolean' }, json: { type: 'boolean' }, log: { type: 'string' } },
     });
+    if (values.log !== undefined)
+      throw new UsageError(
+        `gov rebuild has no --log: every log's read models are in the governance and tree-heads projections, which a rebuild replays for all logs at once (gov rebuild governance tree-heads); gov audit --log ${values.log} checks one log`,
+      );
     const unknown = names.filter((n) => !projections.some((p) => p.name === n));
     if (unknown.length > 0)
       throw new UsageError(
@@ -53,7 +64,7 @@ reached…; projections rebuilt before it are kept), 2 usage error.`,
       );
     const chosen = names.length > 0 ? projections.filter((p) => names.includes(p.name)) : projections;
     const json = Boolean(values.json);
-    const done: RebuildResult[] = [];
+    const done: (RebuildResult & { logs?: RebuiltLog[] })[] = [];
     try {
       await withProjectionStores(async ({ config, eventStore, read }) => {
         for (const projection of chosen) {
@@ -75,11 +86,16 @@ reached…; projections rebuilt before it are kept), 2 usage error.`,
           }).finally(() => {
             if (bar && last) bar.finish(last);
           });
-          done.push(result);
-          if (!json)
+          const logs = holdsLogs(projection)
+            ? await rebuiltLogs(projection, read.store, await storedLogs(eventStore))
+            : undefined;
+          done.push(logs ? { ...result, logs } : result);
+          if (!json) {
             console.log(
               `${projection.name}: generation ${result.generation} serving; ${result.events} events in ${result.seconds.toFixed(2)} s (${Math.round(result.eventsPerSecond)} events/s)`,
             );
+            for (const log of logs ?? []) console.log(`  ${describeRebuiltLog(log)}`);
+          }
         }
       });
     } catch (error) {

@@ -21,9 +21,8 @@ import { eventsAuditSource, runAudit, trustFromPublishedKeys } from '../audit';
 import { importWithNewPositions } from '../cli/repositioned-import';
 import type { JsonSth } from '../domain/log';
 import type { RecordedEvent } from '../ports/event-store';
-import type { Page, StoredDocument } from '../ports/read-store';
+import type { StoredDocument } from '../ports/read-store';
 import { projections } from '../projectors';
-import { ProjectionCatalog } from '../projectors/engine/catalog';
 import { rebuildProjection } from '../projectors/engine/rebuild';
 import { LOG_STREAM, LogSequencer } from '../projectors/log/log-sequencer';
 import { readPublishedKeys } from '../runtime/keys/key-history';
@@ -42,6 +41,7 @@ import {
   type TestServer,
   testConfig,
 } from './support/governance-client';
+import { readModels } from './support/read-models';
 import { documentsModuloPositions, eventsModuloPositions } from './support/store-positions';
 import { tempDir } from './support/temp-dir';
 import { unlimitedInSharedLog } from './support/unlimited-tenant';
@@ -67,33 +67,6 @@ async function storedEvents(dataDir: string): Promise<RecordedEvent[]> {
     return await collect(store.readAll());
   } finally {
     await store.close();
-  }
-}
-
-/** Every document of every collection of the serving generation of every projection, by logical name. */
-async function readModels(dataDir: string): Promise<Record<string, StoredDocument<unknown>[]>> {
-  const readStore = new SqliteReadStore(readStoreFile(dataDir));
-  try {
-    const catalog = new ProjectionCatalog(readStore);
-    const models: Record<string, StoredDocument<unknown>[]> = {};
-    for (const projection of projections)
-      for (const collection of projection.collections) {
-        const physical = await catalog.servingCollection(projection.name, collection);
-        const documents: StoredDocument<unknown>[] = [];
-        let cursor: string | null = null;
-        do {
-          const page: Page<unknown> = await readStore.find<unknown>(physical, {
-            limit: 1000,
-            ...(cursor ? { cursor } : {}),
-          });
-          documents.push(...page.items);
-          cursor = page.nextCursor;
-        } while (cursor);
-        models[`${projection.name}/${collection}`] = documents;
-      }
-    return models;
-  } finally {
-    await readStore.close();
   }
 }
 

@@ -9,6 +9,7 @@ import { SMTPServer } from 'smtp-server';
 import { redeemTicket } from '../command-api/platform/accounts/ws-tickets';
 import type { AgentDirectory } from '../command-api/platform/services';
 import { hashApiKey, userIdOfEmail } from '../domain/platform/ids';
+import { validateResponse } from '../event-schemas/validation';
 import { createLogger } from '../runtime/support/logger';
 import { runGov } from './support/children';
 import { MINUTE_MS, setTier, startTestServer, type TestServer } from './support/governance-client';
@@ -198,6 +199,8 @@ describe('sign-in by an emailed link', () => {
       tier: 'L1',
       tenant_id: body.tenant_id,
     });
+    expect(validateResponse('auth-me', me.body).ok).toBe(true);
+    expect(validateResponse('auth-signed-in', body).ok).toBe(true);
   });
 
   it("given the user's tenant, when an operator changes its tier (gov tenant tier), then /v1/auth/me says the new tier", async () => {
@@ -220,6 +223,7 @@ describe('sign-in by an emailed link', () => {
     expect(unknown.status).toBe(202);
     expect(unknown.body).toEqual(known.body);
     expect(known.body).toEqual({ detail: expect.any(String), expires_in: 900 });
+    expect(validateResponse('auth-login-accepted', known.body).ok).toBe(true);
   });
 
   it('given a followed link, when it is followed again, then 401 unauthorized and nothing is appended', async () => {
@@ -331,6 +335,7 @@ describe('sessions', () => {
     expect(listed.status).toBe(200);
     const sessions = listed.body.sessions as { session_id: string; current: boolean }[];
     expect(sessions).toHaveLength(2);
+    expect(validateResponse('auth-sessions', listed.body).ok).toBe(true);
     expect(sessions.map((s) => s.current).sort()).toEqual([false, true]);
     const phoneSession = sessions.find((s) => !s.current)!.session_id;
     expect((await call('DELETE', `/v1/auth/sessions/${phoneSession}`, { cookie: laptop })).status).toBe(204);
@@ -363,6 +368,7 @@ describe('WebSocket tickets', () => {
     const answer = await call('POST', '/v1/ws-ticket', { cookie, json: { agent_id: agentId } });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ ticket: expect.stringMatching(/^wst_/), expires_at: expect.any(String) });
+    expect(validateResponse('ws-ticket', answer.body).ok).toBe(true);
     const ticket = answer.body.ticket as string;
     secrets.push({ name: 'ticket', value: ticket });
     return ticket;
@@ -451,6 +457,54 @@ describe('a restart and the admin role', () => {
     });
     expect(revoked.stdout).toContain('role admin -> user');
     await roleBecomes('user');
+  }, 60_000);
+});
+
+describe('without GOV_SMTP_URL', () => {
+  it('given a sign-in, then its link is written to the server log at info level, and it works; per client address, links are limited', async () => {
+    const lines: string[] = [];
+    const local = await startTestServer('gov-platform-auth-log-', {
+      env: { GOV_SIGN_INS_PER_IP_HOUR: '2' },
+      logger: createLogger('info', {
+        write: (line: string) => {
+          lines.push(line);
+        },
+      }),
+    });
+    try {
+      const answer = await fetch(`${local.server.platformUrl}/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'dev@example.com' }),
+      });
+      expect(answer.status).toBe(202);
+      const entry = lines
+        .map((line) => JSON.parse(line) as { level: number; mail?: { to: string; text: string } })
+        .find((line) => line.mail);
+      expect(entry).toMatchObject({ level: 30, mail: { to: 'dev@example.com' } });
+      const link = /https?:\/\/\S+\/v1\/auth\/callback\?token=[A-Za-z0-9_-]+/.exec(entry!.mail!.text)![0];
+      const followed = await fetch(link, { headers: { accept: 'application/json' }, redirect: 'manual' });
+      expect(followed.status).toBe(200);
+
+      // GOV_SIGN_INS_PER_IP_HOUR=2: the second link from this client address is sent, the third refused.
+      const login = (email: string) =>
+        fetch(`${local.server.platformUrl}/v1/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email }),
+        });
+      expect((await login('dev2@example.com')).status).toBe(202);
+      const third = await login('dev3@example.com');
+      expect(third.status).toBe(429);
+      expect(await third.json()).toEqual({
+        error: 'rate_limited',
+        detail: expect.stringContaining('this address'),
+      });
+      expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(lines.filter((line) => line.includes('"mail"'))).toHaveLength(2);
+    } finally {
+      await local.dispose();
+    }
   }, 60_000);
 });
 

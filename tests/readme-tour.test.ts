@@ -3,7 +3,6 @@
  * README.md and sent to a server, and docs/verify-leaf.mjs (which the tour runs) verifies every leaf
  * from the public log alone, and refuses a leaf, a proof or a key that is not the log's.
  */
-import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -17,32 +16,14 @@ import {
   startTestServer,
   type TestServer,
 } from './support/governance-client';
+import { verifyLeaf } from './support/verify-leaf';
 
 const README = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
-const SCRIPT = path.join(REPO_ROOT, 'docs/verify-leaf.mjs');
 
 function tourBody(pattern: RegExp): Record<string, unknown> {
   const match = pattern.exec(README);
   if (!match) throw new Error(`README.md has no ${pattern}`);
   return JSON.parse(match[1]!) as Record<string, unknown>;
-}
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function verifyLeaf(base: string, index: number, logKey: string): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [SCRIPT, base, String(index), logKey],
-      { timeout: 30_000 },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
-    );
-  });
 }
 
 /** A log key in signed-note format with the log's name and key id but another Ed25519 public key. */

@@ -5,6 +5,10 @@ const REDACTED_PATHS = [
   'req.headers.authorization',
   'headers.authorization',
   'authorization',
+  // The platform's session cookie.
+  'req.headers.cookie',
+  'headers.cookie',
+  'cookie',
   'api_key',
   '*.api_key',
   'secret',

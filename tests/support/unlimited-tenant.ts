@@ -37,7 +37,7 @@ export async function unlimitedInSharedLog(server: RunningServer, tenantId: stri
 }
 
 /** In an event store a server of another process reads (`keysDir`: its data folder's keys). */
-export async function makeUnlimitedInSharedLog(
+async function makeUnlimitedInSharedLog(
   store: EventStore,
   keysDir: string,
   tenantId: string,
@@ -63,7 +63,7 @@ export function makeUnlimitedInSharedLogFile(
  */
 export async function changeTiersInFile(
   eventStoreFile: string,
-  changes: readonly { tenantId: string; tier: string; requestsPerMinute?: string }[],
+  changes: readonly ({ tenantId: string } & TierChange)[],
   operator: string,
 ): Promise<void> {
   const store = new ValidatingEventStore(new SqliteEventStore({ file: eventStoreFile }));
@@ -81,15 +81,27 @@ export async function changeTiersInFile(
   }
 }
 
-/** Whether GET /account answers the tenant's lifted limits. */
-export function isUnlimitedInSharedLog(account: {
-  tier?: string;
-  limits?: { requests_per_minute?: number };
-}) {
+/** A tier change as `changeTiersInFile` takes it, without the tenant. */
+export interface TierChange {
+  tier: string;
+  requestsPerMinute?: string;
+}
+
+/** Whether GET /account answers a tier change (its tier, and its own requests per minute when it sets one). */
+export function hasTierChange(
+  account: { tier?: string; limits?: { requests_per_minute?: number } },
+  change: TierChange,
+): boolean {
   return (
-    account.tier === UNLIMITED_IN_SHARED_LOG.tier &&
-    account.limits?.requests_per_minute === Number(UNLIMITED_IN_SHARED_LOG.requestsPerMinute)
+    account.tier === change.tier &&
+    (change.requestsPerMinute === undefined ||
+      account.limits?.requests_per_minute === Number(change.requestsPerMinute))
   );
+}
+
+/** Whether GET /account answers the tenant's lifted limits. */
+function isUnlimitedInSharedLog(account: Parameters<typeof hasTierChange>[0]) {
+  return hasTierChange(account, UNLIMITED_IN_SHARED_LOG);
 }
 
 /** Waits until `reads` (a read API, or the server itself) answers the tenant's lifted limits. */

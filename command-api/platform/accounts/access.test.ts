@@ -170,6 +170,11 @@ describe('SESSION', () => {
     expect(body.error).toBe('unauthorized');
   });
 
+  it('answers 401 for an Authorization header that holds no platform key', async () => {
+    const { status, body } = await call('GET', '/mine', { key: 'gov_live_0123', session: alice });
+    expect([status, body.error]).toEqual([401, 'unauthorized']);
+  });
+
   it('refuses an API key with 403 session_required, even a valid one', async () => {
     const { status, body } = await call('GET', '/mine', { key: aliceKey });
     expect([status, body.error]).toEqual([403, 'session_required']);

@@ -118,7 +118,9 @@ function admitSession(services: PlatformServices): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     const credentials = presented(req);
     if (credentials?.kind === 'key') {
-      refuse(res, 403, 'session_required', 'this route serves signed-in users only, not agent API keys');
+      if (isRawApiKey(credentials.value))
+        refuse(res, 403, 'session_required', 'this route serves signed-in users only, not agent API keys');
+      else refuse(res, 401, 'unauthorized', UNAUTHORIZED_DETAIL);
       return;
     }
     const caller = credentials ? await sessionCaller(services, credentials.value) : null;

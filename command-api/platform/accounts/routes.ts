@@ -92,8 +92,6 @@ export const accountCommandRoutes: readonly Route<PlatformServices>[] = [
         required: true,
       },
     ],
-    // It appends (the session), so the process that decides commands serves it.
-    side: 'both',
     tags: ['auth'],
     operationId: 'completeSignIn',
     summary: 'Follow a sign-in link: start a session',
