@@ -63,7 +63,9 @@ Stop the server before rotating: rotate refuses while a server uses the keys fol
 signing with the keys it loaded). A server reads its keys only when it starts, so start it again
 after a rotation to sign with the new keys. Until the next admission, the latest tree head is the
 one signed with the retired log key. The webhook sealing key (webhook-secrets.key) is never
-rotated. Key writes are atomic, and two gov keys commands never write one folder at once.
+rotated. Nor is the platform vault's master key (vault-master.key, made at the first start unless
+GOV_VAULT_KEY gives one): it wraps every user's vault data key, so generate --force keeps it too.
+Key writes are atomic, and two gov keys commands never write one folder at once.
 
 Exit codes: 0 done, 1 failed (a server or another gov keys command uses the folder, a key is
 missing or unreadable, --force on keys that signed), 2 usage error.`;

@@ -4,6 +4,8 @@ import { tenantsProjection } from './governance/tenants';
 import { treeHeadsProjection } from './log/tree-heads';
 import { platformAccountsProjection } from './platform/accounts';
 import { agentsProjection } from './platform/agents';
+import { quotaProjection } from './platform/quota';
+import { vaultProjection } from './platform/vault';
 
 /** Every read model the server keeps. */
 export const projections: readonly Projection[] = [
@@ -12,4 +14,6 @@ export const projections: readonly Projection[] = [
   treeHeadsProjection,
   agentsProjection,
   platformAccountsProjection,
+  vaultProjection,
+  quotaProjection,
 ];

@@ -29,6 +29,8 @@ export interface PlatformServices extends CoreServices {
   tenants: AggregateWriter<TenantState, TenantEvent>;
   /** Sends sign-in links: over SMTP (GOV_SMTP_URL), else to the log. */
   mailer: Mailer;
+  /** The vault's master key (GOV_VAULT_KEY, else `<data>/keys/vault-master.key`): wraps users' data keys. */
+  vaultMasterKey: Buffer;
 }
 
 /** Who owns an agent, and the `svc_` keys of agents: what owner and key scoping are checked against. */

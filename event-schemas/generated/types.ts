@@ -846,6 +846,20 @@ agent_id: string
 }
 
 /**
+ * Body of PUT .../vault: a model provider's API key for the agent, stored encrypted (AES-256-GCM). A key already stored for the provider is replaced.
+ */
+export interface StoreVaultKeyBody {
+/**
+ * The model provider the key is for.
+ */
+provider: ("openai" | "anthropic" | "google")
+/**
+ * The provider's API key as the provider issued it (printable ASCII, no spaces). Never shown again: answers show its first 8 characters.
+ */
+api_key: string
+}
+
+/**
  * A Trial tenant was provisioned by POST /auto-register. The API key is stored only as its hash.
  */
 export interface TenantRegistered {
@@ -1422,6 +1436,55 @@ user_id: string
 agent_id: string
 ticket_hash: string
 redeemed_at: string
+}
+
+/**
+ * The user's vault data key (AES-256), made with the user's first vault key and kept only wrapped by the node's vault master key.
+ */
+export interface VaultDataKeyCreated {
+user_id: string
+/**
+ * Names this data key: every key sealed with it says so.
+ */
+data_key_id: string
+/**
+ * HMAC-derived name of the master key that wrapped it (not the key).
+ */
+master_key_id: string
+/**
+ * The data key sealed with the master key: v1.<iv>.<tag>.<ciphertext>, base64url.
+ */
+wrapped_key: string
+created_at: string
+}
+
+/**
+ * PUT .../vault: a model provider's key for one agent of the user, sealed with the user's data key (replacing one stored before for the same agent and provider).
+ */
+export interface VaultKeyStored {
+user_id: string
+agent_id: string
+provider: ("openai" | "anthropic" | "google")
+/**
+ * The key's first 8 characters and an ellipsis: all of it that is ever shown.
+ */
+prefix: string
+data_key_id: string
+/**
+ * The key sealed with the data key, bound to user, agent and provider: v1.<iv>.<tag>.<ciphertext>.
+ */
+sealed_key: string
+stored_at: string
+}
+
+/**
+ * DELETE .../vault?provider=: the agent's key for the provider is gone (its ciphertext stays in the event history, openable only with the data key).
+ */
+export interface VaultKeyDeleted {
+user_id: string
+agent_id: string
+provider: ("openai" | "anthropic" | "google")
+deleted_at: string
 }
 
 /**
@@ -2315,6 +2378,7 @@ export interface CommandBodies {
   'create-api-key': CreateApiKeyBody;
   'auth-login': AuthLoginBody;
   'ws-ticket': WsTicketBody;
+  'store-vault-key': StoreVaultKeyBody;
 }
 
 /** Payload (`data`) type of each domain event. */
@@ -2352,6 +2416,9 @@ export interface EventPayloads {
   'UserRoleChanged': UserRoleChanged;
   'WsTicketIssued': WsTicketIssued;
   'WsTicketRedeemed': WsTicketRedeemed;
+  'VaultDataKeyCreated': VaultDataKeyCreated;
+  'VaultKeyStored': VaultKeyStored;
+  'VaultKeyDeleted': VaultKeyDeleted;
 }
 
 /** Each domain event: switching on `type` narrows `data`. */
@@ -2388,7 +2455,10 @@ export type GovernanceEvent =
   | { type: 'SessionEnded'; data: SessionEnded }
   | { type: 'UserRoleChanged'; data: UserRoleChanged }
   | { type: 'WsTicketIssued'; data: WsTicketIssued }
-  | { type: 'WsTicketRedeemed'; data: WsTicketRedeemed };
+  | { type: 'WsTicketRedeemed'; data: WsTicketRedeemed }
+  | { type: 'VaultDataKeyCreated'; data: VaultDataKeyCreated }
+  | { type: 'VaultKeyStored'; data: VaultKeyStored }
+  | { type: 'VaultKeyDeleted'; data: VaultKeyDeleted };
 
 /** Body type of each webhook event (the full payload or its trimmed summary). */
 export interface WebhookPayloads {

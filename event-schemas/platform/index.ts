@@ -10,6 +10,7 @@ import createAgent from './commands/create-agent.json';
 import createApiKey from './commands/create-api-key.json';
 import restoreAgent from './commands/restore-agent.json';
 import rollbackAgent from './commands/rollback-agent.json';
+import storeVaultKey from './commands/store-vault-key.json';
 import updateAgent from './commands/update-agent.json';
 import wsTicketBody from './commands/ws-ticket.json';
 import agentCheckpointCreated from './events/AgentCheckpointCreated.json';
@@ -28,6 +29,9 @@ import sessionStarted from './events/SessionStarted.json';
 import signInRequested from './events/SignInRequested.json';
 import userRegistered from './events/UserRegistered.json';
 import userRoleChanged from './events/UserRoleChanged.json';
+import vaultDataKeyCreated from './events/VaultDataKeyCreated.json';
+import vaultKeyDeleted from './events/VaultKeyDeleted.json';
+import vaultKeyStored from './events/VaultKeyStored.json';
 import wsTicketIssued from './events/WsTicketIssued.json';
 import wsTicketRedeemed from './events/WsTicketRedeemed.json';
 import agentAction from './records/agent-action.json';
@@ -39,8 +43,10 @@ import agent from './responses/agent.json';
 import agentCheckpoints from './responses/agent-checkpoints.json';
 import agentCreatedResponse from './responses/agent-created.json';
 import agentDeletedResponse from './responses/agent-deleted.json';
+import agentEventLog from './responses/agent-event-log.json';
 import agentHealth from './responses/agent-health.json';
 import agentList from './responses/agent-list.json';
+import agentQuota from './responses/agent-quota.json';
 import agentRestoredResponse from './responses/agent-restored.json';
 import agentStoppedResponse from './responses/agent-stopped.json';
 import agentVersionHealth from './responses/agent-version-health.json';
@@ -53,6 +59,11 @@ import authMe from './responses/auth-me.json';
 import authSessions from './responses/auth-sessions.json';
 import authSignedIn from './responses/auth-signed-in.json';
 import platformError from './responses/platform-error.json';
+import tenantQuotaSummary from './responses/tenant-quota-summary.json';
+import vaultDeleted from './responses/vault-deleted.json';
+import vaultEntry from './responses/vault-entry.json';
+import vaultList from './responses/vault-list.json';
+import vaultStored from './responses/vault-stored.json';
 import wsTicket from './responses/ws-ticket.json';
 
 /** Request bodies, by command name. */
@@ -65,6 +76,7 @@ export const platformCommandSchemas = {
   'create-api-key': createApiKey,
   'auth-login': authLogin,
   'ws-ticket': wsTicketBody,
+  'store-vault-key': storeVaultKey,
 } as const;
 
 /** Domain event payloads (`data`), by event type. */
@@ -87,6 +99,9 @@ export const platformEventSchemas = {
   UserRoleChanged: userRoleChanged,
   WsTicketIssued: wsTicketIssued,
   WsTicketRedeemed: wsTicketRedeemed,
+  VaultDataKeyCreated: vaultDataKeyCreated,
+  VaultKeyStored: vaultKeyStored,
+  VaultKeyDeleted: vaultKeyDeleted,
 } as const;
 
 /** Records: the documents admitted to the log (commitments, never content) and their parts. */
@@ -119,4 +134,11 @@ export const platformResponseSchemas = {
   'auth-signed-in': authSignedIn,
   'auth-sessions': authSessions,
   'ws-ticket': wsTicket,
+  'vault-entry': vaultEntry,
+  'vault-list': vaultList,
+  'vault-stored': vaultStored,
+  'vault-deleted': vaultDeleted,
+  'agent-quota': agentQuota,
+  'tenant-quota-summary': tenantQuotaSummary,
+  'agent-event-log': agentEventLog,
 } as const satisfies Record<string, { $id: string; title: string }>;

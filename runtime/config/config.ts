@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { type KafkaSettings, kafkaSettingsFromEnv } from '../../adapters/kafka/topic';
+import { parseVaultMasterKey } from '../../domain/platform/vault';
 import {
   type Ed25519Implementation,
   ed25519Implementation,
@@ -75,6 +76,11 @@ export interface Config {
   smtpUrl: string | null;
   /** GOV_MAIL_FROM: the sender of the platform's mail (default `no-reply@<host of GOV_PLATFORM_PUBLIC_URL>`). */
   mailFrom: string;
+  /**
+   * GOV_VAULT_KEY: the platform vault's master key, 64 hex characters (32 bytes); unset: the key file
+   * `<data>/keys/vault-master.key`, made at the first start. Every process of a deployment needs the same.
+   */
+  vaultKey: Buffer | null;
   /** GOV_SIGN_INS_PER_IP_HOUR: sign-in links one client address may ask for per clock hour (default 20). */
   signInsPerIpHour: number;
   /**
@@ -185,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     registrationsPerIpHour: integer('GOV_REGISTRATIONS_PER_IP_HOUR', 10, 1, 1_000_000),
     smtpUrl: connectionString(env, 'GOV_SMTP_URL', ['smtp:', 'smtps:'], problems),
     mailFrom: env.GOV_MAIL_FROM?.trim() || `no-reply@${hostOf(platformPublicUrl)}`,
+    vaultKey: vaultKeySetting(env, problems),
     signInsPerIpHour: integer('GOV_SIGN_INS_PER_IP_HOUR', 20, 1, 1_000_000),
     trustProxyHops: integer('GOV_TRUST_PROXY_HOPS', 0, 0, 10),
     webhookAllow: (env.GOV_WEBHOOK_ALLOW ?? '')
@@ -202,6 +209,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
   return config;
+}
+
+/** GOV_VAULT_KEY as its 32 bytes; the problem never quotes the value (it is a secret). */
+function vaultKeySetting(env: NodeJS.ProcessEnv, problems: string[]): Buffer | null {
+  const text = env.GOV_VAULT_KEY ?? '';
+  if (text.trim() === '') return null;
+  const key = parseVaultMasterKey(text);
+  if (!key)
+    problems.push('GOV_VAULT_KEY must be 64 hex characters (32 bytes), e.g. from `openssl rand -hex 32`');
+  return key;
 }
 
 /** The signing library in use; ed25519-signer reads the same variable (worker threads inherit it). */

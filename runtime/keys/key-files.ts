@@ -4,8 +4,9 @@
  *   authority.pem        the clearinghouse node key that signs every envelope (Ed25519, PKCS#8)
  *   validator-N.pem      the in-process validators of the round (Ed25519, PKCS#8), N = 1..4
  *   webhook-secrets.key  the AES-256-GCM key webhook signing secrets are sealed with at rest
- * The first six are signing keys ("slots"); they can be rotated (see key-rotation.ts). The webhook key
- * is not a signing key and is never rotated: secrets sealed with it would no longer open.
+ *   vault-master.key     the platform vault's master key (AES-256-GCM): it wraps each user's data key
+ * The first six are signing keys ("slots"); they can be rotated (see key-rotation.ts). The webhook and
+ * vault keys are not signing keys and are never rotated: what was sealed with them would no longer open.
  */
 import {
   createPrivateKey,
@@ -37,6 +38,7 @@ export const VALIDATOR_SLOTS: readonly KeySlot[] = Array.from({ length: VALIDATO
 );
 export const SIGNING_SLOTS: readonly KeySlot[] = ['log', 'authority', ...VALIDATOR_SLOTS];
 export const WEBHOOK_SECRET_FILE = 'webhook-secrets.key';
+export const VAULT_MASTER_FILE = 'vault-master.key';
 
 export function keysDirOf(dataDir: string): string {
   return path.join(dataDir, 'keys');
@@ -62,7 +64,7 @@ export function newKeyText(slot: KeySlot, logOrigin: string): string {
   return generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 }
 
-/** A fresh webhook sealing key: 32 random bytes in base64. */
+/** A fresh webhook sealing key (or vault master key): 32 random bytes in base64. */
 export function newWebhookSecretText(): string {
   return `${randomBytes(32).toString('base64')}\n`;
 }
@@ -149,12 +151,25 @@ export function createMissingKeys(keysDir: string, logOrigin: string): CreatedKe
     file: webhookFile,
     created: !fs.existsSync(webhookFile) && createFileAtomic(webhookFile, newWebhookSecretText()),
   });
+  const vaultFile = path.join(keysDir, VAULT_MASTER_FILE);
+  results.push({
+    file: vaultFile,
+    created: !fs.existsSync(vaultFile) && createFileAtomic(vaultFile, newWebhookSecretText()),
+  });
   return results;
 }
 
 /** The 32-byte webhook sealing key; throws naming the file when it is missing or malformed. */
 export function readWebhookSecretKey(keysDir: string): Buffer {
-  const file = path.join(keysDir, WEBHOOK_SECRET_FILE);
+  return read32ByteKey(path.join(keysDir, WEBHOOK_SECRET_FILE));
+}
+
+/** The 32-byte vault master key of the keys folder (GOV_VAULT_KEY, when set, is used instead). */
+export function readVaultMasterKey(keysDir: string): Buffer {
+  return read32ByteKey(path.join(keysDir, VAULT_MASTER_FILE));
+}
+
+function read32ByteKey(file: string): Buffer {
   const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
   if (key.length !== 32) throw new Error(`${file} must hold 32 bytes in base64`);
   return key;

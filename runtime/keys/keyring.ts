@@ -20,6 +20,7 @@ import {
   parseEd25519,
   parseLogSigner,
   readCurrentKey,
+  readVaultMasterKey,
   readWebhookSecretKey,
   VALIDATOR_SLOTS,
 } from './key-files';
@@ -33,6 +34,8 @@ export interface Keyring {
   validators: KeyObject[];
   /** 32 bytes: seals webhook secrets in events and read models. */
   webhookSecretKey: Buffer;
+  /** 32 bytes: the platform vault's master key file (wraps users' data keys; GOV_VAULT_KEY overrides it). */
+  vaultMasterKey: Buffer;
   /** Current and retired public keys, as `gov keys show --json` prints them. */
   published: PublishedKeys;
   /** Verifier keys of the retired log keys: tree heads signed before a rotation verify under them. */
@@ -79,6 +82,7 @@ function loadKeyring(keysDir: string): Keyring {
     authority: { privateKey: authorityKey, publicKey: createPublicKey(authorityKey) },
     validators: VALIDATOR_SLOTS.map((slot) => parseEd25519(readKeyText(keysDir, slot))),
     webhookSecretKey: readWebhookSecretKey(keysDir),
+    vaultMasterKey: readVaultMasterKey(keysDir),
     published,
     retiredLogVerifierKeys: retiredLogVerifierKeys(published),
   };

@@ -33,5 +33,6 @@ export function composePlatformServices(core: CoreServices, keyring: Keyring): P
     mailer: config.smtpUrl
       ? smtpMailer(config.smtpUrl, config.mailFrom)
       : logMailer(core.logger.child({ component: 'mail' })),
+    vaultMasterKey: config.vaultKey ?? keyring.vaultMasterKey,
   };
 }

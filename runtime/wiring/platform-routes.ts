@@ -7,11 +7,15 @@ import { accountCommandRoutes } from '../../command-api/platform/accounts/routes
 import { agentCommandRoutes } from '../../command-api/platform/agents/routes';
 import { apiKeyCommandRoutes } from '../../command-api/platform/api-keys/routes';
 import type { PlatformServices } from '../../command-api/platform/services';
+import { vaultCommandRoutes } from '../../command-api/platform/vault/routes';
 import { accountReadRoutes } from '../../read-api/platform/accounts/routes';
 import { agentReadRoutes } from '../../read-api/platform/agents/routes';
 import { apiKeyReadRoutes } from '../../read-api/platform/api-keys/routes';
+import { eventLogReadRoutes } from '../../read-api/platform/event-log/routes';
 import { platformOpenApiRoute } from '../../read-api/platform/openapi';
+import { quotaReadRoutes } from '../../read-api/platform/quota/routes';
 import { platformServiceRoutes } from '../../read-api/platform/service/routes';
+import { vaultReadRoutes } from '../../read-api/platform/vault/routes';
 import type { RouteTable } from '../http/route-table';
 
 export const platformRoutes: RouteTable<PlatformServices> = [
@@ -25,6 +29,10 @@ export const platformRoutes: RouteTable<PlatformServices> = [
       ...agentCommandRoutes,
       ...apiKeyReadRoutes,
       ...apiKeyCommandRoutes,
+      ...vaultReadRoutes,
+      ...vaultCommandRoutes,
+      ...quotaReadRoutes,
+      ...eventLogReadRoutes,
       platformOpenApiRoute(() => platformRoutes),
     ],
   },

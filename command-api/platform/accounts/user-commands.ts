@@ -35,7 +35,12 @@ export interface Refusal {
   retryAfter?: number;
 }
 
-function refused(status: number, error: PlatformErrorCode, message: string, retryAfter?: number): Refusal {
+export function refused(
+  status: number,
+  error: PlatformErrorCode,
+  message: string,
+  retryAfter?: number,
+): Refusal {
   return { kind: 'refused', status, error, message, ...(retryAfter === undefined ? {} : { retryAfter }) };
 }
 

@@ -4,7 +4,10 @@
  * the user's registration and role, its sessions and its WebSocket tickets: each single-use secret is
  * decided against this one stream, so a link or a ticket is used once even when two processes race.
  *
- * Only hashes of secrets are kept. What has expired is dropped as later events arrive (each decision
+ * The user's vault is here too (its data key, wrapped, and the model keys it sealed): a data key is
+ * made once per user, however many agents store keys at once.
+ *
+ * Only hashes of secrets are kept (and the vault's sealed values, which only the master key opens). What has expired is dropped as later events arrive (each decision
  * checks expiry against its own clock anyway), so the state stays small however long the user lives.
  */
 import type { GovernanceEvent } from '../../../event-schemas';
@@ -20,7 +23,10 @@ export type UserEvent = Extract<
       | 'SessionEnded'
       | 'UserRoleChanged'
       | 'WsTicketIssued'
-      | 'WsTicketRedeemed';
+      | 'WsTicketRedeemed'
+      | 'VaultDataKeyCreated'
+      | 'VaultKeyStored'
+      | 'VaultKeyDeleted';
   }
 >;
 
@@ -46,6 +52,27 @@ export interface PendingTicket {
   expires_at: string;
 }
 
+/** A model key in the vault, sealed with the user's data key. */
+export interface VaultEntry {
+  agent_id: string;
+  provider: 'openai' | 'anthropic' | 'google';
+  prefix: string;
+  data_key_id: string;
+  sealed_key: string;
+  stored_at: string;
+}
+
+export interface UserVault {
+  /** The user's data key, wrapped by the master key; null before the first stored key. */
+  readonly data_key: { data_key_id: string; master_key_id: string; wrapped_key: string } | null;
+  /** Stored keys by `<agent_id>/<provider>`. */
+  readonly entries: ReadonlyMap<string, VaultEntry>;
+}
+
+export function vaultEntryId(agentId: string, provider: string): string {
+  return `${agentId}/${provider}`;
+}
+
 export interface UserState {
   readonly user_id: string;
   /** Signed in at least once (UserRegistered): the user and its tenant exist. */
@@ -59,6 +86,7 @@ export interface UserState {
   readonly requested_at: readonly string[];
   readonly sessions: readonly LiveSession[];
   readonly tickets: readonly PendingTicket[];
+  readonly vault: UserVault;
 }
 
 export function userStream(userId: string): string {
@@ -76,6 +104,7 @@ export function initialUserState(): UserState {
     requested_at: [],
     sessions: [],
     tickets: [],
+    vault: { data_key: null, entries: new Map() },
   };
 }
 
@@ -99,6 +128,12 @@ function timeOf(event: UserEvent): string {
       return event.data.issued_at;
     case 'WsTicketRedeemed':
       return event.data.redeemed_at;
+    case 'VaultDataKeyCreated':
+      return event.data.created_at;
+    case 'VaultKeyStored':
+      return event.data.stored_at;
+    case 'VaultKeyDeleted':
+      return event.data.deleted_at;
   }
 }
 
@@ -175,6 +210,21 @@ export function evolveUser(before: UserState, event: UserEvent): UserState {
         ...state,
         tickets: state.tickets.filter((ticket) => ticket.ticket_hash !== event.data.ticket_hash),
       };
+    case 'VaultDataKeyCreated': {
+      const { data_key_id, master_key_id, wrapped_key } = event.data;
+      return { ...state, vault: { ...state.vault, data_key: { data_key_id, master_key_id, wrapped_key } } };
+    }
+    case 'VaultKeyStored': {
+      const { user_id: _user, ...entry } = event.data;
+      const entries = new Map(state.vault.entries);
+      entries.set(vaultEntryId(entry.agent_id, entry.provider), entry);
+      return { ...state, vault: { ...state.vault, entries } };
+    }
+    case 'VaultKeyDeleted': {
+      const entries = new Map(state.vault.entries);
+      entries.delete(vaultEntryId(event.data.agent_id, event.data.provider));
+      return { ...state, vault: { ...state.vault, entries } };
+    }
   }
 }
 

@@ -168,7 +168,7 @@ function versionHealth(services: PlatformServices) {
 }
 
 /** Every document matching `query`, page after page. */
-async function all<T>(
+export async function all<T>(
   services: PlatformServices,
   collection: string,
   query: Omit<FindQuery, 'limit' | 'cursor'>,
