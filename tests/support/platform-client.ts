@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
 import { SMTPServer } from 'smtp-server';
 import { decideChangeRole } from '../../command-api/platform/accounts/user-commands';
 import { userStream } from '../../command-api/platform/accounts/user-state';
@@ -77,10 +78,21 @@ export interface PlatformTestServer extends TestServer {
   readonly platformUrl: string;
 }
 
-export async function startPlatformTestServer(prefix: string): Promise<PlatformTestServer> {
+/**
+ * `env` is read at every start: a test may change it before a restart. `logger` receives the server's
+ * log lines.
+ */
+export async function startPlatformTestServer(
+  prefix: string,
+  options: { env?: Record<string, string>; logger?: Logger } = {},
+): Promise<PlatformTestServer> {
   const mail = new MailCatcher();
   const smtpUrl = await mail.start();
-  const server = await startTestServer(prefix, { env: { GOV_SMTP_URL: smtpUrl } });
+  const env = Object.assign(options.env ?? {}, { GOV_SMTP_URL: smtpUrl });
+  const server = await startTestServer(prefix, {
+    env,
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
   const dispose = server.dispose.bind(server);
   const platform = Object.assign(server, {
     mail,
