@@ -3,6 +3,11 @@
  * (`{error, detail}`) from the checks both services share, and its own OpenAPI document, while the
  * clearinghouse beside it keeps its own.
  */
+import fs from 'node:fs';
+import path from 'node:path';
+import { validateResponse } from '../event-schemas/validation';
+import { sequencerWritingHere } from '../runtime/wiring/platform-upstream';
+import { REPO_ROOT } from './support/children';
 import { startTestServer, type TestServer } from './support/governance-client';
 
 let server: TestServer;
@@ -15,17 +20,31 @@ afterAll(async () => {
   await server?.dispose();
 });
 
-const platform = (path: string, init?: RequestInit) => fetch(`${server.server.platformUrl}${path}`, init);
+const platform = (route: string, init?: RequestInit) => fetch(`${server.server.platformUrl}${route}`, init);
+
+/** The body of a platform answer, checked against its response schema. */
+async function valid<T>(response: Response, schema: Parameters<typeof validateResponse>[0]): Promise<T> {
+  const body = (await response.json()) as T;
+  expect(validateResponse(schema, body)).toEqual({ ok: true, value: body });
+  return body;
+}
+
+const MCP_SDK_VERSION = (
+  JSON.parse(
+    fs.readFileSync(path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/sdk/package.json'), 'utf8'),
+  ) as { version: string }
+).version;
 
 describe('the platform beside the clearinghouse', () => {
   it('given the embedded server, when GET /v1/version on the platform port, then the platform names itself', async () => {
     expect(server.server.platformUrl).not.toBe(server.server.url);
     const response = await platform('/v1/version');
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({
+    expect(await valid(response, 'platform-version')).toEqual({
       service: 'gov-agent-platform',
       version: expect.any(String),
       runtime: `node ${process.version}`,
+      engine: { package: 'gov-clearinghouse', version: expect.any(String), mcp_sdk: MCP_SDK_VERSION },
     });
   });
 
@@ -100,5 +119,167 @@ describe('the platform beside the clearinghouse', () => {
     };
     visit(document);
     expect(unresolved).toEqual([]);
+  });
+});
+
+describe('the public service endpoints', () => {
+  interface Health {
+    status: string;
+    upstream: Record<string, string>;
+    bindings: Record<string, boolean>;
+    detail?: string;
+  }
+
+  it('given the embedded server, when GET /health, then 200 in the spec shape with every upstream asked and healthy', async () => {
+    const response = await platform('/health');
+    expect(response.status).toBe(200);
+    const health = await valid<Health>(response, 'platform-health');
+    expect(health).toEqual({
+      status: 'ok',
+      service: 'gov-agent-platform',
+      version: expect.any(String),
+      runtime: `node ${process.version}`,
+      engine: { package: 'gov-clearinghouse', version: expect.any(String), mcp_sdk: MCP_SDK_VERSION },
+      bindings: {
+        event_store: true,
+        read_store: true,
+        bus: true,
+        smtp: false,
+        vault: false,
+        model_providers: false,
+      },
+      upstream: {
+        event_store: 'healthy',
+        read_store: 'healthy',
+        bus: 'healthy',
+        log_sequencer: 'healthy',
+        clearinghouse: 'healthy',
+      },
+      adapters: { event_store: 'sqlite', read_store: 'sqlite', bus: 'in-process' },
+      role: 'all',
+    });
+  });
+
+  it('given an upstream that does not answer, when GET /health, then 503 within the bound, naming it', async () => {
+    const upstream = server.server.platform.upstream;
+    const { clearinghouse, log_sequencer } = upstream;
+    upstream.clearinghouse = () => new Promise(() => undefined);
+    upstream.log_sequencer = () => Promise.reject(new Error('down'));
+    try {
+      const started = Date.now();
+      const response = await platform('/health');
+      expect(Date.now() - started).toBeLessThan(4000);
+      expect(response.status).toBe(503);
+      const health = await valid<Health>(response, 'platform-health');
+      expect(health.status).toBe('degraded');
+      expect(health.upstream).toMatchObject({
+        event_store: 'healthy',
+        clearinghouse: 'timeout',
+        log_sequencer: 'unhealthy',
+      });
+      expect(health.detail).toContain('clearinghouse did not answer within 2000 ms');
+      expect(health.detail).toContain('log_sequencer is unhealthy');
+    } finally {
+      upstream.clearinghouse = clearinghouse;
+      upstream.log_sequencer = log_sequencer;
+    }
+  });
+
+  it('given the embedded server, when its sequencer stops writing the shared log, then /health says log_sequencer unhealthy', async () => {
+    // The real in-process check, against a sequencer stand-in that writes no log.
+    const upstream = server.server.platform.upstream;
+    const real = upstream.log_sequencer;
+    upstream.log_sequencer = sequencerWritingHere({ writing: () => [] });
+    try {
+      const health = (await (await platform('/health')).json()) as Health;
+      expect(health.upstream.log_sequencer).toBe('unhealthy');
+    } finally {
+      upstream.log_sequencer = real;
+    }
+    expect(((await (await platform('/health')).json()) as Health).status).toBe('ok');
+  });
+
+  it('given GET /v1/architecture, then the services, the core with its adapters, the log and every process', async () => {
+    const response = await platform('/v1/architecture');
+    expect(response.status).toBe(200);
+    const map = await valid<{
+      deployment: string;
+      role: string;
+      core: Record<string, { adapter: string | null }>;
+      log: { url: string };
+      processes: { role: string; start: string }[];
+      services: Record<string, { url: string }>;
+    }>(response, 'platform-architecture');
+    expect(map.deployment).toBe('embedded');
+    expect(map.role).toBe('all');
+    expect(map.core.event_store!.adapter).toBe('sqlite');
+    expect(map.core.bus!.adapter).toBe('in-process');
+    expect(map.log.url).toBe(`${server.server.url}/gov/v1/log`);
+    expect(map.processes.map((process) => process.role)).toEqual([
+      'all',
+      'command-api',
+      'read-api',
+      'projectors',
+      'dispatcher',
+      'platform',
+    ]);
+    // Every start command named is a script of package.json.
+    const scripts = (
+      JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+        scripts: Record<string, string>;
+      }
+    ).scripts;
+    for (const { start } of map.processes)
+      expect(scripts[start === 'npm start' ? 'start' : start.replace('npm run ', '')]).toBeDefined();
+    expect(map.services.platform!.url).toBe(server.server.platformUrl);
+  });
+
+  it('given GET /v1/services, then each named service with its public URL, and every link answers', async () => {
+    const response = await platform('/v1/services');
+    expect(response.status).toBe(200);
+    const { services } = await valid<{ services: Record<string, Record<string, string>> }>(
+      response,
+      'platform-services',
+    );
+    expect(Object.keys(services)).toEqual(['platform', 'clearinghouse', 'transparency_log']);
+    expect(services.platform!.url).toBe(server.server.platformUrl);
+    expect(services.clearinghouse!.url).toBe(server.server.url);
+    expect(services.transparency_log!.url).toBe(`${server.server.url}/gov/v1/log`);
+    for (const [name, entry] of Object.entries(services))
+      for (const [link, url] of Object.entries(entry))
+        if (link.endsWith('_url'))
+          expect({ name, link, status: (await fetch(url)).status }).toEqual({ name, link, status: 200 });
+  });
+
+  it("given requests to the platform, when GET /v1/metrics, then the platform's own series and none of the clearinghouse's", async () => {
+    await platform('/v1/architecture');
+    const response = await platform('/v1/metrics');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/plain');
+    const text = await response.text();
+    expect(text).toMatch(
+      /^gov_platform_http_request_duration_seconds_count\{method="GET",route="\/v1\/architecture",status="200"\} [1-9]/m,
+    );
+    for (const verdict of ['ADMIT', 'BLOCK', 'ESCALATE'])
+      expect(text).toContain(`gov_platform_governed_actions_total{verdict="${verdict}"} 0`);
+    expect(text).toMatch(/^gov_process_resident_memory_bytes /m);
+    expect(text).not.toMatch(/^gov_(http_request|admissions|sequencer|projector)/m);
+    // The clearinghouse's request series does not count the platform's requests.
+    const clearinghouse = await (await fetch(`${server.server.url}/v1/metrics`)).text();
+    expect(clearinghouse).not.toMatch(
+      /^gov_http_request_duration_seconds_count\{[^}]*route="\/v1\/architecture"/m,
+    );
+  });
+
+  it('given the OpenAPI document, then every public endpoint with a schema for each JSON answer', async () => {
+    const document = (await (await platform('/openapi.json')).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { content?: object }> }>>;
+    };
+    for (const route of ['/health', '/v1/version', '/v1/architecture', '/v1/services', '/v1/metrics']) {
+      const operation = document.paths[route]?.get;
+      expect({ route, documented: operation !== undefined }).toEqual({ route, documented: true });
+      expect(operation!.responses['200']!.content).toBeDefined();
+    }
+    expect(document.paths['/health']!.get!.responses['503']).toBeDefined();
   });
 });

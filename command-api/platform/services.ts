@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto';
+import type { UpstreamCheck } from '../../runtime/core/health-checks';
 import type { CoreServices } from '../../runtime/core/services';
 
 /**
@@ -9,4 +10,15 @@ import type { CoreServices } from '../../runtime/core/services';
 export interface PlatformServices extends CoreServices {
   /** The node's key: platform records are signed with it, as the clearinghouse's envelopes are. */
   authority: { privateKey: KeyObject; publicKey: KeyObject; nodeId: string };
+  /**
+   * What `GET /health` asks beyond the stores, as the process's deployment reaches them: the bus (where
+   * this process has one), the shared log's sequencer, the clearinghouse.
+   */
+  upstream: PlatformUpstream;
+}
+
+export interface PlatformUpstream {
+  bus?: UpstreamCheck;
+  log_sequencer: UpstreamCheck;
+  clearinghouse: UpstreamCheck;
 }

@@ -3,7 +3,11 @@
  * ../governance/index.ts). One namespace for both: `urn:gov:command:<name>`, `urn:gov:event:<Type>`,
  * `urn:gov:record:<name>`, `urn:gov:response:<name>`; names are unique across the two.
  */
+import platformArchitecture from './responses/platform-architecture.json';
 import platformError from './responses/platform-error.json';
+import platformHealth from './responses/platform-health.json';
+import platformServices from './responses/platform-services.json';
+import platformVersion from './responses/platform-version.json';
 
 /** Request bodies, by command name. */
 export const platformCommandSchemas = {} as const;
@@ -17,4 +21,8 @@ export const platformRecordSchemas = {} as const satisfies Record<string, { $id:
 /** Response bodies of the platform's HTTP API (its OpenAPI document is built from them). */
 export const platformResponseSchemas = {
   'platform-error': platformError,
+  'platform-health': platformHealth,
+  'platform-version': platformVersion,
+  'platform-architecture': platformArchitecture,
+  'platform-services': platformServices,
 } as const satisfies Record<string, { $id: string; title: string }>;
