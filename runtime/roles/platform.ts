@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { PlatformServices } from '../../command-api/platform/services';
 import { UPSTREAM_TIMEOUT_MS } from '../../read-api/platform/service/health';
 import type { Config } from '../config/config';
 import { listen } from '../http/listen';
@@ -14,7 +15,10 @@ import { httpBanner, type RunningRole, runRole } from './role-process';
  * the projectors role sequences (it follows the log from the event store); like a read API its reads
  * wait for the read models to apply what was acknowledged. Any number may run side by side.
  */
-export async function startPlatformRole(config: Config, logger: Logger): Promise<RunningRole> {
+export async function startPlatformRole(
+  config: Config,
+  logger: Logger,
+): Promise<RunningRole & { url: string; services: PlatformServices }> {
   // Evidence is admitted by the command API: no validator thread here.
   const follower = await startFollowerServices('platform', { ...config, validatorThread: false }, logger);
   const platform = composePlatformServices(follower.core, follower.keyring, {
@@ -29,6 +33,8 @@ export async function startPlatformRole(config: Config, logger: Logger): Promise
   if (config.platformPort === 0)
     platform.config = { ...platform.config, platformPort: http.port, platformPublicUrl: http.url };
   return {
+    url: http.url,
+    services: platform,
     banner: httpBanner(config, http.url, http.port),
     async close() {
       await http.close();
