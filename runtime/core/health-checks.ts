@@ -31,7 +31,7 @@ export async function probeAll<K extends string>(
   return Object.fromEntries(names.map((name, i) => [name, statuses[i]])) as Record<K, UpstreamStatus>;
 }
 
-export async function probe(check: UpstreamCheck, timeoutMs?: number): Promise<UpstreamStatus> {
+async function probe(check: UpstreamCheck, timeoutMs?: number): Promise<UpstreamStatus> {
   let timer: NodeJS.Timeout | undefined;
   const answered = check().then(
     (): UpstreamStatus => 'healthy',

@@ -21,14 +21,7 @@ export const UPSTREAM_TIMEOUT_MS = 2000;
  * The ports a platform process may bind, each reported by /health as bound or not (a feature that
  * binds one adds its adapter to the services' `bindings`: runtime/wiring/compose-platform.ts).
  */
-export const PLATFORM_PORTS = [
-  'event_store',
-  'read_store',
-  'bus',
-  'smtp',
-  'vault',
-  'model_providers',
-] as const;
+const PLATFORM_PORTS = ['event_store', 'read_store', 'bus', 'smtp', 'vault', 'model_providers'] as const;
 
 export interface PlatformHealth {
   status: 'ok' | 'degraded';
