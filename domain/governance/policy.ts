@@ -52,7 +52,8 @@ export function policyInForce(change: TenantPolicyChanged): PolicyInForce {
   };
 }
 
-function deepFreeze<T>(value: T): T {
+/** Freezes a value and everything in it: a shared default must not drift. */
+export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object') {
     for (const member of Object.values(value)) deepFreeze(member);
     Object.freeze(value);

@@ -347,6 +347,247 @@ anchored_at: string
 }
 
 /**
+ * The thresholds and rules of an agent's five action gates (G1–G5); every agent starts with the defaults. Read at GET /v1/agents/:agentId/governance-config.
+ */
+export interface AgentPolicy {
+/**
+ * G1 fails when one of these rules matches the action's content (default none). They come from the agent's signed profile (its must_not rules) and from the tenant's policy.
+ * 
+ * @maxItems 256
+ */
+g1_must_not: {
+/**
+ * The rule's id (a profile rule's id, or the tenant's name for it): what a G1 reason names, never the pattern.
+ */
+id: string
+/**
+ * A case-insensitive substring, or `/source/` for a regular expression (case-insensitive; no back-references and no quantified group that holds a quantifier, so matching stays linear).
+ */
+pattern: string
+/**
+ * Where the rule comes from: the agent's signed profile or the tenant's policy.
+ */
+source: ("profile" | "tenant")
+}[]
+/**
+ * G2 fails when the content's prompt-injection score is above this, from 0 to 1 (default 0.5).
+ */
+g2_injection_threshold: number
+/**
+ * G3 fails when the content holds more secrets (API keys, private keys, tokens, passwords) than this (default 0).
+ */
+g3_max_secrets: number
+/**
+ * G3 fails when the content holds more personal data (emails, phone numbers, card numbers, IBANs) than this; null sets no maximum (default null: people share their own contact details with their agent).
+ */
+g3_max_personal_data: (number | null)
+/**
+ * Whether secrets and personal data in the model's output are replaced by [REDACTED:<kind>] before anyone sees it (default true). Output is redacted, never blocked.
+ */
+g3_redact_model_output: boolean
+/**
+ * How an action may have been observed, a non-empty subset of HOOKED (by the platform itself), ATTESTED (a verified third-party signature) and INSTRUMENTED (reported by an external tool server); default all three.
+ * 
+ * @minItems 1
+ */
+g4_allowed_evidence_classes: [("HOOKED" | "ATTESTED" | "INSTRUMENTED"), ...(("HOOKED" | "ATTESTED" | "INSTRUMENTED"))[]]
+/**
+ * Whether a tool of class `destructive` needs a human's approval (default true).
+ */
+g5_destructive_requires_approval: boolean
+}
+
+/**
+ * GOV_AGENT_PASSPORT_V1: an agent's birth certificate in the public log, appended when the agent is created. Its leaf hash is the agent's passport_id. Its RFC 8785 canonical JSON is the leaf data; signature is the node key's Ed25519 signature (base64) over the canonical JSON of the record without that member.
+ */
+export interface AgentPassport {
+/**
+ * The record's kind and format version.
+ */
+type: "GOV_AGENT_PASSPORT_V1"
+/**
+ * The agent: svc_ and 26 lower-case base32 characters.
+ */
+agent_id: string
+/**
+ * The owning user's id (usr_ and the first 24 hex digits of SHA-256 of the lower-cased email), never the email.
+ */
+owner: string
+/**
+ * The owner's governance tenant, whose log the agent's leaves go to.
+ */
+tenant_id: string
+/**
+ * When the agent was created (ISO 8601 UTC).
+ */
+created_at: string
+/**
+ * Leaf hash (hex) of the agent's configuration version 1 (a GOV_AGENT_CONFIG_V1 record): the start of its configuration chain.
+ */
+config_hash: string
+/**
+ * The signing node: node_ and the first 24 hex digits of SHA-256 of its public key's DER SubjectPublicKeyInfo.
+ */
+node_id: string
+/**
+ * Ed25519 signature (standard base64, padded) of node_id's key over the canonical JSON of this record without signature.
+ */
+signature: string
+}
+
+/**
+ * GOV_AGENT_CONFIG_V1: one version of an agent's configuration (name, model, model provider, governance mode), chained to the version before it by its leaf hash. The configuration itself is only committed to; the governance mode is shown in clear. Its RFC 8785 canonical JSON is the leaf data; signature is the node key's Ed25519 signature over the record without that member.
+ */
+export interface AgentConfig {
+/**
+ * The record's kind and format version.
+ */
+type: "GOV_AGENT_CONFIG_V1"
+/**
+ * The agent this configuration belongs to.
+ */
+agent_id: string
+/**
+ * The owner's governance tenant.
+ */
+tenant_id: string
+/**
+ * The configuration version: 1 at creation, one more for each change or rollback (a rollback is a new version equal in content to an old one).
+ */
+version: number
+/**
+ * Leaf hash (hex) of the previous version's record; null for version 1.
+ */
+previous_config_hash: (string | null)
+/**
+ * hex SHA-256(nonce ‖ canonical JSON of {name, model, model_provider, governance_mode}), the 32-byte nonce kept in the private event: its owner can open it, nobody else can read it.
+ */
+config_commitment: string
+/**
+ * How failing actions are treated under this version, in clear: enforce blocks them, monitor admits them with would_block, review escalates them.
+ */
+governance_mode: ("enforce" | "monitor" | "review")
+/**
+ * When this version was made (ISO 8601 UTC).
+ */
+created_at: string
+/**
+ * The signing node.
+ */
+node_id: string
+/**
+ * Ed25519 signature (standard base64, padded) of node_id's key over the canonical JSON of this record without signature.
+ */
+signature: string
+}
+
+/**
+ * GOV_AGENT_ACTION_V1: one governed action's decision: its type, the verdict, each gate's pass or fail, and commitments to the content and to the accountable principal, never the content itself. A review decision on an escalated action is a second record that names the first in resolves. Its RFC 8785 canonical JSON is the leaf data; signature is the node key's Ed25519 signature over the record without that member.
+ */
+export interface AgentAction {
+/**
+ * The record's kind and format version.
+ */
+type: "GOV_AGENT_ACTION_V1"
+/**
+ * The agent that acted.
+ */
+agent_id: string
+/**
+ * The owner's governance tenant.
+ */
+tenant_id: string
+/**
+ * What kind of action was decided.
+ */
+action_type: ("chat_message" | "tool_call" | "memory_write" | "memory_delete" | "profile_amendment" | "heartbeat_step" | "task_step" | "subagent_spawn" | "channel_message" | "config_change")
+/**
+ * ADMIT, BLOCK, or ESCALATE (held for a human's review-decision, whose own record gives ADMIT or BLOCK).
+ */
+verdict: ("ADMIT" | "BLOCK" | "ESCALATE")
+/**
+ * Whether the gates failed: true for a BLOCK, an ESCALATE, and an ADMIT in monitor mode that enforce mode would have blocked.
+ */
+would_block: boolean
+/**
+ * G1 to G5 in order, each with whether it passed. The reasons stay in the private event: they name must_not rules and the kinds of data found, which could tell something about the content.
+ * 
+ * @minItems 5
+ * @maxItems 5
+ */
+gates: [{
+/**
+ * The gate.
+ */
+gate: ("G1" | "G2" | "G3" | "G4" | "G5")
+/**
+ * Whether it passed.
+ */
+passed: boolean
+}, {
+/**
+ * The gate.
+ */
+gate: ("G1" | "G2" | "G3" | "G4" | "G5")
+/**
+ * Whether it passed.
+ */
+passed: boolean
+}, {
+/**
+ * The gate.
+ */
+gate: ("G1" | "G2" | "G3" | "G4" | "G5")
+/**
+ * Whether it passed.
+ */
+passed: boolean
+}, {
+/**
+ * The gate.
+ */
+gate: ("G1" | "G2" | "G3" | "G4" | "G5")
+/**
+ * Whether it passed.
+ */
+passed: boolean
+}, {
+/**
+ * The gate.
+ */
+gate: ("G1" | "G2" | "G3" | "G4" | "G5")
+/**
+ * Whether it passed.
+ */
+passed: boolean
+}]
+/**
+ * hex SHA-256(nonce ‖ UTF-8 content) with a random 32-byte nonce kept in the private event: the owner can open it (content and nonce) and anyone holding both can check it against this leaf.
+ */
+content_commitment: string
+/**
+ * hex SHA-256(principal nonce ‖ canonical JSON of {kind, id}) of the accountable principal (user, key, recipe, schedule or delegation), with a nonce of its own, so that neither an email nor a user id can be tested against it.
+ */
+principal_commitment: string
+/**
+ * For a review decision, the leaf hash (hex) of the escalated action's record it decides; null for a decision of the pipeline.
+ */
+resolves: (string | null)
+/**
+ * When the verdict was given (ISO 8601 UTC).
+ */
+decided_at: string
+/**
+ * The signing node.
+ */
+node_id: string
+/**
+ * Ed25519 signature (standard base64, padded) of node_id's key over the canonical JSON of this record without signature.
+ */
+signature: string
+}
+
+/**
  * Body of POST /auto-register: provisions a Trial (L1) tenant.
  */
 export interface RegisterTenantBody {

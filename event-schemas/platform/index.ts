@@ -3,6 +3,10 @@
  * ../governance/index.ts). One namespace for both: `urn:gov:command:<name>`, `urn:gov:event:<Type>`,
  * `urn:gov:record:<name>`, `urn:gov:response:<name>`; names are unique across the two.
  */
+import agentAction from './records/agent-action.json';
+import agentConfig from './records/agent-config.json';
+import agentPassport from './records/agent-passport.json';
+import agentPolicy from './records/agent-policy.json';
 import platformArchitecture from './responses/platform-architecture.json';
 import platformError from './responses/platform-error.json';
 import platformHealth from './responses/platform-health.json';
@@ -15,8 +19,16 @@ export const platformCommandSchemas = {} as const;
 /** Domain event payloads (`data`), by event type. */
 export const platformEventSchemas = {} as const;
 
-/** Records: the documents admitted to the log (commitments, never content) and their parts. */
-export const platformRecordSchemas = {} as const satisfies Record<string, { $id: string; title: string }>;
+/**
+ * Records: the documents the platform's leaves carry (commitments, never content) and the parts they
+ * are made of, referred to with `{"$ref": "urn:gov:record:<name>"}` like the clearinghouse's.
+ */
+export const platformRecordSchemas = {
+  'agent-policy': agentPolicy,
+  'agent-passport': agentPassport,
+  'agent-config': agentConfig,
+  'agent-action': agentAction,
+} as const satisfies Record<string, { $id: string; title: string }>;
 
 /** Response bodies of the platform's HTTP API (its OpenAPI document is built from them). */
 export const platformResponseSchemas = {
