@@ -6,7 +6,7 @@
  * imports it.
  */
 import fc from 'fast-check';
-import { commandSchemas, recordSchemas } from './governance';
+import { commandSchemas, recordSchemas } from './schemas';
 import { type CommandName, validateCommand } from './validation';
 
 type Schema = Record<string, unknown>;

@@ -5,6 +5,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { TIER_LIMITS } from '../domain/governance/tier-limits';
+import { ACTION_TYPES, TOOL_CLASSES } from '../domain/platform/action-gates';
+import { FEATURES, featureGate, TIERS } from '../domain/platform/capabilities';
+import { costModel } from '../domain/platform/cost-model';
+import costEstimateSchema from '../event-schemas/platform/commands/cost-estimate.json';
 import { validateResponse } from '../event-schemas/validation';
 import { sequencerWritingHere } from '../runtime/wiring/platform-upstream';
 import { REPO_ROOT } from './support/children';
@@ -271,15 +276,218 @@ describe('the public service endpoints', () => {
     );
   });
 
+  interface Capabilities {
+    tiers: string[];
+    features: {
+      feature: string;
+      status: string;
+      available: boolean;
+      required_tier: string;
+      tiers: string[];
+      limits: Record<string, Record<string, number | null>>;
+    }[];
+  }
+
+  it('given GET /v1/capabilities, then every feature with its tiers exactly as the feature gate enforces them', async () => {
+    const response = await platform('/v1/capabilities');
+    expect(response.status).toBe(200);
+    const catalog = await valid<Capabilities>(response, 'platform-capabilities');
+    expect(catalog.tiers).toEqual(['L1', 'L2', 'L2+', 'L4']);
+    expect(catalog.features.map((entry) => entry.feature)).toEqual(FEATURES.map((feature) => feature.id));
+    for (const entry of catalog.features)
+      for (const tier of TIERS) {
+        const gate = featureGate(tier, entry.feature as (typeof FEATURES)[number]['id']);
+        expect({ feature: entry.feature, tier, listed: entry.tiers.includes(tier) }).toEqual({
+          feature: entry.feature,
+          tier,
+          listed: gate === null,
+        });
+        if (gate) expect(gate.required_tier).toBe(entry.required_tier);
+        else
+          expect(Object.keys(entry.limits[tier]!)).toEqual(
+            FEATURES.find((feature) => feature.id === entry.feature)!.limits,
+          );
+      }
+    // The defaults of the platform's feature gating.
+    const required = Object.fromEntries(
+      catalog.features.map((entry) => [entry.feature, entry.required_tier]),
+    );
+    expect(required).toMatchObject({
+      chat: 'L1',
+      memory: 'L1',
+      profile: 'L1',
+      heartbeat: 'L1',
+      schedules: 'L2',
+      dream_tasks: 'L2',
+      sub_agents: 'L2+',
+      email_channel: 'L2+',
+      messaging_channel: 'L2+',
+      dedicated_log: 'L4',
+    });
+  });
+
+  it("given GET /v1/tiers, then L1 to L4 with prices, the platform's and the clearinghouse's limits, and what each adds", async () => {
+    const response = await platform('/v1/tiers');
+    expect(response.status).toBe(200);
+    const { tiers } = await valid<{
+      tiers: {
+        tier: string;
+        name: string;
+        pricing: { usd_per_1000_credits: number | null };
+        clearinghouse_limits: { requests_per_minute: number; leaves_per_day: number | null };
+        features: string[];
+        adds: string[];
+      }[];
+    }>(response, 'platform-tiers');
+    expect(tiers.map((tier) => [tier.tier, tier.name])).toEqual([
+      ['L1', 'Trial'],
+      ['L2', 'Pay-as-you-govern'],
+      ['L2+', 'Certified'],
+      ['L4', 'Networked'],
+    ]);
+    for (const tier of tiers) {
+      const limits = TIER_LIMITS[tier.tier as keyof typeof TIER_LIMITS];
+      expect(tier.clearinghouse_limits).toMatchObject({
+        requests_per_minute: limits.requestsPerMinute,
+        leaves_per_day: limits.leavesPerDay,
+      });
+      expect(tier.pricing.usd_per_1000_credits).toBe(
+        costModel().usd_per_1000_credits[tier.tier as keyof typeof TIER_LIMITS],
+      );
+    }
+    // Each tier has what the one below has, and every feature is added by exactly one tier.
+    for (let i = 1; i < tiers.length; i++)
+      expect(tiers[i]!.features).toEqual(expect.arrayContaining(tiers[i - 1]!.features));
+    expect(tiers.flatMap((tier) => tier.adds).sort()).toEqual(FEATURES.map((feature) => feature.id).sort());
+    expect(tiers[3]!.features).toHaveLength(FEATURES.length);
+  });
+
+  it('given GET /v1/channels, then chat, REST, email and messaging app, each with its status and required tier', async () => {
+    const response = await platform('/v1/channels');
+    expect(response.status).toBe(200);
+    const { channels } = await valid<{
+      channels: {
+        channel: string;
+        feature: string;
+        status: string;
+        available: boolean;
+        required_tier: string;
+      }[];
+    }>(response, 'platform-channels');
+    const catalog = (await (await platform('/v1/capabilities')).json()) as Capabilities;
+    expect(channels.map((channel) => [channel.channel, channel.required_tier])).toEqual([
+      ['chat', 'L1'],
+      ['rest', 'L1'],
+      ['email', 'L2+'],
+      ['messaging_app', 'L2+'],
+    ]);
+    for (const channel of channels) {
+      const feature = catalog.features.find((entry) => entry.feature === channel.feature)!;
+      expect(channel).toMatchObject({ status: feature.status, available: feature.available });
+    }
+  });
+
+  it('given GET /v1/cost-model, then the model the estimates apply', async () => {
+    const response = await platform('/v1/cost-model');
+    expect(response.status).toBe(200);
+    expect(await valid(response, 'platform-cost-model')).toEqual(JSON.parse(JSON.stringify(costModel())));
+  });
+
+  const estimate = (body: unknown) =>
+    platform('/v1/cost-estimate', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  it('given a proposed action, when POST /v1/cost-estimate, then its credits, price and the arithmetic', async () => {
+    const response = await estimate({
+      action_type: 'task_step',
+      tool_class: 'external',
+      quantity: 12,
+      tier: 'L2',
+    });
+    expect(response.status).toBe(200);
+    expect(await valid(response, 'platform-cost-estimate')).toEqual({
+      action_type: 'task_step',
+      tool_class: 'external',
+      risk_tier: 'high',
+      credits_per_action: 5,
+      quantity: 12,
+      credits: 60,
+      tier: 'L2',
+      usd: 0.12,
+      quota_actions: 12,
+      formula:
+        'high risk: 5 credits × (1 + 0 extra 16 KiB blocks) = 5 per action; × 12 = 60 credits; 60 × $2 / 1000 = $0.12',
+    });
+    const defaults = await estimate({ action_type: 'chat_message' });
+    expect(await valid(defaults, 'platform-cost-estimate')).toMatchObject({
+      tool_class: null,
+      tier: 'L1',
+      quantity: 1,
+      credits: 1,
+      usd: 0,
+    });
+    const contract = await estimate({ action_type: 'memory_write', content_bytes: 40_000, tier: 'L4' });
+    expect(await contract.json()).toMatchObject({ credits_per_action: 6, usd: null });
+  });
+
+  it.each([
+    [{}, 'action_type'],
+    [{ action_type: 'launch_rocket' }, 'action_type'],
+    [{ action_type: 'chat_message', quantity: 0 }, 'quantity'],
+    [{ action_type: 'chat_message', quantity: 1.5 }, 'quantity'],
+    [{ action_type: 'chat_message', content_bytes: -1 }, 'content_bytes'],
+    [{ action_type: 'chat_message', tier: 'L3' }, 'tier'],
+    [{ action_type: 'chat_message', price: 0 }, 'price'],
+    [[], ''],
+  ])(
+    'given the body %j, when POST /v1/cost-estimate, then 400 invalid_request naming %s',
+    async (body, member) => {
+      const response = await estimate(body);
+      expect(response.status).toBe(400);
+      const answer = (await response.json()) as { error: string; detail: string };
+      expect(answer).toEqual({ error: 'invalid_request', detail: expect.stringContaining(member) });
+    },
+  );
+
+  it("given the cost-estimate command schema, then its enumerations are the domain's", () => {
+    const { properties } = costEstimateSchema;
+    expect(properties.action_type.enum).toEqual([...ACTION_TYPES]);
+    expect(properties.tool_class.enum).toEqual([...TOOL_CLASSES]);
+    expect(properties.tier.enum).toEqual([...TIERS]);
+  });
+
   it('given the OpenAPI document, then every public endpoint with a schema for each JSON answer', async () => {
     const document = (await (await platform('/openapi.json')).json()) as {
       paths: Record<string, Record<string, { responses: Record<string, { content?: object }> }>>;
     };
-    for (const route of ['/health', '/v1/version', '/v1/architecture', '/v1/services', '/v1/metrics']) {
-      const operation = document.paths[route]?.get;
+    const routes = [
+      ['get', '/health'],
+      ['get', '/v1/version'],
+      ['get', '/v1/capabilities'],
+      ['get', '/v1/architecture'],
+      ['get', '/v1/services'],
+      ['get', '/v1/tiers'],
+      ['get', '/v1/cost-model'],
+      ['post', '/v1/cost-estimate'],
+      ['get', '/v1/channels'],
+      ['get', '/v1/metrics'],
+    ] as const;
+    for (const [method, route] of routes) {
+      const operation = document.paths[route]?.[method];
       expect({ route, documented: operation !== undefined }).toEqual({ route, documented: true });
       expect(operation!.responses['200']!.content).toBeDefined();
     }
     expect(document.paths['/health']!.get!.responses['503']).toBeDefined();
+    const estimate = document.paths['/v1/cost-estimate']!.post! as unknown as {
+      requestBody: { content: { 'application/json': { schema: { $ref: string } } } };
+      responses: Record<string, unknown>;
+    };
+    expect(estimate.requestBody.content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/CostEstimateBody',
+    );
+    expect(JSON.stringify(estimate.responses['400'])).toContain('PlatformError');
   });
 });

@@ -1,13 +1,19 @@
 /**
  * The platform's public service endpoints (no credentials): health, version, the capability map, the
- * named services and the platform's own metrics.
+ * named services, the feature catalog, tiers, channels, the cost model and estimates, and the
+ * platform's own metrics.
  */
 import type { Request, Response } from 'express';
 import type { PlatformServices } from '../../../command-api/platform/services';
+import { capabilityCatalog, TIERS } from '../../../domain/platform/capabilities';
+import { costModel, estimateCost } from '../../../domain/platform/cost-model';
+import type { CostEstimateBody } from '../../../event-schemas';
 import { json, schema } from '../../../runtime/http/openapi-parts';
+import { platformErrorResponse } from '../../../runtime/http/platform-errors';
 import { PUBLIC, type Route } from '../../../runtime/http/route-table';
 import { PLATFORM_METRIC_PREFIX } from '../../../runtime/support/metrics';
 import { architecture, serviceMap } from './architecture';
+import { channels, tiers } from './catalog';
 import { PLATFORM_SERVICE_NAME, platformEngine } from './engine';
 import { checkPlatformHealth, UPSTREAM_TIMEOUT_MS } from './health';
 
@@ -95,6 +101,118 @@ export const platformServiceRoutes: readonly Route<PlatformServices>[] = [
     },
     handler: (services) => (_req: Request, res: Response) => {
       res.json(serviceMap(services.config));
+    },
+  },
+  {
+    method: 'get',
+    path: '/v1/capabilities',
+    access: PUBLIC,
+    tags: ['platform'],
+    operationId: 'getPlatformCapabilities',
+    summary: 'Feature catalog with status, tiers and per-tier limits',
+    description:
+      "Every feature of the platform, generated from the table the feature gate reads: a route of a feature the caller's tier lacks answers 403 feature_requires_upgrade with `required_tier`. `available: false` marks a feature listed for planning that this release does not serve yet.",
+    responses: {
+      '200': {
+        description: 'The tiers, lowest first, and every feature.',
+        content: json(schema('urn:gov:response:platform-capabilities')),
+      },
+    },
+    handler: () => {
+      // The catalog is constant: built once.
+      const body = JSON.stringify({ tiers: TIERS, features: capabilityCatalog() });
+      return (_req: Request, res: Response) => {
+        res.type('application/json').send(body);
+      };
+    },
+  },
+  {
+    method: 'get',
+    path: '/v1/tiers',
+    access: PUBLIC,
+    tags: ['platform'],
+    operationId: 'getPlatformTiers',
+    summary: 'Pricing tiers and their limits',
+    responses: {
+      '200': {
+        description:
+          "Each tier, lowest first: its price, the platform's limits, the clearinghouse's limits, its features and those it adds.",
+        content: json(schema('urn:gov:response:platform-tiers')),
+      },
+    },
+    handler: () => {
+      const body = JSON.stringify(tiers());
+      return (_req: Request, res: Response) => {
+        res.type('application/json').send(body);
+      };
+    },
+  },
+  {
+    method: 'get',
+    path: '/v1/channels',
+    access: PUBLIC,
+    tags: ['platform'],
+    operationId: 'getPlatformChannels',
+    summary: 'Supported input channels (chat, REST, email, messaging app)',
+    description:
+      'Every channel feeds the one governed-action pipeline. Each names the feature of GET /v1/capabilities that gates it, with its status and tiers.',
+    responses: {
+      '200': {
+        description: 'The channels.',
+        content: json(schema('urn:gov:response:platform-channels')),
+      },
+    },
+    handler: () => {
+      const body = JSON.stringify(channels());
+      return (_req: Request, res: Response) => {
+        res.type('application/json').send(body);
+      };
+    },
+  },
+  {
+    method: 'get',
+    path: '/v1/cost-model',
+    access: PUBLIC,
+    tags: ['platform'],
+    operationId: 'getPlatformCostModel',
+    summary: 'Risk-tier pricing model',
+    description:
+      "credits per action = the risk tier's credits × (1 + each started 16 KiB block of content beyond the first); credits = credits per action × quantity; price = credits × the tier's USD per 1,000 credits ÷ 1,000. A tool class decides the risk tier of the actions that run tools; the action type decides otherwise.",
+    responses: {
+      '200': {
+        description: 'The model POST /v1/cost-estimate applies.',
+        content: json(schema('urn:gov:response:platform-cost-model')),
+      },
+    },
+    handler: () => {
+      const body = JSON.stringify(costModel());
+      return (_req: Request, res: Response) => {
+        res.type('application/json').send(body);
+      };
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/cost-estimate',
+    access: PUBLIC,
+    body: { command: 'cost-estimate', description: 'The proposed action, and how many alike.' },
+    tags: ['platform'],
+    operationId: 'estimatePlatformCost',
+    summary: 'Estimate the cost of a proposed action',
+    description:
+      'Prices the action by the model of GET /v1/cost-model and shows the arithmetic in `formula`. Nothing is recorded: an estimate is not an action.',
+    responses: {
+      '200': {
+        description: 'The estimate.',
+        content: json(schema('urn:gov:response:platform-cost-estimate')),
+      },
+      '400': platformErrorResponse(
+        'invalid_request: the body is not JSON or does not match the schema (`detail` names the member and why).',
+        ['invalid_request'],
+      ),
+    },
+    handler: () => (req: Request, res: Response) => {
+      res.json(estimateCost(req.body as CostEstimateBody));
     },
   },
   {
