@@ -14,6 +14,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 VOLUME /data
-EXPOSE 8080
+# The clearinghouse (GOV_PORT) and the agent platform (GOV_PLATFORM_PORT).
+EXPOSE 8080 8081
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s CMD node -e "fetch('http://127.0.0.1:8080/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 CMD ["node", "--enable-source-maps", "--single-threaded-gc", "dist/runtime/main.js"]

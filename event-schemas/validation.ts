@@ -31,8 +31,10 @@ const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, 
 addFormats(ajv);
 // Records (bundle, envelope, …) are referenced from commands and events by their `$id`.
 for (const schema of Object.values(recordSchemas)) ajv.addSchema(schema);
-// Response bodies refer to records and to each other (`urn:gov:response:sth`) by `$id` as well.
+// Response bodies refer to records and to each other (`urn:gov:response:sth`) by `$id` as well, and
+// to the command they answer (`urn:gov:command:cost-estimate#/properties/tier`).
 for (const schema of Object.values(responseSchemas)) ajv.addSchema(schema);
+for (const schema of Object.values(commandSchemas)) ajv.addSchema(schema);
 const recordValidators = compileAll(recordSchemas);
 const responseValidators = compileAll(responseSchemas);
 const commandValidators = compileAll(commandSchemas);
@@ -53,7 +55,7 @@ export function validateEventData<T extends EventType>(type: T, data: unknown): 
   return run(eventValidators[type], data);
 }
 
-/** Validates one of the admitted records (proof bundle, envelope, agent action, …) against its schema. */
+/** Validates one of the admitted records (proof bundle, envelope, …) against its schema. */
 export function validateRecord<N extends RecordName>(name: N, record: unknown): Validation<unknown> {
   return run(recordValidators[name], record);
 }

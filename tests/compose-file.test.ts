@@ -53,7 +53,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('runs every role from the one Dockerfile, each with a health check, on an entry point that exists', () => {
-    const roles = ['command-api', 'read-api', 'projectors', 'dispatcher'];
+    const roles = ['command-api', 'read-api', 'projectors', 'dispatcher', 'platform'];
     for (const role of roles) {
       const service = compose.services[role];
       expect(service?.build).toBe('.');

@@ -95,7 +95,9 @@ describe('gov rebuild of a store with the shared, test and a dedicated log, anch
 
     const run = await gov(t.dataDir, 'rebuild', '--json');
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
-    const results = JSON.parse(run.stdout) as Array<{ projection: string; events: number; logs?: unknown[] }>;
+    const every = JSON.parse(run.stdout) as Array<{ projection: string; events: number; logs?: unknown[] }>;
+    // The clearinghouse's projections; the agent platform's have no events in this store.
+    const results = every.filter((r) => ['tenants', 'governance', 'tree-heads'].includes(r.projection));
     for (const result of results) expect(result.events).toBeGreaterThan(0);
     const heads = await headsInStore(['shared', 'test', dedicated]);
     expect(Object.fromEntries(results.map((r) => [r.projection, r.logs]))).toEqual({

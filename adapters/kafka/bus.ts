@@ -104,6 +104,11 @@ export class KafkaBus implements Bus {
     return ensureTopic(await this.connectedAdmin(), settings);
   }
 
+  /** Asks a broker for the topic's metadata: resolves once the cluster answers (for /health). */
+  async ping(): Promise<void> {
+    await (await this.connectedAdmin()).fetchTopicMetadata({ topics: [this.options.topic] });
+  }
+
   async publish(events: readonly RecordedEvent[]): Promise<void> {
     if (this.closed) throw new Error('the Kafka bus is closed');
     if (events.length === 0) return;

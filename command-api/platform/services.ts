@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { Mailer } from '../../ports/mailer';
+import type { UpstreamCheck } from '../../runtime/core/health-checks';
 import type { CoreServices } from '../../runtime/core/services';
 import type { AggregateWriter } from '../engine/aggregate-writer';
 import type { TenantEvent, TenantState } from '../governance/tenants/tenant-state';
@@ -31,6 +32,11 @@ export interface PlatformServices extends CoreServices {
   mailer: Mailer;
   /** The vault's master key (GOV_VAULT_KEY, else `<data>/keys/vault-master.key`): wraps users' data keys. */
   vaultMasterKey: Buffer;
+  /**
+   * What `GET /health` asks beyond the stores, as the process's deployment reaches them: the bus (where
+   * this process has one), the shared log's sequencer, the clearinghouse.
+   */
+  upstream: PlatformUpstream;
 }
 
 /** Who owns an agent, and the `svc_` keys of agents: what owner and key scoping are checked against. */
@@ -69,4 +75,10 @@ export interface SessionHolder {
   tenantId: string;
   /** ISO 8601; the access layer refuses the session from then on. */
   expiresAt: string;
+}
+
+export interface PlatformUpstream {
+  bus?: UpstreamCheck;
+  log_sequencer: UpstreamCheck;
+  clearinghouse: UpstreamCheck;
 }

@@ -260,7 +260,12 @@ describe('platform records', () => {
     ],
     [
       'a mangled signature',
-      (r: ReturnType<typeof chatAction>['record']) => ({ ...r, signature: `${r.signature.slice(0, -3)}A==` }),
+      (r: ReturnType<typeof chatAction>['record']) => {
+        // One bit of the first byte flipped: the signature stays well-formed base64 of 64 bytes.
+        const bytes = Buffer.from(r.signature, 'base64');
+        bytes[0]! ^= 1;
+        return { ...r, signature: bytes.toString('base64') };
+      },
       publicKey,
       /does not verify/,
     ],

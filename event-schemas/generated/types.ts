@@ -846,6 +846,32 @@ agent_id: string
 }
 
 /**
+ * Body of POST /v1/cost-estimate: a proposed action (or `quantity` alike), priced by the risk-tier cost model of GET /v1/cost-model.
+ */
+export interface CostEstimateBody {
+/**
+ * What the action is; it sets the risk tier unless a tool class does.
+ */
+action_type: ("chat_message" | "tool_call" | "memory_write" | "memory_delete" | "profile_amendment" | "heartbeat_step" | "task_step" | "subagent_spawn" | "channel_message" | "config_change")
+/**
+ * The governance class of the tool it runs; it sets the risk tier of tool_call, heartbeat_step and task_step.
+ */
+tool_class?: ("read" | "write" | "external" | "destructive")
+/**
+ * Size of the content in bytes (default 0): each started 16 KiB block beyond the first adds the tier's credits once more.
+ */
+content_bytes?: number
+/**
+ * How many such actions (default 1): the steps of a task, the runs of a schedule.
+ */
+quantity?: number
+/**
+ * The tier to price at (default L1).
+ */
+tier?: ("L1" | "L2" | "L2+" | "L4")
+}
+
+/**
  * Body of PUT .../vault: a model provider's API key for the agent, stored encrypted (AES-256-GCM). A key already stored for the provider is replaced.
  */
 export interface StoreVaultKeyBody {
@@ -2378,6 +2404,7 @@ export interface CommandBodies {
   'create-api-key': CreateApiKeyBody;
   'auth-login': AuthLoginBody;
   'ws-ticket': WsTicketBody;
+  'cost-estimate': CostEstimateBody;
   'store-vault-key': StoreVaultKeyBody;
 }
 

@@ -6,6 +6,7 @@
 
 import authLogin from './commands/auth-login.json';
 import changeAgentMode from './commands/change-agent-mode.json';
+import costEstimate from './commands/cost-estimate.json';
 import createAgent from './commands/create-agent.json';
 import createApiKey from './commands/create-api-key.json';
 import restoreAgent from './commands/restore-agent.json';
@@ -58,7 +59,16 @@ import authLoginAccepted from './responses/auth-login-accepted.json';
 import authMe from './responses/auth-me.json';
 import authSessions from './responses/auth-sessions.json';
 import authSignedIn from './responses/auth-signed-in.json';
+import platformArchitecture from './responses/platform-architecture.json';
+import platformCapabilities from './responses/platform-capabilities.json';
+import platformChannels from './responses/platform-channels.json';
+import platformCostEstimate from './responses/platform-cost-estimate.json';
+import platformCostModel from './responses/platform-cost-model.json';
 import platformError from './responses/platform-error.json';
+import platformHealth from './responses/platform-health.json';
+import platformServices from './responses/platform-services.json';
+import platformTiers from './responses/platform-tiers.json';
+import platformVersion from './responses/platform-version.json';
 import tenantQuotaSummary from './responses/tenant-quota-summary.json';
 import vaultDeleted from './responses/vault-deleted.json';
 import vaultEntry from './responses/vault-entry.json';
@@ -76,6 +86,7 @@ export const platformCommandSchemas = {
   'create-api-key': createApiKey,
   'auth-login': authLogin,
   'ws-ticket': wsTicketBody,
+  'cost-estimate': costEstimate,
   'store-vault-key': storeVaultKey,
 } as const;
 
@@ -116,6 +127,15 @@ export const platformRecordSchemas = {
 /** Response bodies of the platform's HTTP API (its OpenAPI document is built from them). */
 export const platformResponseSchemas = {
   'platform-error': platformError,
+  'platform-health': platformHealth,
+  'platform-version': platformVersion,
+  'platform-architecture': platformArchitecture,
+  'platform-services': platformServices,
+  'platform-capabilities': platformCapabilities,
+  'platform-tiers': platformTiers,
+  'platform-channels': platformChannels,
+  'platform-cost-model': platformCostModel,
+  'platform-cost-estimate': platformCostEstimate,
   agent,
   'agent-created': agentCreatedResponse,
   'agent-list': agentList,

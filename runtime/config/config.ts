@@ -26,6 +26,11 @@ export interface Config {
   platformPort: number;
   /** GOV_PLATFORM_PUBLIC_URL: the platform's base URL (sign-in links, CSRF origin, proof links). */
   platformPublicUrl: string;
+  /**
+   * GOV_CLEARINGHOUSE_URL: where a platform process of the production topology reaches the
+   * clearinghouse for its /health (default `publicUrl`); the embedded server checks its own.
+   */
+  clearinghouseUrl: string;
   /** GOV_LOG_ORIGIN: the log's name in checkpoints (C2SP origin); fixed by the log key once created. */
   logOrigin: string;
   /** GOV_DATA_DIR: folder of the embedded stores. */
@@ -166,12 +171,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   );
   if (!/^https?:\/\/[^\s/]+/.test(platformPublicUrl))
     problems.push(`GOV_PLATFORM_PUBLIC_URL must be an http(s) URL (got '${platformPublicUrl}')`);
+  const clearinghouseUrl = (env.GOV_CLEARINGHOUSE_URL || publicUrl).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^\s/]+/.test(clearinghouseUrl))
+    problems.push(`GOV_CLEARINGHOUSE_URL must be an http(s) URL (got '${clearinghouseUrl}')`);
   const config: Config = {
     host: env.GOV_HOST || '0.0.0.0',
     port,
     publicUrl,
     platformPort,
     platformPublicUrl,
+    clearinghouseUrl,
     logOrigin: env.GOV_LOG_ORIGIN || `${publicUrl.replace(/^https?:\/\//, '')}/gov/v1/log`,
     dataDir,
     eventStoreFile: path.resolve(env.GOV_EVENT_STORE_FILE || path.join(dataDir, 'events.db')),

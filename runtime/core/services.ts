@@ -55,7 +55,7 @@ export interface CoreServices {
 }
 
 /** The embedded server (`all`) or one process of the production topology (runtime/roles/). */
-export type ProcessRole = 'all' | 'command-api' | 'read-api' | 'projectors' | 'dispatcher';
+export type ProcessRole = 'all' | 'command-api' | 'read-api' | 'projectors' | 'dispatcher' | 'platform';
 
 /** Of a single-writer lease: this process holds it and writes, or waits to take it over. */
 export type LeaseState = 'writer' | 'standby';

@@ -42,9 +42,13 @@ export function tableApp<S extends AppServices>(
   table: RouteTable<S>,
   services: S,
   side: ServedSide | 'ops',
-  options: { errors?: ErrorDialect } = {},
+  options: {
+    errors?: ErrorDialect;
+    /** Where request durations go (default `metrics.httpRequests`): each service its own series. */
+    requestDurations?: AppServices['metrics']['httpRequests'];
+  } = {},
 ): express.Express {
-  const app = baseApp(services, options.errors);
+  const app = baseApp(services, options.errors, options.requestDurations ?? services.metrics.httpRequests);
   const serves = (route: Route<S>) => {
     const served = sideOf(route);
     return side === 'all' || side === 'ops' || served === 'both' || served === side;
@@ -68,7 +72,11 @@ export function tableApp<S extends AppServices>(
   return finish(app, services, side, matchingRouters(table));
 }
 
-function baseApp(services: AppServices, errors: ErrorDialect | undefined): express.Express {
+function baseApp(
+  services: AppServices,
+  errors: ErrorDialect | undefined,
+  durations: AppServices['metrics']['httpRequests'],
+): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -81,7 +89,7 @@ function baseApp(services: AppServices, errors: ErrorDialect | undefined): expre
   // req.ip: the connection's address, or that many X-Forwarded-For hops back behind trusted proxies.
   app.set('trust proxy', services.config.trustProxyHops);
   app.use(correlation(services.logger));
-  app.use(recordDuration(services));
+  app.use(recordDuration(durations));
   app.use(
     express.json({
       limit: services.config.maxBodyBytes,
@@ -136,9 +144,9 @@ function noRoute(req: Request, res: Response, side: ServedSide | 'ops'): void {
   sendError(res, 404, 'NOT_FOUND', `no route for ${req.method} ${req.path}${NOT_SERVED_HERE[side]}`);
 }
 
-function recordDuration(services: AppServices) {
+function recordDuration(durations: AppServices['metrics']['httpRequests']) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const stop = services.metrics.httpRequests.startTimer();
+    const stop = durations.startTimer();
     res.on('finish', () => {
       // The matched route pattern, never the raw path: ids in paths would explode label cardinality.
       stop({ method: req.method, route: req.route?.path ?? 'unmatched', status: String(res.statusCode) });

@@ -7,7 +7,7 @@ import { ensureTestLog } from '../../projectors/log/log-directory';
 import { LogFollower } from '../../projectors/log/log-follower';
 import type { Config } from '../config/config';
 import type { ProcessRole } from '../core/services';
-import { openServerKeyring } from '../keys/keyring';
+import { openServerKeyring, type ServerKeyring } from '../keys/keyring';
 import { type OpenedReadStore, openEventStore, openReadStore, readStoreLocation } from '../stores/stores';
 import { createMetrics } from '../support/metrics';
 import { type ComposedServices, composeServices } from '../wiring/compose-services';
@@ -15,14 +15,16 @@ import { remoteWaitsOn, StoreHeadGate } from '../wiring/remote-waits';
 
 export interface FollowerServices extends ComposedServices {
   read: OpenedReadStore;
+  keyring: ServerKeyring;
   /** Stops the follower and closes the stores and the keyring. */
   close(): Promise<void>;
 }
 
 /**
  * The services of a process that serves the API but does not sequence (command-api, read-api,
- * dispatcher): the log from a follower of the sequencer's events, read-your-write from what the
- * projectors and the dispatcher store (remote-waits.ts).
+ * dispatcher, platform): the log from a follower of the sequencer's events, read-your-write from what
+ * the projectors and the dispatcher store (remote-waits.ts). The platform both appends and serves its
+ * own reads: its writes are acknowledged as the command API's, its reads wait as the read API's.
  */
 export async function startFollowerServices(
   role: Exclude<ProcessRole, 'all' | 'projectors'>,
@@ -40,12 +42,13 @@ export async function startFollowerServices(
   const waits = remoteWaitsOn(read.store);
   // Read-your-write: the command API acknowledges without waiting for the read models (beyond a
   // bounded backlog); the read API makes its reads wait for them instead.
+  const commands = role === 'command-api' || role === 'platform';
   const readGate =
-    role === 'read-api'
+    role === 'read-api' || role === 'platform'
       ? new StoreHeadGate(events.store, waits, projections, config.integrationTimeoutMs)
       : undefined;
   // Creates the test log on a first start, if no other process has (before this process admits).
-  if (role === 'command-api') await ensureTestLog(events.store, keyring);
+  if (commands) await ensureTestLog(events.store, keyring);
   let refreshCosignatures: (event: RecordedEvent) => void = () => undefined;
   const follower = new LogFollower({
     eventStore: events.store,
@@ -64,7 +67,7 @@ export async function startFollowerServices(
     logSource: follower,
     logs: follower,
     awaitProjections: (position, eventTypes) => waits.awaitProjections(position, eventTypes),
-    ...(role === 'command-api'
+    ...(commands
       ? { readYourWrite: (position, eventTypes) => waits.boundBacklog(position, eventTypes) }
       : {}),
     ...(readGate ? { readGate } : {}),
@@ -88,6 +91,7 @@ export async function startFollowerServices(
   return {
     ...composed,
     read,
+    keyring,
     async close() {
       await composed.stop();
       await waits.close();

@@ -125,6 +125,8 @@ export interface OpenedBus {
   /** Kafka needs the forwarder to publish committed events; the in-process bus reads the store. */
   needsForwarder: boolean;
   binding: string;
+  /** Resolves once the bus answers (a broker round trip; the in-process bus is the event store): /health. */
+  ping(): Promise<unknown>;
 }
 
 export async function openBus(
@@ -135,10 +137,22 @@ export async function openBus(
 ): Promise<OpenedBus> {
   if (config.kafka) {
     const bus = await KafkaBus.connect(config.kafka, observe);
-    return { bus, partitions: bus.partitions, needsForwarder: true, binding: 'kafka' };
+    return {
+      bus,
+      partitions: bus.partitions,
+      needsForwarder: true,
+      binding: 'kafka',
+      ping: () => bus.ping(),
+    };
   }
   const bus = new EventStoreBus({ eventStore, readStore });
-  return { bus, partitions: null, needsForwarder: false, binding: 'in-process' };
+  return {
+    bus,
+    partitions: null,
+    needsForwarder: false,
+    binding: 'in-process',
+    ping: () => eventStore.headPosition(),
+  };
 }
 
 /**

@@ -1,8 +1,19 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
+/** The agent platform's series are named with this prefix, apart from the clearinghouse's. */
+export const PLATFORM_METRIC_PREFIX = 'gov_platform_';
+
 /** Every metric the process exposes at GET /v1/metrics, on one registry per process (or per test). */
 export function createMetrics(registry: Registry = new Registry(), { defaults = true } = {}) {
   if (defaults) collectDefaultMetrics({ register: registry, prefix: 'gov_' });
+  const platformGovernedActions = new Counter({
+    name: `${PLATFORM_METRIC_PREFIX}governed_actions_total`,
+    help: 'Agent actions through the governed-action pipeline, by verdict',
+    labelNames: ['verdict'] as const,
+    registers: [registry],
+  });
+  // Every verdict is a series from the start, so a rate over it is defined before the first action.
+  for (const verdict of ['ADMIT', 'BLOCK', 'ESCALATE']) platformGovernedActions.inc({ verdict }, 0);
   return {
     registry,
     httpRequests: new Histogram({
@@ -97,6 +108,14 @@ export function createMetrics(registry: Registry = new Registry(), { defaults = 
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10],
       registers: [registry],
     }),
+    platformHttpRequests: new Histogram({
+      name: `${PLATFORM_METRIC_PREFIX}http_request_duration_seconds`,
+      help: "The agent platform's HTTP request duration by route and status",
+      labelNames: ['method', 'route', 'status'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    platformGovernedActions,
     busMalformedMessages: new Counter({
       name: 'gov_bus_malformed_messages_total',
       help: 'Bus messages a consumer group could not decode as events (logged with their offset and skipped)',

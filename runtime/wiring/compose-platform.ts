@@ -6,7 +6,7 @@ import { userAggregate } from '../../command-api/platform/accounts/user-state';
 import { ReadModelAgentDirectory } from '../../command-api/platform/agents/agent-directory';
 import { nodeRecordSealer } from '../../command-api/platform/agents/agent-records';
 import { agentAggregate } from '../../command-api/platform/agents/agent-state';
-import type { PlatformServices } from '../../command-api/platform/services';
+import type { PlatformServices, PlatformUpstream } from '../../command-api/platform/services';
 import { authorityNodeIdOf } from '../../domain/governance/envelope';
 import { readModelSessions } from '../../read-api/platform/accounts/accounts';
 import type { CoreServices } from '../core/services';
@@ -14,14 +14,26 @@ import type { Keyring } from '../keys/keyring';
 
 /**
  * The agent platform's services: the same core as the clearinghouse's (one event store, one read
- * store, one set of logs and sequencers) and the platform's own parts.
+ * store, one set of logs and sequencers) and the platform's own parts. A feature that binds a port
+ * (SMTP, the vault, a model provider) adds its adapter's name to `bindings`, which /health reports.
  */
-export function composePlatformServices(core: CoreServices, keyring: Keyring): PlatformServices {
+export function composePlatformServices(
+  core: CoreServices,
+  keyring: Keyring,
+  upstream: PlatformUpstream,
+): PlatformServices {
   const { config } = core;
   const authority = { ...keyring.authority, nodeId: authorityNodeIdOf(keyring.authority.publicKey) };
   return {
     ...core,
+    bindings: {
+      ...core.bindings,
+      ...(config.smtpUrl ? { smtp: 'nodemailer' } : {}),
+      // Where the vault's master key comes from (never the key).
+      vault: config.vaultKey ? 'aes-256-gcm (GOV_VAULT_KEY)' : 'aes-256-gcm (keys/vault-master.key)',
+    },
     authority,
+    upstream,
     agents: new AggregateWriter(core.eventStore, agentAggregate),
     agentRecords: nodeRecordSealer(authority),
     agentDirectory: new ReadModelAgentDirectory(core.readModels),

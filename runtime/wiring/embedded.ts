@@ -29,6 +29,7 @@ import { composeServices } from './compose-services';
 import { createRequestHandler } from './http-app';
 import { observeAppends } from './observed-appends';
 import { createPlatformApp } from './platform-app';
+import { clearinghouseListening, sequencerWritingHere } from './platform-upstream';
 import { remoteWaitsOn } from './remote-waits';
 import {
   type DeliveryQueueProgress,
@@ -196,7 +197,11 @@ export async function startEmbedded(
     services.config = { ...config, port: http.port, publicUrl: http.url };
   }
   // The agent platform: its own port, on the same stores, logs and sequencer.
-  const platform = composePlatformServices({ ...core, config: services.config }, keyring);
+  const platform = composePlatformServices({ ...core, config: services.config }, keyring, {
+    bus: bus.ping,
+    log_sequencer: sequencerWritingHere(sequencer),
+    clearinghouse: clearinghouseListening(http.server),
+  });
   const platformHttp = await listen(createPlatformApp(platform), {
     ...services.config,
     port: config.platformPort,

@@ -6,5 +6,8 @@ import { platformErrors } from '../http/platform-errors';
 import { platformRoutes } from './platform-routes';
 
 export function createPlatformApp(services: PlatformServices): express.Express {
-  return tableApp(platformRoutes, services, 'all', { errors: platformErrors });
+  return tableApp(platformRoutes, services, 'all', {
+    errors: platformErrors,
+    requestDurations: services.metrics.platformHttpRequests,
+  });
 }

@@ -19,7 +19,8 @@ export interface ServiceProcess {
 }
 
 /**
- * Starts `entry` (a path under the repository) listening on `port`, `env` over this process's. With
+ * Starts `entry` (a path under the repository) listening on `port` (GOV_PORT, or GOV_PLATFORM_PORT
+ * for the platform's process), `env` over this process's. With
  * `logFile`, its whole output is also appended there (a failure's message holds only the last of it).
  */
 export function startServiceProcess(
@@ -29,10 +30,15 @@ export function startServiceProcess(
   env: NodeJS.ProcessEnv,
   logFile?: string,
 ): ServiceProcess {
+  // The platform's own process listens on GOV_PLATFORM_PORT (and on no GOV_PORT); every other on GOV_PORT.
+  const listening =
+    path.basename(entry) === 'platform.ts'
+      ? { GOV_PORT: '0', GOV_PLATFORM_PORT: String(port) }
+      : { GOV_PORT: String(port) };
   const child = spawnTypeScript(path.join(REPO_ROOT, entry), [], {
     GOV_PLATFORM_PORT: '0',
     ...env,
-    GOV_PORT: String(port),
+    ...listening,
   });
   const output: string[] = [];
   if (logFile) fs.mkdirSync(path.dirname(logFile), { recursive: true });

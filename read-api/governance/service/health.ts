@@ -1,3 +1,4 @@
+import { probeAll, storeChecks } from '../../../runtime/core/health-checks';
 import {
   type CoreServices,
   type LeaseState,
@@ -6,6 +7,7 @@ import {
   SERVICE_VERSION,
 } from '../../../runtime/core/services';
 
+/** Without a bound, a store answers or fails: never `timeout`. */
 type UpstreamStatus = 'healthy' | 'unhealthy';
 
 export interface HealthReport {
@@ -28,10 +30,7 @@ export interface HealthReport {
 export async function checkHealth(
   services: Pick<CoreServices, 'eventStore' | 'readStore' | 'bindings' | 'role' | 'leaseStates'>,
 ): Promise<HealthReport> {
-  const upstream: Record<string, UpstreamStatus> = {
-    event_store: await probe(() => services.eventStore.headPosition()),
-    read_store: await probe(() => services.readStore.getCheckpoint('_health')),
-  };
+  const upstream = (await probeAll(storeChecks(services))) as Record<string, UpstreamStatus>;
   const healthy = Object.values(upstream).every((s) => s === 'healthy');
   return {
     status: healthy ? 'ok' : 'degraded',
@@ -45,13 +44,4 @@ export async function checkHealth(
     role: services.role,
     leases: services.leaseStates(),
   };
-}
-
-async function probe(check: () => Promise<unknown>): Promise<UpstreamStatus> {
-  try {
-    await check();
-    return 'healthy';
-  } catch {
-    return 'unhealthy';
-  }
 }

@@ -1,0 +1,46 @@
+import type { Logger } from 'pino';
+import type { PlatformServices } from '../../command-api/platform/services';
+import { UPSTREAM_TIMEOUT_MS } from '../../read-api/platform/service/health';
+import type { Config } from '../config/config';
+import { listen } from '../http/listen';
+import { composePlatformServices } from '../wiring/compose-platform';
+import { createPlatformApp } from '../wiring/platform-app';
+import { clearinghouseAt, sequencerLeaseHeld } from '../wiring/platform-upstream';
+import { startFollowerServices } from './follower-services';
+import { httpBanner, type RunningRole, runRole } from './role-process';
+
+/**
+ * The agent platform's process in the production topology: the platform's routes alone on
+ * GOV_PLATFORM_PORT, on the configured stores. Like a command API it appends and awaits the leaves
+ * the projectors role sequences (it follows the log from the event store); like a read API its reads
+ * wait for the read models to apply what was acknowledged. Any number may run side by side.
+ */
+export async function startPlatformRole(
+  config: Config,
+  logger: Logger,
+): Promise<RunningRole & { url: string; services: PlatformServices }> {
+  // Evidence is admitted by the command API: no validator thread here.
+  const follower = await startFollowerServices('platform', { ...config, validatorThread: false }, logger);
+  const platform = composePlatformServices(follower.core, follower.keyring, {
+    log_sequencer: sequencerLeaseHeld(follower.read.leases),
+    clearinghouse: clearinghouseAt(config.clearinghouseUrl, UPSTREAM_TIMEOUT_MS),
+  });
+  const http = await listen(createPlatformApp(platform), {
+    ...config,
+    port: config.platformPort,
+    publicUrl: config.platformPublicUrl,
+  });
+  if (config.platformPort === 0)
+    platform.config = { ...platform.config, platformPort: http.port, platformPublicUrl: http.url };
+  return {
+    url: http.url,
+    services: platform,
+    banner: httpBanner(config, http.url, http.port),
+    async close() {
+      await http.close();
+      await follower.close();
+    },
+  };
+}
+
+if (require.main === module) runRole('platform', startPlatformRole);
