@@ -419,6 +419,8 @@ describe('quota', () => {
   it("given a session, then the tenant summary rolls up the user's agents; a key or nobody is refused", async () => {
     const carol = await client.newUser('carol');
     const one = await createAgent(carol);
+    // The test clock stands still: a second later, so "newest first" has one answer.
+    server.clock.advance(1000);
     const two = await createAgent(carol);
     const summary = await call<Record<string, unknown>>('GET', '/v1/billing/tenant-summary', session(carol));
     expect(summary).toMatchObject({
@@ -500,6 +502,15 @@ describe('feature gating', () => {
           required_tier: 'L2',
         },
       });
+      // What is enforced is what /v1/capabilities advertises: one table.
+      const catalog = await call<{
+        features: Array<{ feature: string; required_tier: string; tiers: string[] }>;
+      }>('GET', '/v1/capabilities', null);
+      const entry = (feature: string) => catalog.body.features.find((item) => item.feature === feature);
+      expect(entry('schedules')).toMatchObject({ required_tier: 'L2', tiers: ['L2', 'L2+', 'L4'] });
+      expect(entry('sub_agents')).toMatchObject({ required_tier: 'L2+' });
+      for (const feature of ['vault', 'quota', 'event_log'])
+        expect(entry(feature)).toMatchObject({ required_tier: 'L1', available: true });
       const me = await call<{ tenant_id: string }>('GET', '/v1/auth/me', session(dave));
       await setTier(server.server, me.body.tenant_id, 'L2');
       expect(await get(`/v1/agents/${agentId}/schedules`, session(dave))).toEqual({

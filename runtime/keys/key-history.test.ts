@@ -317,7 +317,7 @@ describe('key history', () => {
     it('given existing keys, then it keeps them all', async () => {
       const before = readPublishedKeys(keysDir);
       const results = await generateKeys(keysDir, { logOrigin: 'other/log', force: false, signed: false });
-      expect(results.map((r) => r.outcome)).toEqual(Array(VALIDATOR_COUNT + 4).fill('kept'));
+      expect(results.map((r) => r.outcome)).toEqual(Array(VALIDATOR_COUNT + 5).fill('kept'));
       expect(readPublishedKeys(keysDir)).toEqual(before);
     });
 
@@ -329,10 +329,16 @@ describe('key history', () => {
       ]);
     });
 
-    it('given --force and nothing signed yet, then it replaces every key', async () => {
+    it('given --force and nothing signed yet, then it replaces every key but the vault master key', async () => {
       const before = readPublishedKeys(keysDir);
+      const vaultKey = fs.readFileSync(path.join(keysDir, 'vault-master.key'), 'utf8');
       const results = await generateKeys(keysDir, { logOrigin: ORIGIN, force: true, signed: false });
-      expect(results.map((r) => r.outcome)).toEqual(Array(VALIDATOR_COUNT + 4).fill('replaced'));
+      // Vault entries are sealed under the master key whether or not anything was signed yet.
+      expect(
+        results.filter((r) => r.outcome !== 'replaced').map((r) => [path.basename(r.file), r.outcome]),
+      ).toEqual([['vault-master.key', 'kept']]);
+      expect(results).toHaveLength(VALIDATOR_COUNT + 5);
+      expect(fs.readFileSync(path.join(keysDir, 'vault-master.key'), 'utf8')).toBe(vaultKey);
       expect(readPublishedKeys(keysDir).log[0]).not.toEqual(before.log[0]);
     });
 
