@@ -19,7 +19,7 @@ export function isVaultProvider(value: unknown): value is VaultProvider {
 }
 
 /** Characters of a stored key that answers show: enough to tell keys apart, never enough to use one. */
-export const VAULT_PREFIX_LENGTH = 8;
+const VAULT_PREFIX_LENGTH = 8;
 
 /** A model key as answers show it: its first 8 characters and an ellipsis. */
 export function vaultKeyPrefix(apiKey: string): string {

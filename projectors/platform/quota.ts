@@ -19,7 +19,7 @@ export interface AgentQuotaDayView {
 export const AGENT_QUOTA_DAYS = 'platform_agent_quota_days';
 
 /** The events that are governed actions of an agent (one per action, in the agent's stream). */
-export const GOVERNED_ACTION_EVENT_TYPES = ['AgentActionDecided'] as const;
+const GOVERNED_ACTION_EVENT_TYPES = ['AgentActionDecided'] as const;
 
 const AGENT_STREAM = 'agent-';
 

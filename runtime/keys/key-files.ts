@@ -38,7 +38,7 @@ export const VALIDATOR_SLOTS: readonly KeySlot[] = Array.from({ length: VALIDATO
 );
 export const SIGNING_SLOTS: readonly KeySlot[] = ['log', 'authority', ...VALIDATOR_SLOTS];
 export const WEBHOOK_SECRET_FILE = 'webhook-secrets.key';
-export const VAULT_MASTER_FILE = 'vault-master.key';
+const VAULT_MASTER_FILE = 'vault-master.key';
 
 export function keysDirOf(dataDir: string): string {
   return path.join(dataDir, 'keys');

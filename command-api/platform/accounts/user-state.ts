@@ -53,7 +53,7 @@ export interface PendingTicket {
 }
 
 /** A model key in the vault, sealed with the user's data key. */
-export interface VaultEntry {
+interface VaultEntry {
   agent_id: string;
   provider: 'openai' | 'anthropic' | 'google';
   prefix: string;
@@ -62,7 +62,7 @@ export interface VaultEntry {
   stored_at: string;
 }
 
-export interface UserVault {
+interface UserVault {
   /** The user's data key, wrapped by the master key; null before the first stored key. */
   readonly data_key: { data_key_id: string; master_key_id: string; wrapped_key: string } | null;
   /** Stored keys by `<agent_id>/<provider>`. */

@@ -6,19 +6,8 @@
  * Features every tier has cost no lookup: their gate is no middleware at all.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import {
-  allowedTiers,
-  type FeatureId,
-  featureGate,
-  requiredTier,
-  TIERS,
-} from '../../../domain/platform/capabilities';
-import type { Documented, Json } from '../../../runtime/http/openapi-parts';
-import {
-  type PlatformErrorCode,
-  platformErrorResponse,
-  sendPlatformError,
-} from '../../../runtime/http/platform-errors';
+import { type FeatureId, featureGate, requiredTier, TIERS } from '../../../domain/platform/capabilities';
+import { sendPlatformError } from '../../../runtime/http/platform-errors';
 import { agentOf, callerOf } from '../accounts/access';
 import { ownerTenant } from '../agents/agent-http';
 import type { PlatformServices } from '../services';
@@ -42,22 +31,4 @@ export function requireFeature(feature: FeatureId): (services: PlatformServices)
       sendPlatformError(res, 403, refusal.error, refusal.detail, { required_tier: refusal.required_tier });
     },
   ];
-}
-
-/**
- * A gated route's own 403 (routes' responses replace their access's): the access's refusals
- * (`description`, `codes`) plus `feature_requires_upgrade` when some tier lacks the feature.
- */
-export function gated403(
-  feature: FeatureId,
-  description: string,
-  codes: readonly PlatformErrorCode[],
-): Record<string, Documented<Json>> {
-  if (requiredTier(feature) === TIERS[0]) return { '403': platformErrorResponse(description, codes) };
-  return {
-    '403': platformErrorResponse(
-      `${description} feature_requires_upgrade: the caller's tier is below ${requiredTier(feature)} (tiers with this feature: ${allowedTiers(feature).join(', ')}); \`required_tier\` names the lowest.`,
-      [...codes, 'feature_requires_upgrade'],
-    ),
-  };
 }

@@ -23,11 +23,11 @@ import type { PlatformServices } from '../services';
 import { DATA_KEY_RACE, decideDeleteVaultKey, decideStoreVaultKey } from './vault-commands';
 import { sealedForStore, VaultLockedError } from './vault-keys';
 
-export const VAULT_LOCKED_DETAIL =
+const VAULT_LOCKED_DETAIL =
   "the vault cannot be opened with this server's master key (GOV_VAULT_KEY or keys/vault-master.key): an operator must start it with the key the vault was made with";
 
 /** 503 for a vault this server cannot open: logged for the operator (no key in the line), nothing stored. */
-export function sendVaultLocked(services: PlatformServices, res: Response, error: VaultLockedError): void {
+function sendVaultLocked(services: PlatformServices, res: Response, error: VaultLockedError): void {
   services.logger.error({ err: { message: error.message } }, 'vault locked: wrong master key');
   sendPlatformError(res, 503, 'service_unavailable', VAULT_LOCKED_DETAIL);
 }

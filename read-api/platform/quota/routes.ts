@@ -29,13 +29,13 @@ import type { Route } from '../../../runtime/http/route-table';
 import { all } from '../agents/routes';
 
 /** Where an agent stands today against a daily limit (null: none). */
-export function standing(used: number, limit: number | null) {
+function standing(used: number, limit: number | null) {
   const remaining = limit === null ? null : Math.max(0, limit - used);
   return { allowed: remaining === null || remaining > 0, remaining, used };
 }
 
 /** The next UTC midnight after `now`. */
-export function nextUtcMidnight(now: Date): string {
+function nextUtcMidnight(now: Date): string {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)).toISOString();
 }
 
