@@ -18,6 +18,7 @@ import { requireFeature } from '../command-api/platform/quota/feature-gate';
 import type { PlatformServices } from '../command-api/platform/services';
 import { VaultLockedError, vaultKeyFor } from '../command-api/platform/vault/vault-keys';
 import { userIdOfEmail } from '../domain/platform/ids';
+import { validateResponse } from '../event-schemas';
 import { loadConfig } from '../runtime/config/config';
 import { tableApp } from '../runtime/http/app';
 import { platformErrors } from '../runtime/http/platform-errors';
@@ -58,6 +59,11 @@ afterAll(async () => {
 });
 
 const session = (user: { cookie: string }): Credentials => ({ cookie: user.cookie });
+
+/** The answer's body, checked against its response schema. */
+function conforms(body: unknown, name: Parameters<typeof validateResponse>[0]): void {
+  expect(validateResponse(name, body)).toEqual({ ok: true, value: body });
+}
 const platform = (): PlatformServices => server.server.platform;
 
 async function call<T = Record<string, unknown>>(
@@ -119,6 +125,7 @@ describe('the vault', () => {
     const first = providerKey('FIRSTKEY');
     const put = await call('PUT', vault, session(alice), { provider: 'openai', api_key: first });
     expect(put).toMatchObject({ status: 200, body: { ...STORED, agent_id: agentId } });
+    conforms(put.body, 'vault-stored');
     expect(await vaultKeyFor(platform(), agentId, 'openai')).toBe(first);
 
     const second = providerKey('SECONDKEY');
@@ -131,6 +138,7 @@ describe('the vault', () => {
     expect(await vaultKeyFor(platform(), agentId, 'google')).toBeNull();
 
     const listed = await call<{ keys: unknown[] }>('GET', vault, session(alice));
+    conforms(listed.body, 'vault-list');
     expect(listed.body).toEqual({
       agent_id: agentId,
       keys: [
@@ -144,6 +152,7 @@ describe('the vault', () => {
       status: 200,
       body: { agent_id: agentId, provider: 'openai', deleted: true, deleted_at: expect.any(String) },
     });
+    conforms(deleted.body, 'vault-deleted');
     expect(await vaultKeyFor(platform(), agentId, 'openai')).toBeNull();
     expect((await call<{ keys: unknown[] }>('GET', vault, session(alice))).body.keys).toHaveLength(1);
     expect(await call('DELETE', `${vault}?provider=openai`, session(alice))).toMatchObject({
@@ -349,6 +358,7 @@ describe('the event log', () => {
         { key: reader },
       );
       expect(page.status).toBe(200);
+      conforms(page.body, 'agent-event-log');
       expect(page.body.events.length).toBeLessThanOrEqual(2);
       seen.push(...page.body.events);
       cursor = page.body.next_cursor;
@@ -408,6 +418,7 @@ describe('quota', () => {
         resets_at: expect.stringMatching(/T00:00:00\.000Z$/),
       },
     });
+    conforms(quota.body, 'agent-quota');
     expect(Date.parse(quota.body.resets_at as string) - platform().clock().getTime()).toBeLessThanOrEqual(
       86_400_000,
     );
@@ -437,6 +448,7 @@ describe('quota', () => {
         ],
       },
     });
+    conforms(summary.body, 'tenant-quota-summary');
     const key = await createKey(carol, one);
     expect((await call('GET', '/v1/billing/tenant-summary', { key })).body).toMatchObject({
       error: 'session_required',
