@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { vaultMasterKeyId } from '../domain/platform/vault';
 import { ADMISSION_EVENT_TYPES } from '../projectors/log/log-sequencer';
 import { type Config, loadConfig } from '../runtime/config/config';
 import {
@@ -8,6 +9,7 @@ import {
   KeyFileError,
   keysDirOf,
   type PublicKeyInfo,
+  readVaultMasterKey,
   VALIDATOR_COUNT,
 } from '../runtime/keys/key-files';
 import { generateKeys, KeyGenerationError } from '../runtime/keys/key-generation';
@@ -52,6 +54,7 @@ generate   creates every missing key (a server also does at its first start) and
 show       prints the log verifier key (C2SP note format), the authority key (node id) and the
            validator keys (validator id), each current or retired, with base64 SubjectPublicKeyInfo.
            --json prints exactly the published key set {log, authority, validators} auditors use.
+           Without --json it also names the platform vault's master key by its id (never the key).
 rotate     retires the key(s) and writes new ones. The old public key goes to history.json and the
            old private key is deleted: a retired key never signs again. 'validator' rotates all
            validators, or only number N (1-${VALIDATOR_COUNT}) with --validator N. A log rotation keeps the
@@ -158,11 +161,33 @@ async function generate(args: string[]): Promise<number> {
 
 function show(args: string[]): number {
   const { values } = parseArgs({ args, options: { json: { type: 'boolean' } } });
-  const keysDir = keysDirOf(loadConfig().dataDir);
+  const config = loadConfig();
+  const keysDir = keysDirOf(config.dataDir);
   const listing = listKeys(keysDir);
   if (values.json) console.log(JSON.stringify(publishedKeysOf(listing), null, 2));
-  else console.log([describeListing(keysDir, listing), '', ...describeLogKeys(keysDir)].join('\n'));
+  else
+    console.log(
+      [
+        describeListing(keysDir, listing),
+        '',
+        ...describeLogKeys(keysDir),
+        '',
+        ...describeVaultKey(keysDir, config),
+      ].join('\n'),
+    );
   return EXIT.ok;
+}
+
+/**
+ * The platform vault's master key by its id (an HMAC of it, never the key): the processes of a
+ * deployment must show the same id, or one of them opens no stored model key.
+ */
+function describeVaultKey(keysDir: string, config: Config): string[] {
+  const title = 'Vault master key (its id: every process of a deployment must show the same one)';
+  if (config.vaultKey) return [title, `  ${vaultMasterKeyId(config.vaultKey)}  (GOV_VAULT_KEY)`];
+  const file = path.join(keysDir, 'vault-master.key');
+  if (!fs.existsSync(file)) return [title, '  (missing: gov keys generate, or the first start, creates it)'];
+  return [title, `  ${vaultMasterKeyId(readVaultMasterKey(keysDir))}  (${file})`];
 }
 
 /** One key on one line: status, what it is, its public part, its dates. */

@@ -18,12 +18,14 @@ import { requireFeature } from '../command-api/platform/quota/feature-gate';
 import type { PlatformServices } from '../command-api/platform/services';
 import { VaultLockedError, vaultKeyFor } from '../command-api/platform/vault/vault-keys';
 import { userIdOfEmail } from '../domain/platform/ids';
+import { vaultMasterKeyId } from '../domain/platform/vault';
 import { validateResponse } from '../event-schemas';
 import { loadConfig } from '../runtime/config/config';
 import { tableApp } from '../runtime/http/app';
 import { platformErrors } from '../runtime/http/platform-errors';
 import type { RouteTable } from '../runtime/http/route-table';
 import { createLogger } from '../runtime/support/logger';
+import { runGov } from './support/children';
 import { setTier } from './support/governance-client';
 import {
   type Credentials,
@@ -302,6 +304,20 @@ describe('the vault', () => {
     }
     expect(await vaultKeyFor(platform(), agentId, 'openai')).toBe(raw);
   }, 60_000);
+
+  it('given gov keys show, then it names the master key in use by its id, never the key', async () => {
+    const shown = await runGov(['keys', 'show'], {
+      dataDir: server.dataDir,
+      env: { GOV_VAULT_KEY: MASTER_A },
+    });
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(`${vaultMasterKeyId(Buffer.from(MASTER_A, 'hex'))}  (GOV_VAULT_KEY)`);
+    expect(shown.stdout).not.toContain(MASTER_A);
+    const file = await runGov(['keys', 'show'], { dataDir: server.dataDir, env: { GOV_VAULT_KEY: '' } });
+    const fileKey = fs.readFileSync(path.join(server.dataDir, 'keys', 'vault-master.key'), 'utf8').trim();
+    expect(file.stdout).toContain(vaultMasterKeyId(Buffer.from(fileKey, 'base64')));
+    expect(file.stdout).not.toContain(fileKey);
+  });
 
   it('given the first start, then a master key file was made (the key when GOV_VAULT_KEY is unset); a malformed GOV_VAULT_KEY is refused without quoting it', () => {
     const file = path.join(server.dataDir, 'keys', 'vault-master.key');
