@@ -255,7 +255,16 @@ describe('the vault', () => {
     await call('GET', `/v1/agents/${agentId}/vault`, session(alice));
     await call('GET', `/v1/agents/${agentId}/event-log`, session(alice));
     expect(await vaultKeyFor(platform(), agentId, 'openai')).toBe(raw);
-    const needles = [raw, marker, raw.slice(10, 30)];
+    // A refused write names what is wrong, never the key it was sent.
+    const refusedMarker = `REFUSEDMARKER${randomBytes(9).toString('hex')}`;
+    const refusedKey = `sk-${refusedMarker}${randomBytes(12).toString('hex')}`;
+    for (const body of [
+      { provider: 'acme', api_key: refusedKey },
+      { provider: 'openai', api_key: `${refusedKey} x` },
+      { provider: 'openai', api_key: refusedKey.repeat(20) },
+    ])
+      expect((await call('PUT', `/v1/agents/${agentId}/vault`, session(alice), body)).status).toBe(400);
+    const needles = [raw, marker, raw.slice(10, 30), refusedKey, refusedMarker];
 
     for (const needle of needles) {
       expect(answers.filter((answer) => answer.includes(needle))).toEqual([]);
@@ -439,8 +448,14 @@ describe('quota', () => {
       86_400_000,
     );
     expect((await call('GET', `/v1/agents/${agentId}/billing`, { key: reader })).body).toEqual(quota.body);
-    expect((await call('GET', `/v1/agents/${agentId}/quota`, null)).status).toBe(401);
-    expect((await call('GET', `/v1/agents/${agentId}/quota`, session(bob))).status).toBe(404);
+    const other = await createKey(alice, await createAgent(alice));
+    const chat = await createKey(alice, agentId, ['chat']);
+    for (const route of [`/v1/agents/${agentId}/quota`, `/v1/agents/${agentId}/billing`]) {
+      expect((await call('GET', route, null)).status).toBe(401);
+      expect((await call('GET', route, session(bob))).status).toBe(404);
+      expect((await call('GET', route, { key: other })).body).toMatchObject({ error: 'forbidden' });
+      expect((await call('GET', route, { key: chat })).body).toMatchObject({ error: 'forbidden' });
+    }
   });
 
   it("given a session, then the tenant summary rolls up the user's agents; a key or nobody is refused", async () => {
