@@ -115,6 +115,11 @@ describeWithServers(
         rows.forEach((row, i) => {
           expect(row.serving?.generation).toBe(1);
           expect(row.building).toBeNull();
+          // The agent platform's projections: no event of theirs is in this store, so no checkpoint.
+          if (['agents', 'platform-accounts'].includes(row.name)) {
+            expect(row.checkpoint).toBeNull();
+            return;
+          }
           // The projectors keep running: what gov read lies between two reads of MongoDB around it.
           expect(row.checkpoint).toBeGreaterThan(0);
           expect(row.checkpoint).toBeGreaterThanOrEqual(before[i]!);
