@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 import { SqliteReadStore } from '../../adapters/sqlite/read-store';
-import { eventSchemas } from '../../event-schemas/governance';
 import { arbitraryOf } from '../../event-schemas/schema-arbitrary';
+import { eventSchemas } from '../../event-schemas/schemas';
 import type { RecordedEvent } from '../../ports/event-store';
 import { projections } from '../index';
 import { deliveryQueueProjection } from '../webhooks/delivery-queue-projection';
@@ -75,12 +75,18 @@ describe.each(declaring.map((projection) => [projection.name, projection] as con
       async (type) => {
         const members = projection.dataMembers![type]!;
         const schemaOf = (name: string) => eventSchemas[name as keyof typeof eventSchemas] as Schema;
-        const history = fc.array(
-          fc
-            .constantFrom(...wholeTypes)
-            .chain((earlier) => arbitraryOf(schemaOf(earlier)).map((data) => ({ type: earlier, data }))),
-          { maxLength: 3 },
-        );
+        // A projection reading every type in part has no whole-read history to start from.
+        const history: fc.Arbitrary<Array<{ type: string; data: unknown }>> =
+          wholeTypes.length === 0
+            ? fc.constant([])
+            : fc.array(
+                fc
+                  .constantFrom(...wholeTypes)
+                  .chain((earlier) =>
+                    arbitraryOf(schemaOf(earlier)).map((data) => ({ type: earlier, data })),
+                  ),
+                { maxLength: 3 },
+              );
         await fc.assert(
           fc.asyncProperty(
             history,

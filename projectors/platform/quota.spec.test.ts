@@ -1,7 +1,7 @@
 /**
  * The quota read model counts each agent's governed actions per UTC day (AgentActionDecided, whatever
  * the verdict), by the action's decided_at; a redelivered batch counts nothing twice. The events are
- * written here as the pipeline's schema has them, with only the members the projection reads.
+ * synthetic, with only the members the projection reads (the pipeline's event schema is not merged yet).
  */
 import { ProjectionSpecification, type SpecEvent } from '../engine/projection-spec';
 import { AGENT_QUOTA_DAYS, quotaProjection } from './quota';
