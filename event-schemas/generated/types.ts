@@ -398,7 +398,7 @@ g5_destructive_requires_approval: boolean
 }
 
 /**
- * GOV_AGENT_PASSPORT_V1: an agent's birth certificate in the public log, appended when the agent is created. Its leaf hash is the agent's passport_id. Its RFC 8785 canonical JSON is the leaf data; signature is the node key's Ed25519 signature (base64) over the canonical JSON of the record without that member.
+ * GOV_AGENT_PASSPORT_V1: an agent's birth certificate in the public log, appended when the agent is created. It names no owner in clear. Its leaf hash is the agent's passport_id. Its RFC 8785 canonical JSON is the leaf data; signature is the node key's Ed25519 signature (base64) over the canonical JSON of the record without that member.
  */
 export interface AgentPassport {
 /**
@@ -410,9 +410,9 @@ type: "GOV_AGENT_PASSPORT_V1"
  */
 agent_id: string
 /**
- * The owning user's id (usr_ and the first 24 hex digits of SHA-256 of the lower-cased email), never the email.
+ * hex SHA-256(nonce || UTF-8 of the owning user's id), the 32-byte nonce kept in the private AgentPassportIssued event: the owner can open it, nobody can test a guessed email (the user id is a hash of it) against it.
  */
-owner: string
+owner_commitment: string
 /**
  * The owner's governance tenant, whose log the agent's leaves go to.
  */
@@ -823,9 +823,9 @@ name?: string
  * 
  * @minItems 1
  * 
- * Items: `agent:read` (details, health, checkpoints, version health), `agent:write` (change, start, stop, mode, rollback, restore), `chat` (chat and messages), `memory:read`, `memory:write`, `tools` (tools, schedules, tasks).
+ * Items: `agent:read` (details, health, checkpoints, version health), `agent:write` (change, start, stop, mode, rollback, restore), `chat` (chat and messages), `memory:read`, `memory:write`, `tools` (tools, schedules, tasks), `actions` (send governed actions with POST .../actions; each action's own scope is then checked by its gate G5).
  */
-scopes?: [("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "agent:write"), ...(("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "agent:write"))[]]
+scopes?: [("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "agent:write" | "actions"), ...(("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "agent:write" | "actions"))[]]
 }
 
 /**
@@ -1233,6 +1233,10 @@ leaf_hash: string
  * The log the leaf goes to: the owner's tenant's log when it was decided.
  */
 log: string
+/**
+ * The 32-byte nonce (hex) of the record's owner_commitment: private, like the event store.
+ */
+owner_nonce: string
 issued_at: string
 }
 
@@ -1313,6 +1317,69 @@ deleted_at: string
 }
 
 /**
+ * One governed action of an agent decided by the pipeline (G1 to G5, the verdict by the agent's governance mode): a leaf of the owner's tenant's log whose record (GOV_AGENT_ACTION_V1) holds commitments, never content. The content, the nonces that open the commitments and each gate's reason are private members: the event store is private, the public log carries only the record.
+ */
+export interface AgentActionDecided {
+agent_id: string
+tenant_id: string
+record: AgentAction
+leaf_hash: string
+/**
+ * The log the leaf goes to: the owner's tenant's log when it was decided.
+ */
+log: string
+action_type: ("chat_message" | "tool_call" | "memory_write" | "memory_delete" | "profile_amendment" | "heartbeat_step" | "task_step" | "subagent_spawn" | "channel_message" | "config_change")
+verdict: ("ADMIT" | "BLOCK" | "ESCALATE")
+would_block: boolean
+/**
+ * G1 to G5 in order, with the reason each gave (private: reasons name must_not rules and kinds of data found).
+ * 
+ * @minItems 5
+ * @maxItems 5
+ */
+gates: [{
+gate: ("G1" | "G2" | "G3" | "G4" | "G5")
+passed: boolean
+reason: string
+}, {
+gate: ("G1" | "G2" | "G3" | "G4" | "G5")
+passed: boolean
+reason: string
+}, {
+gate: ("G1" | "G2" | "G3" | "G4" | "G5")
+passed: boolean
+reason: string
+}, {
+gate: ("G1" | "G2" | "G3" | "G4" | "G5")
+passed: boolean
+reason: string
+}, {
+gate: ("G1" | "G2" | "G3" | "G4" | "G5")
+passed: boolean
+reason: string
+}]
+/**
+ * What the action carried (private): the record's content_commitment is SHA-256(content_nonce || content).
+ */
+content: string
+content_nonce: string
+/**
+ * Who answers for the action (private): the record's principal_commitment opens with principal_nonce and its canonical JSON.
+ */
+principal: {
+kind: ("user" | "key" | "recipe" | "schedule" | "delegation")
+id: string
+}
+principal_nonce: string
+/**
+ * How the action was observed, as its sender declared: HOOKED, ATTESTED or INSTRUMENTED pass G4 when the policy allows them; any other class fails G4.
+ */
+evidence_class: string
+tool_class?: ("read" | "write" | "external" | "destructive")
+decided_at: string
+}
+
+/**
  * POST .../api-keys: a key of the agent. Only its hash is kept; the raw key was shown once.
  */
 export interface ApiKeyCreated {
@@ -1327,7 +1394,7 @@ key_hash: string
 /**
  * @minItems 1
  */
-scopes: [("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "agent:write"), ...(("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "agent:write"))[]]
+scopes: [("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "agent:write" | "actions"), ...(("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "agent:write" | "actions"))[]]
 created_at: string
 }
 
@@ -2343,6 +2410,7 @@ export interface EventPayloads {
   'AgentRestored': AgentRestored;
   'AgentModeChanged': AgentModeChanged;
   'AgentDeleted': AgentDeleted;
+  'AgentActionDecided': AgentActionDecided;
   'ApiKeyCreated': ApiKeyCreated;
   'ApiKeyRevoked': ApiKeyRevoked;
   'SignInRequested': SignInRequested;
@@ -2380,6 +2448,7 @@ export type GovernanceEvent =
   | { type: 'AgentRestored'; data: AgentRestored }
   | { type: 'AgentModeChanged'; data: AgentModeChanged }
   | { type: 'AgentDeleted'; data: AgentDeleted }
+  | { type: 'AgentActionDecided'; data: AgentActionDecided }
   | { type: 'ApiKeyCreated'; data: ApiKeyCreated }
   | { type: 'ApiKeyRevoked'; data: ApiKeyRevoked }
   | { type: 'SignInRequested'; data: SignInRequested }

@@ -12,6 +12,7 @@ import restoreAgent from './commands/restore-agent.json';
 import rollbackAgent from './commands/rollback-agent.json';
 import updateAgent from './commands/update-agent.json';
 import wsTicketBody from './commands/ws-ticket.json';
+import agentActionDecided from './events/AgentActionDecided.json';
 import agentCheckpointCreated from './events/AgentCheckpointCreated.json';
 import agentConfigVersioned from './events/AgentConfigVersioned.json';
 import agentCreated from './events/AgentCreated.json';
@@ -78,6 +79,7 @@ export const platformEventSchemas = {
   AgentRestored: agentRestored,
   AgentModeChanged: agentModeChanged,
   AgentDeleted: agentDeleted,
+  AgentActionDecided: agentActionDecided,
   ApiKeyCreated: apiKeyCreated,
   ApiKeyRevoked: apiKeyRevoked,
   SignInRequested: signInRequested,
