@@ -829,6 +829,32 @@ scopes?: [("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "a
 }
 
 /**
+ * Body of POST /v1/agents/:agentId/actions: one action of the agent, sent through the five gates. Who answers for it (the principal) is the caller (the owner's session, or the key), never a member of the body.
+ */
+export interface GovernActionBody {
+/**
+ * What kind of action it is; it sets the scope gate G5 asks of a key: `chat` (chat_message, channel_message), `tools` (tool_call, heartbeat_step, task_step, subagent_spawn), `memory:write` (memory_write, memory_delete), `agent:write` (profile_amendment, config_change).
+ */
+type: ("chat_message" | "tool_call" | "memory_write" | "memory_delete" | "profile_amendment" | "heartbeat_step" | "task_step" | "subagent_spawn" | "channel_message" | "config_change")
+/**
+ * What the action carries (the message, the tool's arguments, the memory text): checked by the gates, kept in the private event store, committed to (never shown) in the public log.
+ */
+content: string
+/**
+ * How the action was observed (default HOOKED: by the platform itself): HOOKED, ATTESTED (a verified third-party signature) or INSTRUMENTED (reported by an external tool server) pass gate G4 when the agent's policy allows them; any other class fails it.
+ */
+evidence_class?: string
+/**
+ * For a tool call, the tool's governance class; a destructive tool fails gate G5 without a person's approval (the approval flow comes with review decisions).
+ */
+tool_class?: ("read" | "write" | "external" | "destructive")
+/**
+ * The content came from a channel, a tool or a fetched page: gate G2 treats it as data, never as instructions (default false).
+ */
+content_is_data?: boolean
+}
+
+/**
  * Body of POST /v1/auth/login: the address to send a one-time sign-in link to.
  */
 export interface AuthLoginBody {
@@ -1377,6 +1403,24 @@ principal_nonce: string
 evidence_class: string
 tool_class?: ("read" | "write" | "external" | "destructive")
 decided_at: string
+}
+
+/**
+ * The agent's governance policy (the thresholds and must_not rules its actions' gates G1 to G5 apply) replaced. Until the first one, an agent's actions are gated by the default policy.
+ */
+export interface AgentPolicyChanged {
+agent_id: string
+tenant_id: string
+policy: AgentPolicy
+/**
+ * hex SHA-256 of the policy's canonical JSON.
+ */
+policy_hash: string
+/**
+ * Who changed it: a user id, or the feature that did (a profile amendment).
+ */
+changed_by: string
+changed_at: string
 }
 
 /**
@@ -2380,6 +2424,7 @@ export interface CommandBodies {
   'rollback-agent': RollbackAgentBody;
   'restore-agent': RestoreAgentBody;
   'create-api-key': CreateApiKeyBody;
+  'govern-action': GovernActionBody;
   'auth-login': AuthLoginBody;
   'ws-ticket': WsTicketBody;
 }
@@ -2411,6 +2456,7 @@ export interface EventPayloads {
   'AgentModeChanged': AgentModeChanged;
   'AgentDeleted': AgentDeleted;
   'AgentActionDecided': AgentActionDecided;
+  'AgentPolicyChanged': AgentPolicyChanged;
   'ApiKeyCreated': ApiKeyCreated;
   'ApiKeyRevoked': ApiKeyRevoked;
   'SignInRequested': SignInRequested;
@@ -2449,6 +2495,7 @@ export type GovernanceEvent =
   | { type: 'AgentModeChanged'; data: AgentModeChanged }
   | { type: 'AgentDeleted'; data: AgentDeleted }
   | { type: 'AgentActionDecided'; data: AgentActionDecided }
+  | { type: 'AgentPolicyChanged'; data: AgentPolicyChanged }
   | { type: 'ApiKeyCreated'; data: ApiKeyCreated }
   | { type: 'ApiKeyRevoked'; data: ApiKeyRevoked }
   | { type: 'SignInRequested'; data: SignInRequested }

@@ -8,6 +8,7 @@ import authLogin from './commands/auth-login.json';
 import changeAgentMode from './commands/change-agent-mode.json';
 import createAgent from './commands/create-agent.json';
 import createApiKey from './commands/create-api-key.json';
+import governAction from './commands/govern-action.json';
 import restoreAgent from './commands/restore-agent.json';
 import rollbackAgent from './commands/rollback-agent.json';
 import updateAgent from './commands/update-agent.json';
@@ -19,6 +20,7 @@ import agentCreated from './events/AgentCreated.json';
 import agentDeleted from './events/AgentDeleted.json';
 import agentModeChanged from './events/AgentModeChanged.json';
 import agentPassportIssued from './events/AgentPassportIssued.json';
+import agentPolicyChanged from './events/AgentPolicyChanged.json';
 import agentRestored from './events/AgentRestored.json';
 import agentStarted from './events/AgentStarted.json';
 import agentStopped from './events/AgentStopped.json';
@@ -53,6 +55,8 @@ import authLoginAccepted from './responses/auth-login-accepted.json';
 import authMe from './responses/auth-me.json';
 import authSessions from './responses/auth-sessions.json';
 import authSignedIn from './responses/auth-signed-in.json';
+import governedAction from './responses/governed-action.json';
+import leafProof from './responses/leaf-proof.json';
 import platformError from './responses/platform-error.json';
 import wsTicket from './responses/ws-ticket.json';
 
@@ -64,6 +68,7 @@ export const platformCommandSchemas = {
   'rollback-agent': rollbackAgent,
   'restore-agent': restoreAgent,
   'create-api-key': createApiKey,
+  'govern-action': governAction,
   'auth-login': authLogin,
   'ws-ticket': wsTicketBody,
 } as const;
@@ -80,6 +85,7 @@ export const platformEventSchemas = {
   AgentModeChanged: agentModeChanged,
   AgentDeleted: agentDeleted,
   AgentActionDecided: agentActionDecided,
+  AgentPolicyChanged: agentPolicyChanged,
   ApiKeyCreated: apiKeyCreated,
   ApiKeyRevoked: apiKeyRevoked,
   SignInRequested: signInRequested,
@@ -121,4 +127,6 @@ export const platformResponseSchemas = {
   'auth-signed-in': authSignedIn,
   'auth-sessions': authSessions,
   'ws-ticket': wsTicket,
+  'governed-action': governedAction,
+  'leaf-proof': leafProof,
 } as const satisfies Record<string, { $id: string; title: string }>;

@@ -4,6 +4,7 @@
  * OpenAPI paths of its `GET /openapi.json` are all made from it.
  */
 import { accountCommandRoutes } from '../../command-api/platform/accounts/routes';
+import { actionCommandRoutes } from '../../command-api/platform/actions/routes';
 import { agentCommandRoutes } from '../../command-api/platform/agents/routes';
 import { apiKeyCommandRoutes } from '../../command-api/platform/api-keys/routes';
 import type { PlatformServices } from '../../command-api/platform/services';
@@ -11,6 +12,7 @@ import { accountReadRoutes } from '../../read-api/platform/accounts/routes';
 import { agentReadRoutes } from '../../read-api/platform/agents/routes';
 import { apiKeyReadRoutes } from '../../read-api/platform/api-keys/routes';
 import { platformOpenApiRoute } from '../../read-api/platform/openapi';
+import { proofReadRoutes } from '../../read-api/platform/proofs/routes';
 import { platformServiceRoutes } from '../../read-api/platform/service/routes';
 import type { RouteTable } from '../http/route-table';
 
@@ -25,6 +27,8 @@ export const platformRoutes: RouteTable<PlatformServices> = [
       ...agentCommandRoutes,
       ...apiKeyReadRoutes,
       ...apiKeyCommandRoutes,
+      ...actionCommandRoutes,
+      ...proofReadRoutes,
       platformOpenApiRoute(() => platformRoutes),
     ],
   },
