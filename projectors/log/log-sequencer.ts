@@ -49,6 +49,18 @@ export const LEAF_RECORD_MEMBER = {
   AgentActionDecided: 'record',
 } as const;
 
+/**
+ * The clearinghouse's own leaf events. A wait for the read models after one of them names these, not
+ * every leaf type: a read model reading the platform's leaf events but none of these (the agents read
+ * model, the webhook delivery queue) never sees, so never passes, the position of an evidence admission.
+ */
+export const GOVERNANCE_ADMISSION_EVENT_TYPES = [
+  'EvidenceAdmitted',
+  'ExecutionAdmitted',
+  'VarianceRecorded',
+  'LogAnchored',
+] as const satisfies readonly (keyof typeof LEAF_RECORD_MEMBER)[];
+
 /** The agent platform's leaf events (a subset of LEAF_RECORD_MEMBER's). */
 export const PLATFORM_LEAF_EVENT_TYPES = [
   'AgentConfigVersioned',
