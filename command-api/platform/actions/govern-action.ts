@@ -13,11 +13,12 @@
  * for a second.
  */
 
+import { randomFillSync } from 'node:crypto';
 import type { GateName } from '../../../domain/governance/gates';
 import type { JsonSth } from '../../../domain/log';
 import type { GovernedAction } from '../../../domain/platform/action-gates';
 import type { Tier } from '../../../domain/platform/capabilities';
-import { newNonce } from '../../../domain/platform/ids';
+import { newNonce, type RandomBytes } from '../../../domain/platform/ids';
 import type { AgentLifecycle, Verdict } from '../../../domain/platform/verdict';
 import type { Committed } from '../../engine/aggregate-writer';
 import type { RefusalResult } from '../../engine/decider-specification';
@@ -64,7 +65,7 @@ export async function governAction(
     const planned = planAction(state, request.action, {
       now: services.clock(),
       log: tenant.log,
-      nonces: { content: newNonce(), principal: newNonce() },
+      nonces: { content: newNonce(pooledRandom), principal: newNonce(pooledRandom) },
       authority: services.authority,
     });
     if ('kind' in planned) return planned;
@@ -112,6 +113,25 @@ async function answered(
     lifecycle: outcome.lifecycle,
   };
 }
+
+// ------------------------------------------------------------------------------------------- nonces
+
+/**
+ * Random bytes from the CSPRNG, filled 8 KiB at a time: each byte is handed out once. Two nonces per
+ * action cost two calls into the CSPRNG otherwise (~12 µs each on the bench machine, 3% of an action).
+ */
+const pool = Buffer.allocUnsafeSlow(8192);
+let poolUsed = pool.length;
+const pooledRandom: RandomBytes = (n) => {
+  if (n > pool.length) return randomFillSync(Buffer.alloc(n));
+  if (poolUsed + n > pool.length) {
+    randomFillSync(pool);
+    poolUsed = 0;
+  }
+  const bytes = pool.subarray(poolUsed, poolUsed + n);
+  poolUsed += n;
+  return bytes;
+};
 
 // ------------------------------------------------------------------------------------ owner's tenant
 
