@@ -1,4 +1,6 @@
 import type { KeyObject } from 'node:crypto';
+import type { AgentActionInput, SealedRecord } from '../../domain/platform/records';
+import type { AgentAction } from '../../event-schemas';
 import type { Mailer } from '../../ports/mailer';
 import type { CoreServices } from '../../runtime/core/services';
 import type { AggregateWriter } from '../engine/aggregate-writer';
@@ -29,6 +31,16 @@ export interface PlatformServices extends CoreServices {
   tenants: AggregateWriter<TenantState, TenantEvent>;
   /** Sends sign-in links: over SMTP (GOV_SMTP_URL), else to the log. */
   mailer: Mailer;
+  /**
+   * Builds and signs a governed action's record (GOV_AGENT_ACTION_V1) with the node key: on the record
+   * sealing thread where threads sign (runtime/threads/thread-record-sealer.ts), else inline.
+   */
+  sealAction(
+    input: AgentActionInput,
+    nonces: { content: string; principal: string },
+  ): Promise<SealedRecord<AgentAction>>;
+  /** Ends the platform's own threads (the record sealing thread), when the process stops. */
+  closeThreads(): Promise<void>;
 }
 
 /** Who owns an agent, and the `svc_` keys of agents: what owner and key scoping are checked against. */

@@ -236,6 +236,7 @@ export async function startEmbedded(
     closing ??= (async () => {
       await Promise.all([http.close(), platformHttp?.close()]);
       platform.mailer.close();
+      await platform.closeThreads();
       await deliveryQueueWaits.close();
       await stopServiceThreads();
       await webhookDelivery.stop();

@@ -18,7 +18,12 @@ import {
   type PlatformTierLimits,
   type Tier,
 } from '../../../domain/platform/capabilities';
-import { type Authority, buildAgentAction, type SealedRecord } from '../../../domain/platform/records';
+import {
+  type AgentActionInput,
+  type Authority,
+  buildAgentAction,
+  type SealedRecord,
+} from '../../../domain/platform/records';
 import {
   type AgentLifecycle,
   decideVerdict,
@@ -36,8 +41,8 @@ import {
   agentEvent,
 } from '../agents/agent-state';
 
-/** An action's gates, verdict and signed record, made on one state of the agent. */
-export interface PlannedAction {
+/** An action's gates and verdict, made on one state of the agent, and what its record will say. */
+export interface AssessedAction {
   agentId: string;
   tenantId: string;
   /** The owner's tenant's log the leaf goes to. */
@@ -47,18 +52,61 @@ export interface PlannedAction {
   basis: { config_version: number; policy: AgentPolicy | null };
   evaluation: ActionGateEvaluation;
   verdict: VerdictDecision;
+  decidedAt: string;
+  /** The GOV_AGENT_ACTION_V1 record's input, to build and sign (inline or on the sealing thread). */
+  recordInput: AgentActionInput;
+}
+
+/** An assessed action with its signed record and the nonces its commitments were made with. */
+export interface PlannedAction extends AssessedAction {
   sealed: SealedRecord<AgentAction>;
   nonces: { content: string; principal: string };
-  decidedAt: string;
 }
 
 export type PlanRefusal = RefusalResult & { error: 'not_found' };
 
 /**
- * Gates (with the agent's policy, the default until one is set), verdict by the agent's governance
- * mode, and the GOV_AGENT_ACTION_V1 record signed by the node key: holding commitments to the content
- * and to the principal (each with its own nonce), never the content.
+ * Gates (with the agent's policy, the default until one is set) and the verdict by the agent's
+ * governance mode; the record to sign from them holds commitments to the content and to the principal
+ * (each with its own nonce), never the content.
  */
+export function assessAction(
+  state: AgentState,
+  action: GovernedAction,
+  context: { now: Date; log: string },
+): AssessedAction | PlanRefusal {
+  const missing = refuseMissing(state);
+  if (missing) return missing as PlanRefusal;
+  const policy = state.policy ?? DEFAULT_AGENT_POLICY;
+  const evaluation = evaluateActionGates(action, policy);
+  const mode = state.config?.governance_mode ?? 'enforce';
+  const verdict = decideVerdict(evaluation, mode);
+  const decidedAt = context.now.toISOString();
+  return {
+    agentId: state.agent_id,
+    tenantId: state.tenant_id,
+    log: context.log,
+    action,
+    basis: { config_version: state.config_version, policy: state.policy },
+    evaluation,
+    verdict,
+    decidedAt,
+    recordInput: {
+      agent_id: state.agent_id,
+      tenant_id: state.tenant_id,
+      action_type: action.type,
+      verdict: verdict.verdict,
+      would_block: verdict.would_block,
+      // The gate and whether it passed: the reasons stay in the private event.
+      gates: evaluation.gates.map(({ gate, passed }) => ({ gate, passed })),
+      content: action.content,
+      principal: { kind: action.principal.kind, id: action.principal.id },
+      decided_at: decidedAt,
+    },
+  };
+}
+
+/** `assessAction` and the record signed inline with the node key. */
 export function planAction(
   state: AgentState,
   action: GovernedAction,
@@ -69,40 +117,10 @@ export function planAction(
     authority: Authority;
   },
 ): PlannedAction | PlanRefusal {
-  const missing = refuseMissing(state);
-  if (missing) return missing as PlanRefusal;
-  const policy = state.policy ?? DEFAULT_AGENT_POLICY;
-  const evaluation = evaluateActionGates(action, policy);
-  const mode = state.config?.governance_mode ?? 'enforce';
-  const verdict = decideVerdict(evaluation, mode);
-  const decidedAt = context.now.toISOString();
-  const sealed = buildAgentAction(
-    {
-      agent_id: state.agent_id,
-      tenant_id: state.tenant_id,
-      action_type: action.type,
-      verdict: verdict.verdict,
-      would_block: verdict.would_block,
-      gates: evaluation.gates,
-      content: action.content,
-      principal: action.principal,
-      decided_at: decidedAt,
-    },
-    context.nonces,
-    context.authority,
-  );
-  return {
-    agentId: state.agent_id,
-    tenantId: state.tenant_id,
-    log: context.log,
-    action,
-    basis: { config_version: state.config_version, policy: state.policy },
-    evaluation,
-    verdict,
-    sealed,
-    nonces: context.nonces,
-    decidedAt,
-  };
+  const assessed = assessAction(state, action, context);
+  if ('kind' in assessed) return assessed;
+  const sealed = buildAgentAction(assessed.recordInput, context.nonces, context.authority);
+  return { ...assessed, sealed, nonces: context.nonces };
 }
 
 export type ActionRefusal = RefusalResult & { error: 'not_found' | 'quota_exceeded' };

@@ -8,7 +8,8 @@
  *
  * As the evidence path (command-api/governance/evidence/admit-evidence.ts): the work that is not a
  * decision (gates, hashing, signing) is planned on the newest state the agent writer holds, outside the
- * agent's queue; the queue only decides, in group commits, and a plan whose basis moved is made again.
+ * agent's queue, the record signed on the sealing thread as the envelope is on the validator thread;
+ * the queue only decides, in group commits, and a plan whose basis moved is made again.
  * Nothing here reads a store per action beyond the writer's cache and the owner's tenant, remembered
  * for a second.
  */
@@ -25,7 +26,12 @@ import type { RefusalResult } from '../../engine/decider-specification';
 import { leavesSigned, type OwnerTenant, ownerTenant } from '../agents/agent-http';
 import { agentStream } from '../agents/agent-state';
 import type { PlatformServices } from '../services';
-import { type ActionOutcome, decideGovernedAction, type PlannedAction, planAction } from './action-commands';
+import {
+  type ActionOutcome,
+  assessAction,
+  decideGovernedAction,
+  type PlannedAction,
+} from './action-commands';
 
 /** What the pipeline answers for a decided action (the verdict, whatever it is). */
 export interface GovernedDecision {
@@ -62,13 +68,14 @@ export async function governAction(
     if (!state.exists || state.deleted)
       return { kind: 'refused', status: 404, error: 'not_found', message: 'No such agent.' };
     const tenant = await ownerTenantOf(services, state.tenant_id);
-    const planned = planAction(state, request.action, {
-      now: services.clock(),
-      log: tenant.log,
-      nonces: { content: newNonce(pooledRandom), principal: newNonce(pooledRandom) },
-      authority: services.authority,
-    });
-    if ('kind' in planned) return planned;
+    const assessed = assessAction(state, request.action, { now: services.clock(), log: tenant.log });
+    if ('kind' in assessed) return assessed;
+    const nonces = { content: newNonce(pooledRandom), principal: newNonce(pooledRandom) };
+    const planned: PlannedAction = {
+      ...assessed,
+      sealed: await services.sealAction(assessed.recordInput, nonces),
+      nonces,
+    };
     const outcome: Committed<ActionOutcome> = await writer.execute(stream, (current) =>
       decideGovernedAction(current, planned, {
         now: services.clock(),
