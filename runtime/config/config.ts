@@ -156,10 +156,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const platformPort = platformOff ? null : integer('GOV_PLATFORM_PORT', 8081, 0, 65535);
   if (platformPort !== null && platformPort !== 0 && platformPort === port)
     problems.push(`GOV_PLATFORM_PORT must differ from GOV_PORT (both ${port})`);
-  const platformPublicUrl = (env.GOV_PLATFORM_PUBLIC_URL || `http://localhost:${platformPort ?? 8081}`).replace(
-    /\/+$/,
-    '',
-  );
+  const platformPublicUrl = (
+    env.GOV_PLATFORM_PUBLIC_URL || `http://localhost:${platformPort ?? 8081}`
+  ).replace(/\/+$/, '');
   if (!/^https?:\/\/[^\s/]+/.test(platformPublicUrl))
     problems.push(`GOV_PLATFORM_PUBLIC_URL must be an http(s) URL (got '${platformPublicUrl}')`);
   const config: Config = {
