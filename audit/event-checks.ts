@@ -16,7 +16,7 @@ import {
   validateEnvelope,
   validateEventData,
 } from '../event-schemas';
-import { LEAF_RECORD_MEMBER } from '../projectors/log/log-sequencer';
+import { LEAF_RECORD_MEMBER, PLATFORM_LEAF_EVENT_TYPES } from '../projectors/log/log-sequencer';
 import { checkLogAnchored } from './anchor-checks';
 import { checkExecutionAdmitted, checkVarianceRecorded } from './closed-loop-checks';
 import {
@@ -30,6 +30,7 @@ import {
 } from './event-facts';
 import { checkEvidenceAdmitted } from './evidence-checks';
 import { checkLogEvent, logOfAdmission, logRowOf } from './log-checks';
+import { checkPlatformLeaf, type PlatformLeafData } from './platform-checks';
 import { checkTenantPolicyChanged } from './policy-checks';
 import { discrepancyAt, type Finding } from './report';
 import { checkTreeHeadSigned, isSharedHead } from './tree-head-checks';
@@ -42,6 +43,8 @@ import type { PreparedTrust } from './trust';
 export type AuditScope = 'all' | 'log';
 
 type AdmissionType = keyof typeof LEAF_RECORD_MEMBER;
+
+const PLATFORM_LEAVES: ReadonlySet<string> = new Set(PLATFORM_LEAF_EVENT_TYPES);
 
 function isAdmissionType(type: string): type is AdmissionType {
   return Object.hasOwn(LEAF_RECORD_MEMBER, type);
@@ -140,6 +143,12 @@ export async function checkEvent(row: RawEventRow, trust: PreparedTrust): Promis
     return { facts, findings, link: null, signatures: 0 };
   }
   try {
+    if (PLATFORM_LEAVES.has(type)) {
+      const verdict = checkPlatformLeaf(tenant_id, data as PlatformLeafData, trust);
+      findings.push(...verdict.findings);
+      facts.leaf = { hash: verdict.leafHash };
+      return { facts, findings, link: null, signatures: verdict.signatures };
+    }
     const link = await checkTyped(type, tenant_id, data, facts, findings, trust);
     return { facts, findings, link, signatures: signaturesOf(type, data, trust) };
   } catch (error) {

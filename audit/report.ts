@@ -99,6 +99,9 @@ export const CHECKS = {
   'envelope-log-binding':
     "the envelope is bound to a log key other than its log's (the shared log: a trusted log key; another log: the key its LogCreated gives)",
   'leaf-hash-mismatch': 'the stored leaf_hash is not the hash of the leaf record',
+  'record-authority-unknown':
+    'an agent-platform record (config, passport, action) is signed by a node key the trust does not know',
+  'record-signature': "an agent-platform record's node signature does not verify",
   'gates-failed': 'an admitted bundle does not pass its gates under the tenant policy it was admitted under',
   'policy-mismatch': "an admission names a policy that is not the tenant's policy in force at that point",
   'policy-hash-mismatch': "a policy change's policy_hash is not the hash of its policy",

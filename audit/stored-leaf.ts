@@ -25,6 +25,9 @@ const WANTED: Readonly<Record<AdmissionType, readonly string[]>> = {
   ExecutionAdmitted: [LEAF_RECORD_MEMBER.ExecutionAdmitted, 'leaf_hash', 'log'],
   VarianceRecorded: [LEAF_RECORD_MEMBER.VarianceRecorded, 'leaf_hash', 'log'],
   LogAnchored: [LEAF_RECORD_MEMBER.LogAnchored, 'leaf_hash', 'log'],
+  AgentConfigVersioned: [LEAF_RECORD_MEMBER.AgentConfigVersioned, 'leaf_hash', 'log'],
+  AgentPassportIssued: [LEAF_RECORD_MEMBER.AgentPassportIssued, 'leaf_hash', 'log'],
+  AgentActionDecided: [LEAF_RECORD_MEMBER.AgentActionDecided, 'leaf_hash', 'log'],
 };
 
 /**

@@ -8,6 +8,7 @@ import { logsBench } from './logs.bench';
 import { describeMachineSpeed, sha256PerSecond } from './machine-speed';
 import { type BenchReport, benchmarksMarkdown } from './markdown';
 import { merkleBench } from './merkle.bench';
+import { platformBench } from './platform.bench';
 import type { BenchRow, BenchSuite } from './report';
 import { soakBench } from './soak.bench';
 import { printTable } from './table';
@@ -27,6 +28,7 @@ const suites: Record<string, BenchSuite> = {
   soak: soakBench,
   topology: topologyBench,
   logs: logsBench,
+  platform: platformBench,
 };
 
 async function main(): Promise<void> {

@@ -13,7 +13,10 @@ export type LeafType =
   | 'GOV_GOVERNANCE_ENVELOPE_V1'
   | 'GOV_EXECUTION_TRACE_V1'
   | 'GOV_VARIANCE_RECORD_V1'
-  | 'GOV_LOG_ANCHOR_V1';
+  | 'GOV_LOG_ANCHOR_V1'
+  | 'GOV_AGENT_PASSPORT_V1'
+  | 'GOV_AGENT_CONFIG_V1'
+  | 'GOV_AGENT_ACTION_V1';
 
 /** One leaf of the public log: its hash, where it sits, and the record whose canonical JSON it hashes. */
 export interface LeafView {

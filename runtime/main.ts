@@ -8,7 +8,7 @@ runRole('clearinghouse (embedded)', async (config, logger) => {
   return {
     banner: [
       `API         ${server.url}`,
-      `Platform    ${server.platformUrl}`,
+      `Platform    ${server.platformUrl || 'off (GOV_PLATFORM_PORT=off)'}`,
       ...httpBanner(config, server.url, port),
     ],
     close: server.close,

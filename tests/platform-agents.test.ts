@@ -623,6 +623,8 @@ describe('the OpenAPI document', () => {
         'GET /v1/agents/{agentId}/api-keys',
         'POST /v1/agents/{agentId}/api-keys',
         'DELETE /v1/agents/{agentId}/api-keys/{keyId}',
+        'POST /v1/agents/{agentId}/actions',
+        'GET /v1/agents/{agentId}/proofs/{leafHash}',
       ].sort(),
     );
     for (const [name, security] of agents) expect([name, (security ?? []).length > 0]).toEqual([name, true]);

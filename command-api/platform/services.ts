@@ -1,4 +1,6 @@
 import type { KeyObject } from 'node:crypto';
+import type { AgentActionInput, SealedRecord } from '../../domain/platform/records';
+import type { AgentAction } from '../../event-schemas';
 import type { Mailer } from '../../ports/mailer';
 import type { UpstreamCheck } from '../../runtime/core/health-checks';
 import type { CoreServices } from '../../runtime/core/services';
@@ -37,6 +39,16 @@ export interface PlatformServices extends CoreServices {
    * this process has one), the shared log's sequencer, the clearinghouse.
    */
   upstream: PlatformUpstream;
+  /**
+   * Builds and signs a governed action's record (GOV_AGENT_ACTION_V1) with the node key: on the record
+   * sealing thread where threads sign (runtime/threads/thread-record-sealer.ts), else inline.
+   */
+  sealAction(
+    input: AgentActionInput,
+    nonces: { content: string; principal: string },
+  ): Promise<SealedRecord<AgentAction>>;
+  /** Ends the platform's own threads (the record sealing thread), when the process stops. */
+  closeThreads(): Promise<void>;
 }
 
 /** Who owns an agent, and the `svc_` keys of agents: what owner and key scoping are checked against. */

@@ -144,13 +144,18 @@ describe('platform records', () => {
     });
     expect(validateRecord('agent-config', v2.record).ok).toBe(true);
 
+    const ownerNonce = newNonce();
     const passport = buildAgentPassport(
       { agent_id: agentId, owner, tenant_id: tenantId, created_at: at, config_hash: v1.leafHash },
+      ownerNonce,
       authority,
     );
     expect(validateRecord('agent-passport', passport.record)).toEqual({ ok: true, value: passport.record });
-    expect(passport.record.owner).toMatch(/^usr_[0-9a-f]{24}$/);
+    // The owner is committed to, never named: neither the email nor the user id (a hash of it).
+    expect(openCommitment(ownerNonce, owner, passport.record.owner_commitment)).toBe(true);
+    expect(openCommitment(newNonce(), owner, passport.record.owner_commitment)).toBe(false);
     expect(JSON.stringify(passport.record)).not.toContain('ada@example.com');
+    expect(JSON.stringify(passport.record)).not.toContain(owner);
     for (const sealed of [v1, v2, passport])
       expect(verifyPlatformRecord(sealed.record, publicKey)).toEqual({ ok: true });
   });
@@ -286,8 +291,12 @@ describe('platform records', () => {
     expect(validateRecord('agent-action', { ...record, gates: record.gates.slice(0, 4) }).ok).toBe(false);
     const passport = buildAgentPassport(
       { agent_id: agentId, owner, tenant_id: tenantId, created_at: at, config_hash: configV1().leafHash },
+      newNonce(),
       authority,
     ).record;
-    expect(validateRecord('agent-passport', { ...passport, owner: 'ada@example.com' }).ok).toBe(false);
+    expect(validateRecord('agent-passport', { ...passport, owner: owner }).ok).toBe(false);
+    expect(validateRecord('agent-passport', { ...passport, owner_commitment: 'ada@example.com' }).ok).toBe(
+      false,
+    );
   });
 });

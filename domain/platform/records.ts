@@ -7,7 +7,8 @@
  * signed record's canonical JSON.
  *
  * What each record leaves out, and why:
- * - the passport names its owner by user id (a hash of the email), never the email;
+ * - the passport commits to its owner's user id with a nonce of its own: the user id is a hash of the
+ *   email, so a plain user id could be tested against guessed emails;
  * - a configuration shows its governance mode in clear (an auditor needs to know whether failing
  *   actions were blocked) and commits to the rest (name, model, provider);
  * - an action shows each gate's pass or fail but not the gate's reason, which names must_not rules and
@@ -112,7 +113,7 @@ export function buildAgentConfig(
 
 export interface AgentPassportInput {
   agent_id: string;
-  /** The owner's user id (`usr_…`), never the email. */
+  /** The owner's user id (`usr_…`): committed to, never published (nor is the email). */
   owner: string;
   tenant_id: string;
   created_at: string;
@@ -120,16 +121,21 @@ export interface AgentPassportInput {
   config_hash: string;
 }
 
-/** The passport; its leaf hash is the agent's `passport_id` (written `sha256:<hex>` in the API). */
+/**
+ * The passport; its leaf hash is the agent's `passport_id` (written `sha256:<hex>` in the API).
+ * `ownerNonce` (32 random bytes, kept in the private event) opens `owner_commitment` with the owner's
+ * user id: the owner can show the agent is theirs, nobody else can test a guessed email against it.
+ */
 export function buildAgentPassport(
   input: AgentPassportInput,
+  ownerNonce: string,
   authority: Authority,
 ): SealedRecord<AgentPassport> {
   return seal<AgentPassport>(
     {
       type: 'GOV_AGENT_PASSPORT_V1',
       agent_id: input.agent_id,
-      owner: input.owner,
+      owner_commitment: commitment(ownerNonce, input.owner),
       tenant_id: input.tenant_id,
       created_at: input.created_at,
       config_hash: input.config_hash,

@@ -398,7 +398,7 @@ g5_destructive_requires_approval: boolean
 }
 
 /**
- * GOV_AGENT_PASSPORT_V1: an agent's birth certificate in the public log, appended when the agent is created. Its leaf hash is the agent's passport_id. Its RFC 8785 canonical JSON is the leaf data; signature is the node key's Ed25519 signature (base64) over the canonical JSON of the record without that member.
+ * GOV_AGENT_PASSPORT_V1: an agent's birth certificate in the public log, appended when the agent is created. It names no owner in clear. Its leaf hash is the agent's passport_id. Its RFC 8785 canonical JSON is the leaf data; signature is the node key's Ed25519 signature (base64) over the canonical JSON of the record without that member.
  */
 export interface AgentPassport {
 /**
@@ -410,9 +410,9 @@ type: "GOV_AGENT_PASSPORT_V1"
  */
 agent_id: string
 /**
- * The owning user's id (usr_ and the first 24 hex digits of SHA-256 of the lower-cased email), never the email.
+ * hex SHA-256(nonce || UTF-8 of the owning user's id), the 32-byte nonce kept in the private AgentPassportIssued event: the owner can open it, nobody can test a guessed email (the user id is a hash of it) against it.
  */
-owner: string
+owner_commitment: string
 /**
  * The owner's governance tenant, whose log the agent's leaves go to.
  */
@@ -823,9 +823,35 @@ name?: string
  * 
  * @minItems 1
  * 
- * Items: `agent:read` (details, health, checkpoints, version health), `agent:write` (change, start, stop, mode, rollback, restore), `chat` (chat and messages), `memory:read`, `memory:write`, `tools` (tools, schedules, tasks).
+ * Items: `agent:read` (details, health, checkpoints, version health), `agent:write` (change, start, stop, mode, rollback, restore), `chat` (chat and messages), `memory:read`, `memory:write`, `tools` (tools, schedules, tasks), `actions` (send governed actions with POST .../actions; each action's own scope is then checked by its gate G5).
  */
-scopes?: [("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "agent:write"), ...(("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "agent:write"))[]]
+scopes?: [("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "agent:write" | "actions"), ...(("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "agent:write" | "actions"))[]]
+}
+
+/**
+ * Body of POST /v1/agents/:agentId/actions: one action of the agent, sent through the five gates. Who answers for it (the principal) is the caller (the owner's session, or the key), never a member of the body.
+ */
+export interface GovernActionBody {
+/**
+ * What kind of action it is; it sets the scope gate G5 asks of a key: `chat` (chat_message, channel_message), `tools` (tool_call, heartbeat_step, task_step, subagent_spawn), `memory:write` (memory_write, memory_delete), `agent:write` (profile_amendment, config_change).
+ */
+type: ("chat_message" | "tool_call" | "memory_write" | "memory_delete" | "profile_amendment" | "heartbeat_step" | "task_step" | "subagent_spawn" | "channel_message" | "config_change")
+/**
+ * What the action carries (the message, the tool's arguments, the memory text): checked by the gates, kept in the private event store, committed to (never shown) in the public log.
+ */
+content: string
+/**
+ * How the action was observed (default HOOKED: by the platform itself): HOOKED, ATTESTED (a verified third-party signature) or INSTRUMENTED (reported by an external tool server) pass gate G4 when the agent's policy allows them; any other class fails it.
+ */
+evidence_class?: string
+/**
+ * For a tool call, the tool's governance class; a destructive tool fails gate G5 without a person's approval (the approval flow comes with review decisions).
+ */
+tool_class?: ("read" | "write" | "external" | "destructive")
+/**
+ * The content came from a channel, a tool or a fetched page: gate G2 treats it as data, never as instructions (default false).
+ */
+content_is_data?: boolean
 }
 
 /**
@@ -1273,6 +1299,10 @@ leaf_hash: string
  * The log the leaf goes to: the owner's tenant's log when it was decided.
  */
 log: string
+/**
+ * The 32-byte nonce (hex) of the record's owner_commitment: private, like the event store.
+ */
+owner_nonce: string
 issued_at: string
 }
 
@@ -1353,6 +1383,87 @@ deleted_at: string
 }
 
 /**
+ * One governed action of an agent decided by the pipeline (G1 to G5, the verdict by the agent's governance mode): a leaf of the owner's tenant's log whose record (GOV_AGENT_ACTION_V1) holds commitments, never content. The content, the nonces that open the commitments and each gate's reason are private members: the event store is private, the public log carries only the record.
+ */
+export interface AgentActionDecided {
+agent_id: string
+tenant_id: string
+record: AgentAction
+leaf_hash: string
+/**
+ * The log the leaf goes to: the owner's tenant's log when it was decided.
+ */
+log: string
+action_type: ("chat_message" | "tool_call" | "memory_write" | "memory_delete" | "profile_amendment" | "heartbeat_step" | "task_step" | "subagent_spawn" | "channel_message" | "config_change")
+verdict: ("ADMIT" | "BLOCK" | "ESCALATE")
+would_block: boolean
+/**
+ * G1 to G5 in order, with the reason each gave (private: reasons name must_not rules and kinds of data found).
+ * 
+ * @minItems 5
+ * @maxItems 5
+ */
+gates: [{
+gate: ("G1" | "G2" | "G3" | "G4" | "G5")
+passed: boolean
+reason: string
+}, {
+gate: ("G1" | "G2" | "G3" | "G4" | "G5")
+passed: boolean
+reason: string
+}, {
+gate: ("G1" | "G2" | "G3" | "G4" | "G5")
+passed: boolean
+reason: string
+}, {
+gate: ("G1" | "G2" | "G3" | "G4" | "G5")
+passed: boolean
+reason: string
+}, {
+gate: ("G1" | "G2" | "G3" | "G4" | "G5")
+passed: boolean
+reason: string
+}]
+/**
+ * What the action carried (private): the record's content_commitment is SHA-256(content_nonce || content).
+ */
+content: string
+content_nonce: string
+/**
+ * Who answers for the action (private): the record's principal_commitment opens with principal_nonce and its canonical JSON.
+ */
+principal: {
+kind: ("user" | "key" | "recipe" | "schedule" | "delegation")
+id: string
+}
+principal_nonce: string
+/**
+ * How the action was observed, as its sender declared: HOOKED, ATTESTED or INSTRUMENTED pass G4 when the policy allows them; any other class fails G4.
+ */
+evidence_class: string
+tool_class?: ("read" | "write" | "external" | "destructive")
+decided_at: string
+}
+
+/**
+ * The agent's governance policy (the thresholds and must_not rules its actions' gates G1 to G5 apply) replaced. Until the first one, an agent's actions are gated by the default policy.
+ */
+export interface AgentPolicyChanged {
+agent_id: string
+tenant_id: string
+policy: AgentPolicy
+/**
+ * hex SHA-256 of the policy's canonical JSON.
+ */
+policy_hash: string
+/**
+ * Who changed it: a user id, or the feature that did (a profile amendment).
+ */
+changed_by: string
+changed_at: string
+}
+
+/**
  * POST .../api-keys: a key of the agent. Only its hash is kept; the raw key was shown once.
  */
 export interface ApiKeyCreated {
@@ -1367,7 +1478,7 @@ key_hash: string
 /**
  * @minItems 1
  */
-scopes: [("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "agent:write"), ...(("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "agent:write"))[]]
+scopes: [("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "agent:write" | "actions"), ...(("chat" | "memory:read" | "memory:write" | "tools" | "agent:read" | "agent:write" | "actions"))[]]
 created_at: string
 }
 
@@ -2402,6 +2513,7 @@ export interface CommandBodies {
   'rollback-agent': RollbackAgentBody;
   'restore-agent': RestoreAgentBody;
   'create-api-key': CreateApiKeyBody;
+  'govern-action': GovernActionBody;
   'auth-login': AuthLoginBody;
   'ws-ticket': WsTicketBody;
   'cost-estimate': CostEstimateBody;
@@ -2434,6 +2546,8 @@ export interface EventPayloads {
   'AgentRestored': AgentRestored;
   'AgentModeChanged': AgentModeChanged;
   'AgentDeleted': AgentDeleted;
+  'AgentActionDecided': AgentActionDecided;
+  'AgentPolicyChanged': AgentPolicyChanged;
   'ApiKeyCreated': ApiKeyCreated;
   'ApiKeyRevoked': ApiKeyRevoked;
   'SignInRequested': SignInRequested;
@@ -2474,6 +2588,8 @@ export type GovernanceEvent =
   | { type: 'AgentRestored'; data: AgentRestored }
   | { type: 'AgentModeChanged'; data: AgentModeChanged }
   | { type: 'AgentDeleted'; data: AgentDeleted }
+  | { type: 'AgentActionDecided'; data: AgentActionDecided }
+  | { type: 'AgentPolicyChanged'; data: AgentPolicyChanged }
   | { type: 'ApiKeyCreated'; data: ApiKeyCreated }
   | { type: 'ApiKeyRevoked'; data: ApiKeyRevoked }
   | { type: 'SignInRequested'; data: SignInRequested }

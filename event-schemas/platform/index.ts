@@ -9,17 +9,20 @@ import changeAgentMode from './commands/change-agent-mode.json';
 import costEstimate from './commands/cost-estimate.json';
 import createAgent from './commands/create-agent.json';
 import createApiKey from './commands/create-api-key.json';
+import governAction from './commands/govern-action.json';
 import restoreAgent from './commands/restore-agent.json';
 import rollbackAgent from './commands/rollback-agent.json';
 import storeVaultKey from './commands/store-vault-key.json';
 import updateAgent from './commands/update-agent.json';
 import wsTicketBody from './commands/ws-ticket.json';
+import agentActionDecided from './events/AgentActionDecided.json';
 import agentCheckpointCreated from './events/AgentCheckpointCreated.json';
 import agentConfigVersioned from './events/AgentConfigVersioned.json';
 import agentCreated from './events/AgentCreated.json';
 import agentDeleted from './events/AgentDeleted.json';
 import agentModeChanged from './events/AgentModeChanged.json';
 import agentPassportIssued from './events/AgentPassportIssued.json';
+import agentPolicyChanged from './events/AgentPolicyChanged.json';
 import agentRestored from './events/AgentRestored.json';
 import agentStarted from './events/AgentStarted.json';
 import agentStopped from './events/AgentStopped.json';
@@ -59,6 +62,8 @@ import authLoginAccepted from './responses/auth-login-accepted.json';
 import authMe from './responses/auth-me.json';
 import authSessions from './responses/auth-sessions.json';
 import authSignedIn from './responses/auth-signed-in.json';
+import governedAction from './responses/governed-action.json';
+import leafProof from './responses/leaf-proof.json';
 import platformArchitecture from './responses/platform-architecture.json';
 import platformCapabilities from './responses/platform-capabilities.json';
 import platformChannels from './responses/platform-channels.json';
@@ -84,6 +89,7 @@ export const platformCommandSchemas = {
   'rollback-agent': rollbackAgent,
   'restore-agent': restoreAgent,
   'create-api-key': createApiKey,
+  'govern-action': governAction,
   'auth-login': authLogin,
   'ws-ticket': wsTicketBody,
   'cost-estimate': costEstimate,
@@ -101,6 +107,8 @@ export const platformEventSchemas = {
   AgentRestored: agentRestored,
   AgentModeChanged: agentModeChanged,
   AgentDeleted: agentDeleted,
+  AgentActionDecided: agentActionDecided,
+  AgentPolicyChanged: agentPolicyChanged,
   ApiKeyCreated: apiKeyCreated,
   ApiKeyRevoked: apiKeyRevoked,
   SignInRequested: signInRequested,
@@ -161,4 +169,6 @@ export const platformResponseSchemas = {
   'agent-quota': agentQuota,
   'tenant-quota-summary': tenantQuotaSummary,
   'agent-event-log': agentEventLog,
+  'governed-action': governedAction,
+  'leaf-proof': leafProof,
 } as const satisfies Record<string, { $id: string; title: string }>;

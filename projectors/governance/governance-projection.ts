@@ -1,7 +1,7 @@
 /**
  * The governance read models, from the admission events in log order:
  *   leaves       leaf_hash → StoredLeaf (log, index, type, the event holding its record): the public
- *                logs' leaf lookups
+ *                logs' leaf lookups; the agent platform's leaves too (subject: the agent)
  *   log_meta     per log, the leaves counted so far (the next leaf's index; leaf order = event order
  *                within a log): `size` for the shared log, `size:<log>` for the others
  *   bundles      artifact_hash → the admission's context and its event's position: reports, chain
@@ -28,6 +28,7 @@ import type { RecordedEvent } from '../../ports/event-store';
 import type { LeafType, LeafView, LogName } from '../../ports/log';
 import type { Change } from '../../ports/read-store';
 import type { DocumentKey, Projection, ProjectionState } from '../engine/projection';
+import { PLATFORM_LEAF_EVENT_TYPES } from '../log/log-sequencer';
 import { SYSTEM_TENANT } from '../log/log-writer';
 
 export const LEAVES = 'leaves';
@@ -108,13 +109,25 @@ export function subjectKey(tenantId: string, subjectId: string): string {
   return `${tenantId}:${subjectId}`;
 }
 
+const PLATFORM_LEAVES: ReadonlySet<string> = new Set(PLATFORM_LEAF_EVENT_TYPES);
+const PLATFORM_LEAF_MEMBERS = [
+  'log',
+  'tenant_id',
+  'agent_id',
+  'leaf_hash',
+  'record.type',
+  'record.created_at',
+  'record.decided_at',
+];
+
 export const governanceProjection: Projection = {
   name: 'governance',
+  // 3: the agent platform's leaves (config versions, passports, governed actions) are leaves too.
   // 2: bundles and leaves name their event instead of holding its bundle, certificate and records.
   // (A leaf's log needs no new version: events before there were many logs are all the shared log's,
   // which keeps its `size` document, and documents without `log` are read as the shared log's. Nor do
   // anchors: no event before them is a LogAnchored, so an older generation's log_anchors is complete.)
-  version: 2,
+  version: 3,
   collections: [LEAVES, LOG_META, BUNDLES, CLOSED_LOOP, SUBJECTS, LOG_ANCHORS],
   indexes: [
     { collection: LEAVES, fields: ['leaf_index'] },
@@ -125,11 +138,21 @@ export const governanceProjection: Projection = {
     // The first anchor of a log at or after a size.
     { collection: LOG_ANCHORS, fields: ['log', 'tree_size'] },
   ],
-  eventTypes: ['EvidenceAdmitted', 'ExecutionAdmitted', 'VarianceRecorded', 'GateFailed', 'LogAnchored'],
+  eventTypes: [
+    'EvidenceAdmitted',
+    'ExecutionAdmitted',
+    'VarianceRecorded',
+    'GateFailed',
+    'LogAnchored',
+    ...PLATFORM_LEAF_EVENT_TYPES,
+  ],
   // An evidence admission's certificate, envelope and most of its bundle (~4.5 of its ~5.3 KB) are
   // read from the event when a report or a leaf asks (read-api/governance/reports/admission-records.ts),
   // never here.
   dataMembers: {
+    // A platform leaf's record is read from its event when a leaf is asked for; an action's content
+    // (private) is never read here.
+    ...Object.fromEntries(PLATFORM_LEAF_EVENT_TYPES.map((type) => [type, PLATFORM_LEAF_MEMBERS])),
     EvidenceAdmitted: [
       'log',
       'tenant_id',
@@ -154,7 +177,11 @@ export const governanceProjection: Projection = {
       const parent = (event.data as VarianceRecorded).record.parent_auth_leaf_hash;
       return [...leaf, { collection: CLOSED_LOOP, id: parent }, subject];
     }
-    return event.type === 'ExecutionAdmitted' || event.type === 'LogAnchored' ? leaf : [];
+    return event.type === 'ExecutionAdmitted' ||
+      event.type === 'LogAnchored' ||
+      PLATFORM_LEAVES.has(event.type)
+      ? leaf
+      : [];
   },
   async project(event: RecordedEvent, state: ProjectionState): Promise<Change[]> {
     const at = event.position;
@@ -286,11 +313,36 @@ export const governanceProjection: Projection = {
           },
         ];
       }
-      default:
-        return [];
+      default: {
+        if (!PLATFORM_LEAVES.has(event.type)) return [];
+        const data = event.data as PlatformLeaf;
+        const { record } = data;
+        const leaf = await nextLeaf(
+          state,
+          at,
+          { log: data.log, tenant_id: data.tenant_id, subject_id: data.agent_id, leaf_hash: data.leaf_hash },
+          record.type,
+          null,
+          record.decided_at ?? (record.created_at as string),
+        );
+        return leaf.changes;
+      }
     }
   },
 };
+
+/** The members of a platform leaf event the leaves read model reads. */
+interface PlatformLeaf {
+  log: LogName;
+  tenant_id: string;
+  agent_id: string;
+  leaf_hash: string;
+  record: {
+    type: Extract<LeafType, `GOV_AGENT_${string}`>;
+    created_at?: string;
+    decided_at?: string;
+  };
+}
 
 /** Gives the event's record the next leaf index of its log (the count of that log's admissions before it). */
 async function nextLeaf(

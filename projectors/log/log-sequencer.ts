@@ -36,13 +36,37 @@ export { SYSTEM_TENANT } from './log-writer';
 /**
  * Events whose record becomes a leaf, and the member holding that record. A `LogAnchored` (another
  * log's checkpoint, anchored: domain/log/anchor.ts) names no log: it is always a leaf of the shared log.
+ * The agent platform's leaves (a config version, a passport, a governed action: signed records of
+ * domain/platform/records.ts) go to their owner's tenant's log, sequenced with the evidence in one tree.
  */
 export const LEAF_RECORD_MEMBER = {
   EvidenceAdmitted: 'envelope',
   ExecutionAdmitted: 'trace',
   VarianceRecorded: 'record',
   LogAnchored: 'record',
+  AgentConfigVersioned: 'record',
+  AgentPassportIssued: 'record',
+  AgentActionDecided: 'record',
 } as const;
+
+/**
+ * The clearinghouse's own leaf events. A wait for the read models after one of them names these, not
+ * every leaf type: a read model reading the platform's leaf events but none of these (the agents read
+ * model, the webhook delivery queue) never sees, so never passes, the position of an evidence admission.
+ */
+export const GOVERNANCE_ADMISSION_EVENT_TYPES = [
+  'EvidenceAdmitted',
+  'ExecutionAdmitted',
+  'VarianceRecorded',
+  'LogAnchored',
+] as const satisfies readonly (keyof typeof LEAF_RECORD_MEMBER)[];
+
+/** The agent platform's leaf events (a subset of LEAF_RECORD_MEMBER's). */
+export const PLATFORM_LEAF_EVENT_TYPES = [
+  'AgentConfigVersioned',
+  'AgentPassportIssued',
+  'AgentActionDecided',
+] as const satisfies readonly (keyof typeof LEAF_RECORD_MEMBER)[];
 export const ADMISSION_EVENT_TYPES = Object.keys(LEAF_RECORD_MEMBER) as (keyof typeof LEAF_RECORD_MEMBER)[];
 
 /**

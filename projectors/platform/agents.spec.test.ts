@@ -62,6 +62,7 @@ const create = (state: AgentState) =>
       ownerId: OWNER,
       tenantId: TENANT,
       sandboxSessionId: SESSION,
+      ownerNonce: 'b'.repeat(64),
       body: { agent_name: 'Scout' },
     },
     leaf(),

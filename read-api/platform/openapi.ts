@@ -4,6 +4,7 @@
  * and the shared components. The platform's JSON Schemas land in `components.schemas` under their titles.
  */
 import type { Request, Response } from 'express';
+import { responseSchemas } from '../../event-schemas/governance';
 import {
   platformCommandSchemas,
   platformRecordSchemas,
@@ -20,6 +21,8 @@ const COMPONENTS = schemaComponents([
   ...Object.values<Schema>(platformCommandSchemas),
   ...Object.values<Schema>(platformRecordSchemas),
   ...Object.values<Schema>(platformResponseSchemas),
+  // The public log's signed tree head, which the platform's answers carry (a governed action, a proof).
+  responseSchemas.sth,
 ]);
 
 /** Tags of the platform's operations, in the document's order. */

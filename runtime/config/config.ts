@@ -21,9 +21,10 @@ export interface Config {
   publicUrl: string;
   /**
    * GOV_PLATFORM_PORT: HTTP port of the agent platform in the all-in-one server (default 8081; 0: one
-   * the system chooses). The platform is the second service, beside the clearinghouse on `port`.
+   * the system chooses; `off`: the all-in-one server serves the clearinghouse alone, null here). The
+   * platform is the second service, beside the clearinghouse on `port`.
    */
-  platformPort: number;
+  platformPort: number | null;
   /** GOV_PLATFORM_PUBLIC_URL: the platform's base URL (sign-in links, CSRF origin, proof links). */
   platformPublicUrl: string;
   /**
@@ -162,13 +163,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const publicUrl = (env.GOV_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '');
   if (!/^https?:\/\/[^\s/]+/.test(publicUrl))
     problems.push(`GOV_PUBLIC_URL must be an http(s) URL (got '${publicUrl}')`);
-  const platformPort = integer('GOV_PLATFORM_PORT', 8081, 0, 65535);
-  if (platformPort !== 0 && platformPort === port)
+  const platformOff = env.GOV_PLATFORM_PORT?.trim().toLowerCase() === 'off';
+  const platformPort = platformOff ? null : integer('GOV_PLATFORM_PORT', 8081, 0, 65535);
+  if (platformPort !== null && platformPort !== 0 && platformPort === port)
     problems.push(`GOV_PLATFORM_PORT must differ from GOV_PORT (both ${port})`);
-  const platformPublicUrl = (env.GOV_PLATFORM_PUBLIC_URL || `http://localhost:${platformPort}`).replace(
-    /\/+$/,
-    '',
-  );
+  const platformPublicUrl = (
+    env.GOV_PLATFORM_PUBLIC_URL || `http://localhost:${platformPort ?? 8081}`
+  ).replace(/\/+$/, '');
   if (!/^https?:\/\/[^\s/]+/.test(platformPublicUrl))
     problems.push(`GOV_PLATFORM_PUBLIC_URL must be an http(s) URL (got '${platformPublicUrl}')`);
   const clearinghouseUrl = (env.GOV_CLEARINGHOUSE_URL || publicUrl).replace(/\/+$/, '');

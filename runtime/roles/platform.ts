@@ -19,6 +19,9 @@ export async function startPlatformRole(
   config: Config,
   logger: Logger,
 ): Promise<RunningRole & { url: string; services: PlatformServices }> {
+  if (config.platformPort === null)
+    throw new Error('GOV_PLATFORM_PORT is off: the platform process has nothing else to serve; give it a port');
+  const { platformPort } = config;
   // Evidence is admitted by the command API: no validator thread here.
   const follower = await startFollowerServices('platform', { ...config, validatorThread: false }, logger);
   const platform = composePlatformServices(follower.core, follower.keyring, {
@@ -27,10 +30,10 @@ export async function startPlatformRole(
   });
   const http = await listen(createPlatformApp(platform), {
     ...config,
-    port: config.platformPort,
+    port: platformPort,
     publicUrl: config.platformPublicUrl,
   });
-  if (config.platformPort === 0)
+  if (platformPort === 0)
     platform.config = { ...platform.config, platformPort: http.port, platformPublicUrl: http.url };
   return {
     url: http.url,
@@ -38,6 +41,7 @@ export async function startPlatformRole(
     banner: httpBanner(config, http.url, http.port),
     async close() {
       await http.close();
+      await platform.closeThreads();
       await follower.close();
     },
   };

@@ -9,6 +9,7 @@ import type { Worker } from 'node:worker_threads';
 import type { AdmissionCertifier, CertifiedEnvelope } from '../../domain/governance/admission-round';
 import { QuorumNotReachedError, ValidatorNetworkError } from '../../domain/governance/validators';
 import { startWorker } from '../support/worker-entry';
+import { BatchedWorker } from './batched-worker';
 import type {
   RoundAnswer,
   RoundBatch,
@@ -25,24 +26,29 @@ import type {
  */
 export const ROUNDS_PER_MESSAGE = 4;
 
-interface Waiting {
-  resolve(certified: CertifiedEnvelope): void;
-  reject(error: Error): void;
-}
-
 export class ValidatorThread {
-  private thread: Worker | null = null;
-  private nextId = 0;
-  /** Rounds asked this turn, and those sent and not yet answered. */
-  private batch: Array<{ item: RoundItem; waiting: Waiting }> = [];
-  private readonly sent = new Map<number, Waiting>();
-  private closed = false;
+  private readonly worker: BatchedWorker<Omit<RoundItem, 'id'>, RoundAnswer, CertifiedEnvelope>;
 
   constructor(
-    private readonly validatorKeys: readonly KeyObject[],
+    validatorKeys: readonly KeyObject[],
     /** The node key, which seals the envelopes. */
-    private readonly authorityKey: KeyObject,
-  ) {}
+    authorityKey: KeyObject,
+  ) {
+    this.worker = new BatchedWorker<Omit<RoundItem, 'id'>, RoundAnswer, CertifiedEnvelope>({
+      name: 'the validator thread',
+      perMessage: ROUNDS_PER_MESSAGE,
+      start: () =>
+        startWorker(__dirname, __filename, 'validator-thread', {
+          privateKeys: [...validatorKeys],
+          authorityKey,
+        } satisfies ValidatorThreadData),
+      message: (rounds) => ({ rounds }) satisfies RoundBatch,
+      answer: (answer) =>
+        'certified' in answer
+          ? { id: answer.id, result: answer.certified }
+          : { id: answer.id, error: roundError(answer.failure) },
+    });
+  }
 
   /** A thread started now, so that the first admission does not wait for it. */
   static start(validatorKeys: readonly KeyObject[], authorityKey: KeyObject): ValidatorThread {
@@ -52,76 +58,16 @@ export class ValidatorThread {
   }
 
   /** Ends the thread; rounds still unanswered fail. */
-  async close(): Promise<void> {
-    this.closed = true;
-    const thread = this.thread;
-    this.thread = null;
-    this.failAll(new Error('the validator thread is closed'));
-    await thread?.terminate();
+  close(): Promise<void> {
+    return this.worker.close();
   }
 
   /** Runs the validator round and seals the envelope, on the thread. */
-  readonly certify: AdmissionCertifier = (request, fields) => {
-    if (this.closed) return Promise.reject(new Error('the validator thread is closed'));
-    return new Promise<CertifiedEnvelope>((resolve, reject) => {
-      if (this.batch.length === 0) setImmediate(() => this.flush());
-      this.batch.push({ item: { id: this.nextId++, request, fields }, waiting: { resolve, reject } });
-      if (this.batch.length >= ROUNDS_PER_MESSAGE) this.flush();
-    });
-  };
-
-  private flush(): void {
-    const batch = this.batch;
-    this.batch = [];
-    if (batch.length === 0) return;
-    try {
-      const thread = this.running();
-      for (const { item, waiting } of batch) this.sent.set(item.id, waiting);
-      thread.postMessage({ rounds: batch.map((entry) => entry.item) } satisfies RoundBatch);
-    } catch (error) {
-      // A request that cannot be cloned (or a thread that cannot start) fails its round, not the process.
-      for (const { item, waiting } of batch) {
-        this.sent.delete(item.id);
-        waiting.reject(error instanceof Error ? error : new Error(String(error)));
-      }
-    }
-  }
+  readonly certify: AdmissionCertifier = (request, fields) => this.worker.request({ request, fields });
 
   /** The thread, started on first use and again after it died (its unanswered rounds failed). */
   private running(): Worker {
-    if (this.thread) return this.thread;
-    const data: ValidatorThreadData = {
-      privateKeys: [...this.validatorKeys],
-      authorityKey: this.authorityKey,
-    };
-    const thread = startWorker(__dirname, __filename, 'validator-thread', data);
-    // An idle validator thread must not keep a stopping process alive.
-    thread.unref();
-    thread.on('message', (answer: RoundAnswer) => this.answered(answer));
-    const died = (error: Error) => {
-      if (this.thread !== thread) return;
-      this.thread = null;
-      this.failAll(error);
-    };
-    thread.on('error', died);
-    thread.on('exit', (code) => died(new Error(`the validator thread exited (code ${code})`)));
-    this.thread = thread;
-    return thread;
-  }
-
-  private answered(answer: RoundAnswer): void {
-    const waiting = this.sent.get(answer.id);
-    this.sent.delete(answer.id);
-    if (!waiting) return;
-    if ('certified' in answer) waiting.resolve(answer.certified);
-    else waiting.reject(roundError(answer.failure));
-  }
-
-  private failAll(error: Error): void {
-    for (const waiting of [...this.sent.values(), ...this.batch.map((entry) => entry.waiting)])
-      waiting.reject(error);
-    this.sent.clear();
-    this.batch = [];
+    return this.worker.running();
   }
 }
 

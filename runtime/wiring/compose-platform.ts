@@ -8,9 +8,11 @@ import { nodeRecordSealer } from '../../command-api/platform/agents/agent-record
 import { agentAggregate } from '../../command-api/platform/agents/agent-state';
 import type { PlatformServices, PlatformUpstream } from '../../command-api/platform/services';
 import { authorityNodeIdOf } from '../../domain/governance/envelope';
+import { buildAgentAction } from '../../domain/platform/records';
 import { readModelSessions } from '../../read-api/platform/accounts/accounts';
 import type { CoreServices } from '../core/services';
 import type { Keyring } from '../keys/keyring';
+import { RecordSealThread } from '../threads/thread-record-sealer';
 
 /**
  * The agent platform's services: the same core as the clearinghouse's (one event store, one read
@@ -24,6 +26,12 @@ export function composePlatformServices(
 ): PlatformServices {
   const { config } = core;
   const authority = { ...keyring.authority, nodeId: authorityNodeIdOf(keyring.authority.publicKey) };
+  // Governed actions' records are signed on a thread of their own where the validator round has one
+  // (GOV_VALIDATOR_THREAD), and only when the platform serves at all (not with GOV_PLATFORM_PORT=off).
+  const sealThread =
+    config.validatorThread && config.platformPort !== null
+      ? RecordSealThread.start(keyring.authority.privateKey)
+      : null;
   return {
     ...core,
     bindings: {
@@ -46,5 +54,9 @@ export function composePlatformServices(
       ? smtpMailer(config.smtpUrl, config.mailFrom)
       : logMailer(core.logger.child({ component: 'mail' })),
     vaultMasterKey: config.vaultKey ?? keyring.vaultMasterKey,
+    sealAction: sealThread
+      ? sealThread.seal
+      : async (input, nonces) => buildAgentAction(input, nonces, authority),
+    closeThreads: async () => sealThread?.close(),
   };
 }

@@ -9,7 +9,7 @@ import { BusForwarder } from '../../projectors/engine/bus-forwarder';
 import { ProjectionSupervisor, type RunningProjections } from '../../projectors/engine/supervisor';
 import { LogAnchorer } from '../../projectors/log/log-anchorer';
 import { ensureTestLog } from '../../projectors/log/log-directory';
-import { ADMISSION_EVENT_TYPES, LogSequencer } from '../../projectors/log/log-sequencer';
+import { GOVERNANCE_ADMISSION_EVENT_TYPES, LogSequencer } from '../../projectors/log/log-sequencer';
 import { type Follower, ReadBarrier } from '../../read-api/engine/read-barrier';
 import type { Config } from '../config/config';
 import { listen } from '../http/listen';
@@ -53,7 +53,8 @@ import {
 const DELIVERY_QUEUE_MAX_LAG_MS = 500;
 const DELIVERY_QUEUE_FOLLOWER: Follower = {
   name: 'delivery-queue',
-  eventTypes: ADMISSION_EVENT_TYPES,
+  // The queue reads the clearinghouse's admissions only, never the platform's leaf events.
+  eventTypes: GOVERNANCE_ADMISSION_EVENT_TYPES,
   maxLagMs: DELIVERY_QUEUE_MAX_LAG_MS,
 };
 
@@ -66,7 +67,7 @@ export interface RunningServer {
   /** The clearinghouse's base URL. */
   url: string;
   services: GovernanceServices;
-  /** The agent platform's base URL (its own port, GOV_PLATFORM_PORT). */
+  /** The agent platform's base URL (its own port, GOV_PLATFORM_PORT); empty with GOV_PLATFORM_PORT=off. */
   platformUrl: string;
   platform: PlatformServices;
   /** The read-model projectors (on their own thread unless GOV_PROJECTION_THREAD=0). */
@@ -197,17 +198,21 @@ export async function startEmbedded(
     services.config = { ...config, port: http.port, publicUrl: http.url };
   }
   // The agent platform: its own port, on the same stores, logs and sequencer.
+  // With GOV_PLATFORM_PORT=off its services are composed (nothing runs in them) but nothing listens.
   const platform = composePlatformServices({ ...core, config: services.config }, keyring, {
     bus: bus.ping,
     log_sequencer: sequencerWritingHere(sequencer),
     clearinghouse: clearinghouseListening(http.server),
   });
-  const platformHttp = await listen(createPlatformApp(platform), {
-    ...services.config,
-    port: config.platformPort,
-    publicUrl: config.platformPublicUrl,
-  });
-  if (config.platformPort === 0) {
+  const platformHttp =
+    config.platformPort === null
+      ? null
+      : await listen(createPlatformApp(platform), {
+          ...services.config,
+          port: config.platformPort,
+          publicUrl: config.platformPublicUrl,
+        });
+  if (platformHttp && config.platformPort === 0) {
     platform.config = {
       ...platform.config,
       platformPort: platformHttp.port,
@@ -234,8 +239,9 @@ export async function startEmbedded(
   let closing: Promise<void> | null = null;
   const close = () => {
     closing ??= (async () => {
-      await Promise.all([http.close(), platformHttp.close()]);
+      await Promise.all([http.close(), platformHttp?.close()]);
       platform.mailer.close();
+      await platform.closeThreads();
       await deliveryQueueWaits.close();
       await stopServiceThreads();
       await webhookDelivery.stop();
@@ -253,7 +259,7 @@ export async function startEmbedded(
   return {
     url: http.url,
     services,
-    platformUrl: platformHttp.url,
+    platformUrl: platformHttp?.url ?? '',
     platform,
     supervisor,
     sequencer,

@@ -4,6 +4,7 @@
  * OpenAPI paths of its `GET /openapi.json` are all made from it.
  */
 import { accountCommandRoutes } from '../../command-api/platform/accounts/routes';
+import { actionCommandRoutes } from '../../command-api/platform/actions/routes';
 import { agentCommandRoutes } from '../../command-api/platform/agents/routes';
 import { apiKeyCommandRoutes } from '../../command-api/platform/api-keys/routes';
 import type { PlatformServices } from '../../command-api/platform/services';
@@ -13,6 +14,7 @@ import { agentReadRoutes } from '../../read-api/platform/agents/routes';
 import { apiKeyReadRoutes } from '../../read-api/platform/api-keys/routes';
 import { eventLogReadRoutes } from '../../read-api/platform/event-log/routes';
 import { platformOpenApiRoute } from '../../read-api/platform/openapi';
+import { proofReadRoutes } from '../../read-api/platform/proofs/routes';
 import { quotaReadRoutes } from '../../read-api/platform/quota/routes';
 import { platformServiceRoutes } from '../../read-api/platform/service/routes';
 import { vaultReadRoutes } from '../../read-api/platform/vault/routes';
@@ -33,6 +35,8 @@ export const platformRoutes: RouteTable<PlatformServices> = [
       ...vaultCommandRoutes,
       ...quotaReadRoutes,
       ...eventLogReadRoutes,
+      ...actionCommandRoutes,
+      ...proofReadRoutes,
       platformOpenApiRoute(() => platformRoutes),
     ],
   },

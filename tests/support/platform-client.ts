@@ -4,73 +4,12 @@
  * admin grant, and requests with a session cookie (and the platform's Origin) or an agent key.
  */
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { SMTPServer } from 'smtp-server';
 import { decideChangeRole } from '../../command-api/platform/accounts/user-commands';
 import { userStream } from '../../command-api/platform/accounts/user-state';
 import { userIdOfEmail } from '../../domain/platform/ids';
 import { startTestServer, type TestServer } from './governance-client';
-
-interface Mail {
-  to: string;
-  body: string;
-}
-
-/** An SMTP server that keeps every message it is given. */
-class MailCatcher {
-  readonly mails: Mail[] = [];
-  private readonly waiters = new Set<() => void>();
-  private readonly server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData: (stream, session, callback) => {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        const to = session.envelope.rcptTo.map((rcpt) => rcpt.address).join(',');
-        this.mails.push({ to, body: Buffer.concat(chunks).toString('utf8') });
-        for (const wake of this.waiters) wake();
-        callback();
-      });
-    },
-  });
-
-  async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `smtp://127.0.0.1:${(this.server.server.address() as AddressInfo).port}`;
-  }
-
-  async close(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  /** The next mail to `to` after the `seen` first ones of all mail, waited for (5 s at most). */
-  async next(to: string, seen: number): Promise<Mail> {
-    const deadline = Date.now() + 5000;
-    for (;;) {
-      const mail = this.mails.slice(seen).find((candidate) => candidate.to === to);
-      if (mail) return mail;
-      if (Date.now() > deadline) throw new Error(`no mail to ${to}`);
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          this.waiters.delete(wake);
-          resolve();
-        };
-        this.waiters.add(wake);
-        setTimeout(wake, 100);
-      });
-    }
-  }
-}
-
-/** A message body's text with quoted-printable soft breaks and escapes undone. */
-function quotedPrintable(body: string): string {
-  return body
-    .replace(/=\r?\n/g, '')
-    .replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-}
+import { MailCatcher, signInByMail } from './mail-catcher';
 
 export interface PlatformTestServer extends TestServer {
   mail: MailCatcher;
@@ -147,20 +86,8 @@ export class PlatformClient {
   }
 
   /** Signs in by the emailed link, as a person would: the session cookie's value. */
-  async signIn(email: string): Promise<{ cookie: string }> {
-    const seen = this.server.mail.mails.length;
-    const login = await this.request('POST', '/v1/auth/login', null, { email });
-    if (login.status !== 202 && login.status !== 200)
-      throw new Error(`login answered ${login.status}: ${JSON.stringify(login.body)}`);
-    const mail = await this.server.mail.next(email, seen);
-    const link = /https?:\/\/\S+\/v1\/auth\/callback\?token=[A-Za-z0-9_.-]+/.exec(
-      quotedPrintable(mail.body),
-    )?.[0];
-    if (!link) throw new Error('the sign-in mail holds no link');
-    const followed = await fetch(link, { headers: { accept: 'application/json' }, redirect: 'manual' });
-    const cookie = /gov_session=([^;]+)/.exec(followed.headers.get('set-cookie') ?? '')?.[1];
-    if (!cookie) throw new Error(`following the link answered ${followed.status} without a session cookie`);
-    return { cookie };
+  signIn(email: string): Promise<{ cookie: string }> {
+    return signInByMail(this.server.platformUrl, this.server.mail, email);
   }
 
   /** A new address, signed in. */

@@ -8,7 +8,7 @@ import { logUrlOf } from '../../../domain/log';
 import type { SubmitEvidenceBody } from '../../../event-schemas';
 import type { IntegratedLeaf } from '../../../ports/log';
 import type { TenantView } from '../../../projectors/governance/tenants';
-import { ADMISSION_EVENT_TYPES } from '../../../projectors/log/log-sequencer';
+import { GOVERNANCE_ADMISSION_EVENT_TYPES } from '../../../projectors/log/log-sequencer';
 import type { HttpAnswer } from '../../../runtime/http/answer';
 import { errorAnswer } from '../../../runtime/http/errors';
 import type { AggregateWriter, Committed } from '../../engine/aggregate-writer';
@@ -152,7 +152,7 @@ export async function awaitIntegration(
     leavesSigned,
     committed.position === null
       ? undefined
-      : services.readYourWrite(committed.position, ADMISSION_EVENT_TYPES),
+      : services.readYourWrite(committed.position, GOVERNANCE_ADMISSION_EVENT_TYPES),
   ]).then(([leaves]) => leaves);
   const leaves = await Promise.race([done, timeout]);
   clearTimeout(timer);

@@ -59,6 +59,7 @@ function decide(state: AgentState, command: Command): AgentDecision<unknown> {
           ownerId: OWNER,
           tenantId: TENANT,
           sandboxSessionId: SESSION_1,
+          ownerNonce: 'b'.repeat(64),
           body: command.body ?? {},
         },
         context,

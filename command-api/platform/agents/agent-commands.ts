@@ -50,6 +50,8 @@ export interface AgentRecordSealer {
     createdAt: string;
     /** The leaf hash of config version 1. */
     configLeafHash: string;
+    /** A fresh 32-byte nonce (hex) for the commitment to the owner. */
+    ownerNonce: string;
   }): SealedLeaf<AgentPassport>;
 }
 
@@ -87,6 +89,8 @@ export interface CreateAgentInput {
   ownerId: string;
   tenantId: string;
   sandboxSessionId: string;
+  /** A fresh 32-byte nonce (hex) for the passport's commitment to the owner. */
+  ownerNonce: string;
   body: CreateAgentBody;
 }
 
@@ -133,6 +137,7 @@ export function decideCreateAgent(
     tenantId,
     createdAt: at,
     configLeafHash: version.leaf_hash,
+    ownerNonce: input.ownerNonce,
   });
   const issued = agentEvent(tenantId, context, 'AgentPassportIssued', {
     agent_id: input.agentId,
@@ -140,6 +145,7 @@ export function decideCreateAgent(
     record: passport.record,
     leaf_hash: passport.leaf_hash,
     log: context.log,
+    owner_nonce: input.ownerNonce,
     issued_at: at,
   });
   return {

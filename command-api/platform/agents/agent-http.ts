@@ -6,7 +6,9 @@
 import type { Response } from 'express';
 import { tenantLogOf } from '../../../domain/governance/tenant-log';
 import { leafHashText } from '../../../domain/platform/ids';
+import type { IntegratedLeaf, LogName } from '../../../ports/log';
 import { TENANTS, type TenantView, tenantsProjection } from '../../../projectors/governance/tenants';
+import { PLATFORM_LEAF_EVENT_TYPES } from '../../../projectors/log/log-sequencer';
 import {
   AGENT_EVENT_TYPES,
   AGENTS,
@@ -65,6 +67,15 @@ export async function agentAnswer(services: PlatformServices, agentId: string) {
   return agentResource(agent.data, (await ownerTenant(services, agent.data.tenant_id)).tier);
 }
 
+/**
+ * Event types only the agents read model reads. A wait names the types just appended, and each read
+ * model reading one of them is waited for; the governance read model reads the leaf events among
+ * AGENT_EVENT_TYPES, but never sees, so never passes, a position holding another agent event.
+ */
+const AGENTS_READ_MODEL_ONLY = AGENT_EVENT_TYPES.filter(
+  (type) => !(PLATFORM_LEAF_EVENT_TYPES as readonly string[]).includes(type),
+);
+
 /** A decider's refusal, in the platform's error shape. */
 export function sendRefusal(res: Response, refusal: RefusalResult): void {
   sendPlatformError(res, refusal.status, refusal.error as PlatformErrorCode, refusal.message);
@@ -80,6 +91,55 @@ export async function settled<R extends { kind: string }>(
     sendRefusal(res, outcome as unknown as RefusalResult);
     return null;
   }
-  if (outcome.position !== null) await services.awaitProjections(outcome.position, AGENT_EVENT_TYPES);
+  if (outcome.position !== null) await services.awaitProjections(outcome.position, AGENTS_READ_MODEL_ONLY);
   return outcome as Committed<Exclude<R, RefusalResult>>;
+}
+
+/**
+ * The leaves of `eventIds` (leaf events just appended to `log`) under a signed tree head of that log,
+ * in order; null when that takes longer than the integration timeout (GOV_INTEGRATION_TIMEOUT_MS).
+ */
+export async function leavesSigned(
+  services: PlatformServices,
+  eventIds: readonly string[],
+  log: LogName,
+): Promise<IntegratedLeaf[] | null> {
+  if (eventIds.length === 0) return [];
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), services.config.integrationTimeoutMs);
+  });
+  const leaves = await Promise.race([
+    Promise.all(eventIds.map((id) => services.awaitLeaf(id, log))),
+    timeout,
+  ]);
+  clearTimeout(timer);
+  return leaves;
+}
+
+/**
+ * Waits until the leaves of a command's events are under a signed tree head, so what the answer names
+ * (a passport_id, a config version) is provable at once; answers 503 and returns false when the log's
+ * sequencer is late.
+ */
+export async function awaitLeavesOrAnswer(
+  services: PlatformServices,
+  res: Response,
+  eventIds: readonly string[],
+  log: LogName,
+  /** The appended events' position. */
+  position: number | null,
+): Promise<boolean> {
+  if ((await leavesSigned(services, eventIds, log)) !== null) {
+    // A proof asked right after the answer finds the leaves in the leaves read model.
+    if (position !== null) await services.readYourWrite(position, PLATFORM_LEAF_EVENT_TYPES);
+    return true;
+  }
+  sendPlatformError(
+    res,
+    503,
+    'service_unavailable',
+    'The change is stored, but its leaf is not yet under a signed tree head of the log: read the agent again in a moment rather than repeating the change.',
+  );
+  return false;
 }

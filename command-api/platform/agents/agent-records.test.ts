@@ -41,6 +41,7 @@ function chain(sealWith = node): StoredConfigVersion[] {
         ownerId: `usr_${'1'.repeat(24)}`,
         tenantId: `ten_${'2'.repeat(24)}`,
         sandboxSessionId: `sbx_${'3'.repeat(24)}`,
+        ownerNonce: 'b'.repeat(64),
         body: {},
       },
       context('1'.repeat(64)),

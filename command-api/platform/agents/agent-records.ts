@@ -44,6 +44,7 @@ export function nodeRecordSealer(authority: Authority): AgentRecordSealer {
           created_at: input.createdAt,
           config_hash: input.configLeafHash,
         },
+        input.ownerNonce,
         authority,
       );
       return { record, leaf_hash: leafHash };

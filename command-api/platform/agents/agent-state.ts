@@ -3,7 +3,12 @@
  * `agent-<agent_id>` (lifecycle, config versions, checkpoints, and the agent's API keys, whose rules
  * need the agent's own state: a deleted agent takes no key).
  */
-import type { AgentSettings, EventPayloads } from '../../../event-schemas';
+import {
+  type AgentGovernanceState,
+  evolveAgentGovernance,
+  initialAgentGovernance,
+} from '../../../domain/platform/verdict';
+import type { AgentPolicy, AgentSettings, EventPayloads } from '../../../event-schemas';
 import type { AGENT_EVENT_TYPES } from '../../../projectors/platform/agents';
 import type { Aggregate, NewEventOf } from '../../engine/aggregate-writer';
 import { PersistentMap } from '../../engine/persistent-map';
@@ -13,7 +18,8 @@ export type AgentEvent = {
   [T in AgentEventType]: { type: T; data: EventPayloads[T] };
 }[AgentEventType];
 
-export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number];
+/** The agents read model's events, and the governed actions' (actions/), which it does not read. */
+export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number] | 'AgentActionDecided' | 'AgentPolicyChanged';
 
 interface CheckpointState {
   config_version: number;
@@ -42,6 +48,14 @@ export interface AgentState {
   checkpoints: PersistentMap<CheckpointState>;
   /** The agent's keys by key id: revoked or not. */
   keys: PersistentMap<{ revoked: boolean }>;
+  /** The policy its actions' gates apply; null: the default (`DEFAULT_AGENT_POLICY`). */
+  policy: AgentPolicy | null;
+  /** Observables, consecutive blocks and lifecycle (ACTIVE, QUARANTINE), folded over its actions' verdicts. */
+  governance: AgentGovernanceState;
+  /** Governed actions decided on the UTC day `day` (YYYY-MM-DD): the daily quota's count. */
+  actions_today: { day: string; count: number };
+  /** Escalated actions held for a person's review, by leaf hash (hex). */
+  pending_review: PersistentMap<{ action_type: string; decided_at: string }>;
 }
 
 function initialAgentState(): AgentState {
@@ -61,6 +75,10 @@ function initialAgentState(): AgentState {
     versions: PersistentMap.empty(),
     checkpoints: PersistentMap.empty(),
     keys: PersistentMap.empty(),
+    policy: null,
+    governance: initialAgentGovernance(),
+    actions_today: { day: '', count: 0 },
+    pending_review: PersistentMap.empty(),
   };
 }
 
@@ -111,6 +129,31 @@ function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
       return { ...state, keys: state.keys.set(event.data.key_id, { revoked: false }) };
     case 'ApiKeyRevoked':
       return { ...state, keys: state.keys.set(event.data.key_id, { revoked: true }) };
+    case 'AgentPolicyChanged':
+      return { ...state, policy: event.data.policy };
+    case 'AgentActionDecided': {
+      const data = event.data;
+      const day = data.decided_at.slice(0, 10);
+      const count = state.actions_today.day === day ? state.actions_today.count + 1 : 1;
+      return {
+        ...state,
+        governance: evolveAgentGovernance(state.governance, {
+          kind: 'decision',
+          verdict: data.verdict,
+          would_block: data.would_block,
+          gates_failed: data.gates.filter((gate) => !gate.passed).map((gate) => gate.gate),
+          at: data.decided_at,
+        }),
+        actions_today: { day, count },
+        pending_review:
+          data.verdict === 'ESCALATE'
+            ? state.pending_review.set(data.leaf_hash, {
+                action_type: data.action_type,
+                decided_at: data.decided_at,
+              })
+            : state.pending_review,
+      };
+    }
     default:
       // AgentPassportIssued, AgentRestored: recorded for the read side; no rule reads them.
       return state;

@@ -21,6 +21,8 @@ import {
 import { json, schema } from '../../../runtime/http/openapi-parts';
 import { platformErrorResponse } from '../../../runtime/http/platform-errors';
 import type { Access, Route } from '../../../runtime/http/route-table';
+import type { Committed } from '../../engine/aggregate-writer';
+import type { RefusalResult } from '../../engine/decider-specification';
 import { ADMIN, agentAccess, agentOf, callerOf, SESSION } from '../accounts/access';
 import type { PlatformServices } from '../services';
 import {
@@ -34,7 +36,7 @@ import {
   decideUpdateAgent,
   type LeafContext,
 } from './agent-commands';
-import { agentAnswer, agentIdParameter, ownerTenant, settled } from './agent-http';
+import { agentAnswer, agentIdParameter, awaitLeavesOrAnswer, ownerTenant, settled } from './agent-http';
 import { agentStream } from './agent-state';
 
 /** A runtime session id: `sbx_` + 24 hex (96 random bits). */
@@ -233,6 +235,7 @@ function createAgent(services: PlatformServices) {
             ownerId: caller.userId,
             tenantId: caller.tenantId,
             sandboxSessionId,
+            ownerNonce: newNonce(),
             body: req.body as CreateAgentBody,
           },
           context,
@@ -240,7 +243,12 @@ function createAgent(services: PlatformServices) {
       { create: true },
     );
     const created = await settled(services, res, outcome);
-    if (!created) return;
+    // Config version 1 and the passport: provable as soon as they are answered.
+    if (
+      !created ||
+      !(await awaitLeavesOrAnswer(services, res, created.eventIds.slice(1, 3), context.log, created.position))
+    )
+      return;
     const agent = await agentAnswer(services, agentId);
     res.status(201).json({ agent, passport_id: agent.passport_id, sandbox_session_id: sandboxSessionId });
   };
@@ -253,7 +261,7 @@ function updateAgent(services: PlatformServices) {
     const outcome = await services.agents.execute(agentStream(agentId), (state) =>
       decideUpdateAgent(state, req.body as UpdateAgentBody, context),
     );
-    if (await settled(services, res, outcome)) res.json(await agentAnswer(services, agentId));
+    if (await versioned(services, res, outcome, context)) res.json(await agentAnswer(services, agentId));
   };
 }
 
@@ -264,7 +272,7 @@ function rollbackAgent(services: PlatformServices) {
     const outcome = await services.agents.execute(agentStream(agentId), (state) =>
       decideRollback(state, (req.body as RollbackAgentBody).version, context),
     );
-    if (await settled(services, res, outcome)) res.json(await agentAnswer(services, agentId));
+    if (await versioned(services, res, outcome, context)) res.json(await agentAnswer(services, agentId));
   };
 }
 
@@ -275,7 +283,7 @@ function restoreAgent(services: PlatformServices) {
     const outcome = await services.agents.execute(agentStream(agentId), (state) =>
       decideRestore(state, (req.body as RestoreAgentBody).checkpoint_id, context),
     );
-    const restored = await settled(services, res, outcome);
+    const restored = await versioned(services, res, outcome, context);
     if (!restored) return;
     res.json({
       agent: await agentAnswer(services, agentId),
@@ -336,6 +344,22 @@ function deleteAgent(services: PlatformServices) {
     services.agentDirectory.forget?.(agentId);
     res.json({ agent_id: agentId, deleted: true, deleted_at: deleted.deleted_at });
   };
+}
+
+/**
+ * `settled`, and a new config version's leaf under a signed tree head (its event is the command's
+ * first), so the version is provable as soon as it is answered.
+ */
+async function versioned<R extends { kind: string }>(
+  services: PlatformServices,
+  res: Response,
+  outcome: Committed<R>,
+  context: LeafContext,
+): Promise<Committed<Exclude<R, RefusalResult>> | null> {
+  const done = await settled(services, res, outcome);
+  if (!done) return null;
+  const leaves = done.kind === 'changed' ? done.eventIds.slice(0, 1) : [];
+  return (await awaitLeavesOrAnswer(services, res, leaves, context.log, done.position)) ? done : null;
 }
 
 /** A checkpoint as the API answers it. */

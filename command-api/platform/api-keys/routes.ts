@@ -58,7 +58,7 @@ export const apiKeyCommandRoutes: readonly Route<PlatformServices>[] = [
     operationId: 'createApiKey',
     summary: 'Make an API key of the agent (shown once)',
     description:
-      "The key works on this agent's routes only, those its scopes allow: `agent:read` (details, health, checkpoints, version health), `agent:write` (change, start, stop, mode, rollback, restore), `chat`, `memory:read`, `memory:write`, `tools`. It cannot manage keys, list agents or delete its agent. `raw_key` is in this answer only: store it now. At most 50 keys in force per agent (409 conflict).",
+      "The key works on this agent's routes only, those its scopes allow: `agent:read` (details, health, checkpoints, version health), `agent:write` (change, start, stop, mode, rollback, restore), `chat`, `memory:read`, `memory:write`, `tools`, `actions` (send governed actions; each action's own scope is checked by gate G5). It cannot manage keys, list agents or delete its agent. `raw_key` is in this answer only: store it now. At most 50 keys in force per agent (409 conflict).",
     responses: {
       '201': {
         description: 'The key, with `raw_key`.',

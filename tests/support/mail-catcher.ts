@@ -1,0 +1,94 @@
+/**
+ * Mail from the platform in a test or a benchmark: an SMTP server (the `smtp-server` package) that
+ * keeps every message, and signing in by the link a sign-in mail carries, as a person would.
+ */
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+
+interface Mail {
+  to: string;
+  body: string;
+}
+
+/** An SMTP server that keeps every message it is given. */
+export class MailCatcher {
+  readonly mails: Mail[] = [];
+  private readonly waiters = new Set<() => void>();
+  private readonly server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onData: (stream, session, callback) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const to = session.envelope.rcptTo.map((rcpt) => rcpt.address).join(',');
+        this.mails.push({ to, body: Buffer.concat(chunks).toString('utf8') });
+        for (const wake of this.waiters) wake();
+        callback();
+      });
+    },
+  });
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `smtp://127.0.0.1:${(this.server.server.address() as AddressInfo).port}`;
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** The next mail to `to` after the `seen` first ones of all mail, waited for (5 s at most). */
+  async next(to: string, seen: number): Promise<Mail> {
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      const mail = this.mails.slice(seen).find((candidate) => candidate.to === to);
+      if (mail) return mail;
+      if (Date.now() > deadline) throw new Error(`no mail to ${to}`);
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          this.waiters.delete(wake);
+          resolve();
+        };
+        this.waiters.add(wake);
+        setTimeout(wake, 100);
+      });
+    }
+  }
+}
+
+/** A message body's text with quoted-printable soft breaks and escapes undone. */
+function quotedPrintable(body: string): string {
+  return body
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+}
+
+/**
+ * Signs in at the platform `platformUrl` by the link mailed to `mail` (a server started with
+ * GOV_SMTP_URL of that catcher), as a person would: the session cookie's value.
+ */
+export async function signInByMail(
+  platformUrl: string,
+  mail: MailCatcher,
+  email: string,
+): Promise<{ cookie: string }> {
+  const seen = mail.mails.length;
+  const login = await fetch(`${platformUrl}/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email }),
+  });
+  if (login.status !== 202 && login.status !== 200)
+    throw new Error(`login answered ${login.status}: ${await login.text()}`);
+  const message = await mail.next(email, seen);
+  const link = /https?:\/\/\S+\/v1\/auth\/callback\?token=[A-Za-z0-9_.-]+/.exec(
+    quotedPrintable(message.body),
+  )?.[0];
+  if (!link) throw new Error('the sign-in mail holds no link');
+  const followed = await fetch(link, { headers: { accept: 'application/json' }, redirect: 'manual' });
+  const cookie = /gov_session=([^;]+)/.exec(followed.headers.get('set-cookie') ?? '')?.[1];
+  if (!cookie) throw new Error(`following the link answered ${followed.status} without a session cookie`);
+  return { cookie };
+}
