@@ -111,6 +111,11 @@ export class LogNotSignedError extends Error {
 /** An admission integrated into the log. */
 export interface IntegratedLeaf {
   leafIndex: number;
+  /**
+   * The global position of the leaf's admission event: read-your-write waits for the read models up
+   * to it (a command's position may be another event's, of a type those read models never see).
+   */
+  position: number;
   /** A signed tree head covering the leaf. */
   head: PublishedTreeHead;
 }

@@ -133,7 +133,7 @@ export class FollowedLog implements LogSource {
       const eventId = this.uncovered.get(position);
       if (eventId === undefined) return;
       this.uncovered.delete(position);
-      this.leaves.settle(eventId, { leafIndex: first + i, head });
+      this.leaves.settle(eventId, { leafIndex: first + i, position, head });
     });
   }
 }

@@ -204,6 +204,6 @@ export class LogWriter implements LogSource {
     this.headPosition = result.position;
     const head = this.head;
     for (let i = 0; i < batch.length; i++)
-      this.leaves.settle(batch[i]!.id, { leafIndex: firstIndex + i, head });
+      this.leaves.settle(batch[i]!.id, { leafIndex: firstIndex + i, position: batch[i]!.position, head });
   }
 }

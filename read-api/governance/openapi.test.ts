@@ -12,6 +12,7 @@ import {
   responseSchemas,
   webhookSchemas,
 } from '../../event-schemas/governance';
+import { platformRecordSchemas } from '../../event-schemas/platform';
 import { WEBHOOK_EVENT_NAMES } from '../../projectors/webhooks/webhook-events';
 import { loadConfig } from '../../runtime/config/config';
 import { SERVICE_VERSION } from '../../runtime/core/services';
@@ -161,6 +162,8 @@ describe('the OpenAPI document', () => {
     const all = [
       ...Object.values(commandSchemas),
       ...Object.values(recordSchemas),
+      // The platform's leaf records, which the public log serves.
+      ...Object.values(platformRecordSchemas),
       ...Object.values(responseSchemas),
       ...Object.values(webhookSchemas),
     ];

@@ -23,6 +23,7 @@ import {
   webhookSchemas,
 } from '../../event-schemas/governance';
 import { MAX_BODY_DEPTH } from '../../event-schemas/json-shape';
+import { platformRecordSchemas } from '../../event-schemas/platform';
 import {
   DELIVERY_ATTEMPT_HEADER,
   DELIVERY_ID_HEADER,
@@ -64,6 +65,8 @@ const TRIAL = TIER_LIMITS.L1.trial!;
 const SCHEMAS: readonly { $id: string; title: string }[] = [
   ...Object.values(commandSchemas),
   ...Object.values(recordSchemas),
+  // The public log serves the agent platform's leaves too (`GET /gov/v1/log/leaf`).
+  ...Object.values(platformRecordSchemas),
   ...Object.values(responseSchemas),
   ...Object.values(webhookSchemas),
 ];

@@ -20,7 +20,9 @@ export async function startPlatformRole(
   logger: Logger,
 ): Promise<RunningRole & { url: string; services: PlatformServices }> {
   if (config.platformPort === null)
-    throw new Error('GOV_PLATFORM_PORT is off: the platform process has nothing else to serve; give it a port');
+    throw new Error(
+      'GOV_PLATFORM_PORT is off: the platform process has nothing else to serve; give it a port',
+    );
   const { platformPort } = config;
   // Evidence is admitted by the command API: no validator thread here.
   const follower = await startFollowerServices('platform', { ...config, validatorThread: false }, logger);

@@ -98,13 +98,11 @@ async function answered(
   planned: PlannedAction,
   outcome: Committed<Extract<ActionOutcome, { kind: 'decided' }>>,
 ): Promise<GovernedDecision | GovernFailure> {
-  const [leaves] = await Promise.all([
-    leavesSigned(services, outcome.eventIds, planned.log),
-    // Read-your-write: a proof asked right after the answer finds the leaf.
-    outcome.position === null ? undefined : services.readYourWrite(outcome.position, ['AgentActionDecided']),
-  ]);
-  const leaf = leaves?.[0];
+  const leaf = (await leavesSigned(services, outcome.eventIds, planned.log))?.[0];
   if (!leaf) return { kind: 'late', leaf_hash: outcome.leaf_hash, log: planned.log };
+  // Read-your-write at the leaf's own position (the round's last event may be another command's, of a
+  // type the leaves and quota read models never see): a proof asked right after the answer finds it.
+  await services.readYourWrite(leaf.position, ['AgentActionDecided']);
   const { evaluation, verdict } = planned;
   return {
     kind: 'decided',

@@ -76,6 +76,9 @@ const AGENTS_READ_MODEL_ONLY = AGENT_EVENT_TYPES.filter(
   (type) => !(PLATFORM_LEAF_EVENT_TYPES as readonly string[]).includes(type),
 );
 
+/** The leaf events an agent command appends (config versions and the passport). */
+const AGENT_LEAF_EVENT_TYPES = ['AgentConfigVersioned', 'AgentPassportIssued'] as const;
+
 /** A decider's refusal, in the platform's error shape. */
 export function sendRefusal(res: Response, refusal: RefusalResult): void {
   sendPlatformError(res, refusal.status, refusal.error as PlatformErrorCode, refusal.message);
@@ -127,12 +130,14 @@ export async function awaitLeavesOrAnswer(
   res: Response,
   eventIds: readonly string[],
   log: LogName,
-  /** The appended events' position. */
-  position: number | null,
 ): Promise<boolean> {
-  if ((await leavesSigned(services, eventIds, log)) !== null) {
-    // A proof asked right after the answer finds the leaves in the leaves read model.
-    if (position !== null) await services.readYourWrite(position, PLATFORM_LEAF_EVENT_TYPES);
+  const leaves = await leavesSigned(services, eventIds, log);
+  if (leaves !== null) {
+    // A proof asked right after the answer finds the leaves in the leaves read model: waited for at
+    // the leaves' own positions, which the read models of leaves pass (a command's last event may be
+    // of a type they never see).
+    if (leaves.length > 0)
+      await services.readYourWrite(Math.max(...leaves.map((leaf) => leaf.position)), AGENT_LEAF_EVENT_TYPES);
     return true;
   }
   sendPlatformError(

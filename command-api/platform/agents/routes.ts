@@ -244,10 +244,7 @@ function createAgent(services: PlatformServices) {
     );
     const created = await settled(services, res, outcome);
     // Config version 1 and the passport: provable as soon as they are answered.
-    if (
-      !created ||
-      !(await awaitLeavesOrAnswer(services, res, created.eventIds.slice(1, 3), context.log, created.position))
-    )
+    if (!created || !(await awaitLeavesOrAnswer(services, res, created.eventIds.slice(1, 3), context.log)))
       return;
     const agent = await agentAnswer(services, agentId);
     res.status(201).json({ agent, passport_id: agent.passport_id, sandbox_session_id: sandboxSessionId });
@@ -359,7 +356,7 @@ async function versioned<R extends { kind: string }>(
   const done = await settled(services, res, outcome);
   if (!done) return null;
   const leaves = done.kind === 'changed' ? done.eventIds.slice(0, 1) : [];
-  return (await awaitLeavesOrAnswer(services, res, leaves, context.log, done.position)) ? done : null;
+  return (await awaitLeavesOrAnswer(services, res, leaves, context.log)) ? done : null;
 }
 
 /** A checkpoint as the API answers it. */
