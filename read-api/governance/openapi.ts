@@ -16,14 +16,9 @@ import {
 } from '../../command-api/governance/webhooks/delivery-description';
 import { deliveryIdSchema, WEBHOOK_ID } from '../../command-api/governance/webhooks/tenant-webhook';
 import { TIER_LIMITS } from '../../domain/governance/tier-limits';
-import {
-  commandSchemas,
-  recordSchemas,
-  responseSchemas,
-  webhookSchemas,
-} from '../../event-schemas/governance';
+import { commandSchemas, responseSchemas, webhookSchemas } from '../../event-schemas/governance';
 import { MAX_BODY_DEPTH } from '../../event-schemas/json-shape';
-import { platformRecordSchemas } from '../../event-schemas/platform';
+import { recordSchemas as everyRecordSchema } from '../../event-schemas/schemas';
 import {
   DELIVERY_ATTEMPT_HEADER,
   DELIVERY_ID_HEADER,
@@ -64,9 +59,8 @@ const TRIAL = TIER_LIMITS.L1.trial!;
 /** Every schema placed in `components.schemas`, by its `$id`. */
 const SCHEMAS: readonly { $id: string; title: string }[] = [
   ...Object.values(commandSchemas),
-  ...Object.values(recordSchemas),
-  // The public log serves the agent platform's leaves too (`GET /gov/v1/log/leaf`).
-  ...Object.values(platformRecordSchemas),
+  // Both services' records: the public log serves the agent platform's leaves too (`GET /gov/v1/log/leaf`).
+  ...Object.values(everyRecordSchema),
   ...Object.values(responseSchemas),
   ...Object.values(webhookSchemas),
 ];
