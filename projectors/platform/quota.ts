@@ -46,9 +46,8 @@ export const quotaProjection: Projection = {
   collections: [AGENT_QUOTA_DAYS],
   indexes: [{ collection: AGENT_QUOTA_DAYS, fields: ['agent_id'] }],
   eventTypes: GOVERNED_ACTION_EVENT_TYPES,
-  // Read whole for now: a `dataMembers: { AgentActionDecided: ['decided_at'] }` declaration is checked
-  // against the event's schema (projectors/engine/data-members.property.test.ts), which comes with the
-  // governed-action pipeline.
+  // Only the day is counted: an action's content, record and nonces are never read here.
+  dataMembers: { AgentActionDecided: ['decided_at'] },
   async project(event: RecordedEvent, state: ProjectionState): Promise<Change[]> {
     const key = keyOf(event);
     if (!key) return [];
