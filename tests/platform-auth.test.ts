@@ -150,18 +150,39 @@ async function requestLink(email: string): Promise<string> {
   return link;
 }
 
-/** Follows a link as a JSON client; returns the session cookie's value. */
+const pathOf = (link: string) => new URL(link).pathname + new URL(link).search;
+const tokenOf = (link: string) => new URL(link).searchParams.get('token')!;
+
+/** Opens a link's page as a browser (or a mail scanner) does: status, headers and HTML. */
+async function open(link: string) {
+  const response = await fetch(url(pathOf(link)), { redirect: 'manual' });
+  return { status: response.status, headers: response.headers, html: await response.text() };
+}
+
+/**
+ * Opens the link twice (a mail scanner, then its person), then posts its token as a JSON client;
+ * returns the session cookie's value.
+ */
 async function follow(
   link: string,
 ): Promise<{ cookie: string; setCookie: string; body: Record<string, unknown> }> {
-  const answer = await call('GET', new URL(link).pathname + new URL(link).search, {
-    accept: 'application/json',
-  });
+  for (let i = 0; i < 2; i++) expect((await open(link)).status).toBe(200);
+  const answer = await call('POST', '/v1/auth/callback', { json: { token: tokenOf(link) }, origin: null });
   expect(answer.status).toBe(200);
   const setCookie = answer.headers.getSetCookie().find((c) => c.startsWith('gov_session='))!;
   const cookie = /^gov_session=([^;]+)/.exec(setCookie)![1]!;
   secrets.push({ name: 'session cookie', value: cookie });
   return { cookie, setCookie, body: answer.body };
+}
+
+/** Posts the page's form as a browser on the platform's page does (its Origin unless told otherwise). */
+function postForm(token: string, headers: Record<string, string> = { origin: origin() }) {
+  return fetch(url('/v1/auth/callback'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams({ token }).toString(),
+    redirect: 'manual',
+  });
 }
 
 async function signIn(email: string): Promise<string> {
@@ -226,46 +247,121 @@ describe('sign-in by an emailed link', () => {
     expect(validateResponse('auth-login-accepted', known.body).ok).toBe(true);
   });
 
-  it('given a followed link, when it is followed again, then 401 unauthorized and nothing is appended', async () => {
+  it('given a link, when it is opened (as a mail scanner does), then a page with a form that posts its token, and nothing is appended', async () => {
+    const link = await requestLink('scanned@example.com');
+    const before = await head();
+    const page = await open(link);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.headers.get('referrer-policy')).toBe('strict-origin');
+    expect(page.headers.get('content-security-policy')).toMatch(
+      /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'$/,
+    );
+    expect(page.headers.getSetCookie()).toEqual([]);
+    expect(page.html).toContain(
+      `<form method="post" action="${server.server.platformUrl}/v1/auth/callback">`,
+    );
+    expect(page.html).toContain(`<input type="hidden" name="token" value="${tokenOf(link)}">`);
+    expect(page.html).toContain('<strong>scanned@example.com</strong>');
+    expect(page.html).not.toMatch(/<script|src=|href=/);
+    expect(await head()).toBe(before);
+    // Opened again, it still works: then the form signs in.
+    expect((await open(link)).status).toBe(200);
+    expect((await postForm(tokenOf(link))).status).toBe(303);
+  });
+
+  it('given an address with HTML-significant characters, when its link is opened, then the page escapes it', async () => {
+    const email = "o'neil&co@example.com";
+    secrets.push({ name: 'email with quotes', value: email });
+    const page = await open(await requestLink(email));
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('<strong>o&#39;neil&amp;co@example.com</strong>');
+    expect(page.html).not.toContain(email);
+  });
+
+  it('given a followed link, when it is followed again, then 401 unauthorized (its page says it does not work) and nothing is appended', async () => {
     const link = await requestLink('reuse@example.com');
     await follow(link);
     const before = await head();
-    const again = await call('GET', new URL(link).pathname + new URL(link).search, {
-      accept: 'application/json',
-    });
+    const again = await call('POST', '/v1/auth/callback', { json: { token: tokenOf(link) }, origin: null });
     expect(again.status).toBe(401);
     expect(again.body).toEqual({
       error: 'unauthorized',
       detail: expect.stringContaining('already used or expired'),
     });
     expect(again.headers.getSetCookie()).toEqual([]);
+    const page = await open(link);
+    expect(page.status).toBe(401);
+    expect(page.html).toContain('<h1>This sign-in link does not work</h1>');
+    expect(page.html).toContain('already used or expired');
+    expect(page.html).not.toContain('<form');
+    expect((await postForm(tokenOf(link))).status).toBe(401);
     expect(await head()).toBe(before);
   });
 
-  it('given a link 15 minutes old, when it is followed, then 401 unauthorized', async () => {
+  it('given a link 15 minutes old, when it is opened or posted, then 401', async () => {
     const link = await requestLink('late@example.com');
     server.clock.advance(15 * MINUTE_MS);
-    const late = await call('GET', new URL(link).pathname + new URL(link).search, {
-      accept: 'application/json',
-    });
+    expect((await open(link)).status).toBe(401);
+    const late = await call('POST', '/v1/auth/callback', { json: { token: tokenOf(link) } });
     expect([late.status, late.body.error]).toEqual([401, 'unauthorized']);
   });
 
-  it('given a malformed or forged token, when it is followed, then 401 unauthorized', async () => {
+  it('given a malformed or forged token, when it is opened or posted, then 401 unauthorized', async () => {
     for (const token of ['nope', `sit_${userIdOfEmail('x@example.com').slice(4)}_${'A'.repeat(43)}`]) {
-      const answer = await call('GET', `/v1/auth/callback?token=${token}`);
+      const page = await fetch(url(`/v1/auth/callback?token=${token}`));
+      expect(page.status).toBe(401);
+      expect(await page.text()).not.toContain(token);
+      const answer = await call('POST', '/v1/auth/callback', { json: { token } });
       expect([answer.status, answer.body.error]).toEqual([401, 'unauthorized']);
     }
   });
 
-  it('given a link followed by a browser, then 303 to the platform root with the cookie set', async () => {
+  it("given a link's page, when its form is posted, then 303 to the platform root with the cookie set", async () => {
     const link = await requestLink('browser@example.com');
-    const answer = await call('GET', new URL(link).pathname + new URL(link).search, { accept: 'text/html' });
+    const answer = await postForm(tokenOf(link));
     expect(answer.status).toBe(303);
     expect(answer.headers.get('location')).toBe(`${server.server.platformUrl}/`);
     const cookie = /^gov_session=([^;]+)/.exec(answer.headers.getSetCookie()[0]!)![1]!;
     secrets.push({ name: 'browser session cookie', value: cookie });
     expect((await call('GET', '/v1/auth/me', { cookie })).status).toBe(200);
+  });
+
+  it("given a form on another site (login CSRF), when it posts a link's token, then 403 csrf_rejected, nothing is appended, and the link still works", async () => {
+    const link = await requestLink('victim@example.com');
+    const before = await head();
+    const foreign: Record<string, string>[] = [
+      { origin: 'http://evil.example' },
+      { origin: 'null' },
+      { referer: 'http://evil.example/page' },
+    ];
+    for (const headers of foreign) {
+      const answer = await postForm(tokenOf(link), headers);
+      expect([answer.status, ((await answer.json()) as { error: string }).error]).toEqual([
+        403,
+        'csrf_rejected',
+      ]);
+      expect(answer.headers.getSetCookie()).toEqual([]);
+    }
+    const json = await call('POST', '/v1/auth/callback', {
+      json: { token: tokenOf(link) },
+      origin: 'http://evil.example',
+    });
+    expect([json.status, json.body.error]).toEqual([403, 'csrf_rejected']);
+    expect(await head()).toBe(before);
+    expect((await postForm(tokenOf(link), { referer: `${origin()}/somewhere` })).status).toBe(303);
+  });
+
+  it('given a body without a token or with two, when posted, then 400 invalid_request', async () => {
+    const none = await call('POST', '/v1/auth/callback', { json: {} });
+    expect([none.status, none.body.error]).toEqual([400, 'invalid_request']);
+    const twice = await fetch(url('/v1/auth/callback'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: origin() },
+      body: 'token=a&token=b',
+    });
+    expect(twice.status).toBe(400);
   });
 
   it('given 5 links sent to one address within 15 minutes, when a sixth is asked for, then 429 rate_limited with Retry-After, and nothing is sent', async () => {
@@ -483,7 +579,12 @@ describe('without GOV_SMTP_URL', () => {
         .find((line) => line.mail);
       expect(entry).toMatchObject({ level: 30, mail: { to: 'dev@example.com' } });
       const link = /https?:\/\/\S+\/v1\/auth\/callback\?token=[A-Za-z0-9_-]+/.exec(entry!.mail!.text)![0];
-      const followed = await fetch(link, { headers: { accept: 'application/json' }, redirect: 'manual' });
+      expect((await fetch(link)).status).toBe(200);
+      const followed = await fetch(`${local.server.platformUrl}/v1/auth/callback`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token: new URL(link).searchParams.get('token') }),
+      });
       expect(followed.status).toBe(200);
 
       // GOV_SIGN_INS_PER_IP_HOUR=2: the second link from this client address is sent, the third refused.

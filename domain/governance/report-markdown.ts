@@ -1,6 +1,7 @@
 /** The compliance report as a Markdown document a person can read, print or attach to an audit. */
 import type { ComplianceReport, ValidatorCertificate } from '../../event-schemas';
 import { certificateCounts, earlierFormNote } from './certificate';
+import { HTML_REFERENCES } from './wording';
 
 const GATES = ['G1', 'G2', 'G3', 'G4', 'G5'] as const;
 
@@ -127,15 +128,7 @@ function text(value: string): string {
   return out;
 }
 
-const REFERENCES = new Map([
-  ['&', '&amp;'],
-  ['<', '&lt;'],
-  ['>', '&gt;'],
-  ['"', '&quot;'],
-  ["'", '&#39;'],
-  ['|', '&#124;'],
-  ['\u0000', '&#xFFFD;'],
-]);
+const REFERENCES = new Map([...HTML_REFERENCES, ['|', '&#124;'], ['\u0000', '&#xFFFD;']]);
 const ALWAYS_ESCAPED = new Set(['\\', '`', '*', '[', ']', '~', '@', '!', '#']);
 const WORD = /[A-Za-z0-9]/;
 

@@ -16,3 +16,19 @@ export function formatNumber(value: unknown): string {
 export function quote(value: unknown): string {
   return value === undefined ? 'undefined' : JSON.stringify(value);
 }
+
+/** What HTML would read as markup: each becomes a character reference, in text and in quoted attributes. */
+export const HTML_REFERENCES: ReadonlyMap<string, string> = new Map([
+  ['&', '&amp;'],
+  ['<', '&lt;'],
+  ['>', '&gt;'],
+  ['"', '&quot;'],
+  ["'", '&#39;'],
+]);
+
+const HTML_SIGNIFICANT = /[&<>"']/g;
+
+/** Any string as HTML text or a quoted attribute's value that reads back as itself and opens nothing. */
+export function escapeHtml(value: string): string {
+  return value.replace(HTML_SIGNIFICANT, (char) => HTML_REFERENCES.get(char)!);
+}

@@ -865,6 +865,16 @@ email: string
 }
 
 /**
+ * Body of POST /v1/auth/callback: the token of an emailed sign-in link, as JSON or as the sign-in page's form (application/x-www-form-urlencoded).
+ */
+export interface AuthCallbackBody {
+/**
+ * The link's token (`sit_…`, the value of its `token` query parameter). One of another shape is refused as an unknown link (401).
+ */
+token: string
+}
+
+/**
  * Body of POST /v1/ws-ticket: the agent whose chat socket the ticket opens (one of the caller's).
  */
 export interface WsTicketBody {
@@ -2515,6 +2525,7 @@ export interface CommandBodies {
   'create-api-key': CreateApiKeyBody;
   'govern-action': GovernActionBody;
   'auth-login': AuthLoginBody;
+  'auth-callback': AuthCallbackBody;
   'ws-ticket': WsTicketBody;
   'cost-estimate': CostEstimateBody;
   'store-vault-key': StoreVaultKeyBody;

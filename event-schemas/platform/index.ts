@@ -4,6 +4,7 @@
  * `urn:gov:record:<name>`, `urn:gov:response:<name>`; names are unique across the two.
  */
 
+import authCallback from './commands/auth-callback.json';
 import authLogin from './commands/auth-login.json';
 import changeAgentMode from './commands/change-agent-mode.json';
 import costEstimate from './commands/cost-estimate.json';
@@ -91,6 +92,7 @@ export const platformCommandSchemas = {
   'create-api-key': createApiKey,
   'govern-action': governAction,
   'auth-login': authLogin,
+  'auth-callback': authCallback,
   'ws-ticket': wsTicketBody,
   'cost-estimate': costEstimate,
   'store-vault-key': storeVaultKey,

@@ -4,7 +4,14 @@
  * Express registration, the checks in front of each handler, and the OpenAPI `paths` are all made
  * from that, so what is served and what is documented come from the same lines.
  */
-import { type RequestHandler, Router, type RouterOptions } from 'express';
+import express, {
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+  Router,
+  type RouterOptions,
+} from 'express';
 import type { CommandName } from '../../event-schemas';
 import { requireNoBody } from './no-body';
 import {
@@ -56,8 +63,12 @@ interface QueryParameter {
   required?: boolean;
 }
 
-/** A route's body: a command (validated against its JSON Schema), or `none` (only none or `{}` passes). */
-type RouteBody = { command: CommandName; description: string } | 'none';
+/**
+ * A route's body: a command (validated against its JSON Schema), or `none` (only none or `{}` passes).
+ * `form`: also taken as an HTML form's fields (application/x-www-form-urlencoded), validated against the
+ * same schema; a field sent twice is an array, which a string member refuses.
+ */
+type RouteBody = { command: CommandName; description: string; form?: true } | 'none';
 
 export interface Route<S> {
   method: HttpMethod;
@@ -160,7 +171,17 @@ function queryCheck(route: Route<never>): RequestHandler[] {
 
 function bodyCheck(body: RouteBody | undefined): RequestHandler[] {
   if (body === undefined) return [];
-  return [body === 'none' ? requireNoBody : validateBody(body.command)];
+  if (body === 'none') return [requireNoBody];
+  return [...(body.form ? [FORM_PARSER, plainFormFields] : []), validateBody(body.command)];
+}
+
+/** A form's fields are a few short strings: a larger form is no form any page of the API sends. */
+const FORM_PARSER = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
+
+/** The parser's fields are an object without a prototype; the schema check expects a plain one. */
+function plainFormFields(req: Request, _res: Response, next: NextFunction): void {
+  if (req.is('application/x-www-form-urlencoded') && req.body) req.body = { ...req.body };
+  next();
 }
 
 // ---- OpenAPI -----------------------------------------------------------------------------------------
@@ -191,6 +212,14 @@ export function openApiPaths(table: RouteTable<never>, settings: DocumentSetting
     }
   }
   return paths;
+}
+
+function bodyContent(body: { command: CommandName; form?: true }): Json {
+  const command = schema(`urn:gov:command:${body.command}` satisfies SchemaId);
+  return {
+    ...json(command),
+    ...(body.form ? { 'application/x-www-form-urlencoded': { schema: command } } : {}),
+  };
 }
 
 function operationOf(route: Route<never>, settings: DocumentSettings): Json {
@@ -229,7 +258,7 @@ function operationOf(route: Route<never>, settings: DocumentSettings): Json {
           requestBody: {
             required: true,
             description: route.body.description,
-            content: json(schema(`urn:gov:command:${route.body.command}` satisfies SchemaId)),
+            content: bodyContent(route.body),
           },
         }),
     responses: Object.fromEntries(

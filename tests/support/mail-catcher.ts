@@ -67,7 +67,8 @@ function quotedPrintable(body: string): string {
 
 /**
  * Signs in at the platform `platformUrl` by the link mailed to `mail` (a server started with
- * GOV_SMTP_URL of that catcher), as a person would: the session cookie's value.
+ * GOV_SMTP_URL of that catcher), as a person would: opens the link (twice: a mail scanner's fetch must
+ * not use it up), then posts the page's form. The session cookie's value.
  */
 export async function signInByMail(
   platformUrl: string,
@@ -87,8 +88,27 @@ export async function signInByMail(
     quotedPrintable(message.body),
   )?.[0];
   if (!link) throw new Error('the sign-in mail holds no link');
-  const followed = await fetch(link, { headers: { accept: 'application/json' }, redirect: 'manual' });
-  const cookie = /gov_session=([^;]+)/.exec(followed.headers.get('set-cookie') ?? '')?.[1];
-  if (!cookie) throw new Error(`following the link answered ${followed.status} without a session cookie`);
+  const form = await openSignInPage(link);
+  await openSignInPage(link);
+  const posted = await fetch(form.action, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(link).origin },
+    body: new URLSearchParams({ token: form.token }).toString(),
+    redirect: 'manual',
+  });
+  const cookie = /gov_session=([^;]+)/.exec(posted.headers.get('set-cookie') ?? '')?.[1];
+  if (posted.status !== 303 || !cookie)
+    throw new Error(`the sign-in form answered ${posted.status} without a session cookie`);
   return { cookie };
+}
+
+/** The form of a sign-in link's page: where it posts and the token it carries (the page's own HTML). */
+export async function openSignInPage(link: string): Promise<{ action: string; token: string }> {
+  const page = await fetch(link, { redirect: 'manual' });
+  const html = await page.text();
+  const action = /<form method="post" action="([^"]+)">/.exec(html)?.[1];
+  const token = /<input type="hidden" name="token" value="([^"]+)">/.exec(html)?.[1];
+  if (page.status !== 200 || !action || !token)
+    throw new Error(`the sign-in link's page answered ${page.status} without its form`);
+  return { action, token };
 }

@@ -95,11 +95,30 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export function sameOrigin(req: Request, publicUrl: string): boolean {
   if (SAFE_METHODS.has(req.method)) return true;
-  const expected = originOf(publicUrl);
+  const claimed = claimedOrigin(req);
+  return typeof claimed === 'string' && claimed === originOf(publicUrl);
+}
+
+/**
+ * Login CSRF defence for a request that starts a session (it uses none, so `sameOrigin` cannot be
+ * required of API clients, which send neither header): an `Origin` or `Referer` it does send must be
+ * the platform's. A browser sends `Origin` on every form POST, as `null` when the posting page hides
+ * where it is (a sandboxed frame, `Referrer-Policy: no-referrer`): refused, as a foreign one is.
+ */
+export function notCrossSite(req: Request, publicUrl: string): boolean {
+  const claimed = claimedOrigin(req);
+  return claimed === undefined || (claimed !== null && claimed === originOf(publicUrl));
+}
+
+/**
+ * The origin a request says it comes from: its `Origin`, else its `Referer`'s; null for `Origin: null`
+ * or an unreadable one; undefined when it sends neither.
+ */
+function claimedOrigin(req: Request): string | null | undefined {
   const origin = req.get('origin');
-  if (origin !== undefined) return origin !== 'null' && originOf(origin) === expected;
+  if (origin !== undefined) return origin === 'null' ? null : originOf(origin);
   const referer = req.get('referer');
-  return referer !== undefined && originOf(referer) === expected;
+  return referer === undefined ? undefined : originOf(referer);
 }
 
 function originOf(url: string): string | null {

@@ -8,7 +8,14 @@ import { PUBLIC, type Route } from '../../../runtime/http/route-table';
 import type { PlatformServices } from '../services';
 import { SESSION } from './access';
 import { logout, revokeSession } from './sessions';
-import { CALLBACK_PATH, completeSignIn, LOGIN_ACCEPTED_DETAIL, requestSignIn } from './sign-in';
+import {
+  CALLBACK_PATH,
+  completeSignIn,
+  LOGIN_ACCEPTED_DETAIL,
+  refuseCrossSiteSignIn,
+  requestSignIn,
+  showSignInPage,
+} from './sign-in';
 import { SIGN_IN_REQUESTS_PER_WINDOW } from './user-commands';
 import { issueTicket } from './ws-tickets';
 
@@ -57,7 +64,7 @@ export const accountCommandRoutes: readonly Route<PlatformServices>[] = [
     operationId: 'requestSignIn',
     summary: 'Email a one-time sign-in link',
     description:
-      'Sends a sign-in link (`{platform_url}/v1/auth/callback?token=…`, single use, valid 15 minutes) to the address, by SMTP (GOV_SMTP_URL); on a server without SMTP the link is written to its log instead. The answer is the same whether or not the address has signed in before. The first sign-in of an address creates its user and the governance tenant it owns (tier L1).',
+      'Sends a sign-in link (`{platform_url}/v1/auth/callback?token=…`, single use, valid 15 minutes: it opens a page whose button signs in) to the address, by SMTP (GOV_SMTP_URL); on a server without SMTP the link is written to its log instead. The answer is the same whether or not the address has signed in before. The first sign-in of an address creates its user and the governance tenant it owns (tier L1).',
     responses: {
       '202': {
         description: `Accepted: ${LOGIN_ACCEPTED_DETAIL}.`,
@@ -93,29 +100,65 @@ export const accountCommandRoutes: readonly Route<PlatformServices>[] = [
       },
     ],
     tags: ['auth'],
-    operationId: 'completeSignIn',
-    summary: 'Follow a sign-in link: start a session',
+    operationId: 'showSignInPage',
+    summary: 'Open a sign-in link: a page with the button that signs in',
     description:
-      'Uses the link up and starts a session of 30 days: sets the cookie `gov_session` (HttpOnly, SameSite=Lax, Path=/, Secure when the platform is served over https). A browser is sent on to the platform root (303); a client that asks for JSON first (`Accept: application/json`) gets the session as JSON (200).',
+      'The emailed link. It uses nothing up (mail scanners and link previewers fetch every link in a mail): it answers a self-contained HTML page (no script, no external assets, `Cache-Control: no-store`, a Content-Security-Policy that allows only its form posting to this origin) whose one button POSTs the token to /v1/auth/callback. A link that is unknown, used or expired answers a page that says so, with 401.',
     responses: {
       '200': {
-        description: 'Signed in (Accept: application/json); the cookie is set.',
+        description:
+          'The link works: the page with the button that signs in (the address it signs in as, and until when the link works).',
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
+      '400': platformErrorResponse('invalid_request: no token, or another query parameter.', [
+        'invalid_request',
+      ]),
+      '401': {
+        description:
+          'The link is unknown, already used or expired: a page that says so and how to request a new one (POST /v1/auth/login).',
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
+    },
+    handler: showSignInPage,
+  },
+  {
+    method: 'post',
+    path: CALLBACK_PATH,
+    access: PUBLIC,
+    body: {
+      command: 'auth-callback',
+      description:
+        "The link's token: the sign-in page's form (application/x-www-form-urlencoded), or JSON from an API client.",
+      form: true,
+    },
+    use: (services) => [refuseCrossSiteSignIn(services)],
+    tags: ['auth'],
+    operationId: 'completeSignIn',
+    summary: 'Sign in with the token of a sign-in link: start a session',
+    description:
+      "Uses the link up and starts a session of 30 days: sets the cookie `gov_session` (HttpOnly, SameSite=Lax, Path=/, Secure when the platform is served over https). The sign-in page's form is sent on to the platform root (303); a JSON body gets the session as JSON (200). A request whose Origin (or, without one, Referer) is not the platform's is refused (login CSRF); one with neither (an API client) is taken.",
+    responses: {
+      '200': {
+        description: 'Signed in (a JSON body); the cookie is set.',
         headers: { 'Set-Cookie': { description: 'gov_session=…', schema: { type: 'string' } } },
         content: json(schema('urn:gov:response:auth-signed-in')),
       },
       '303': {
-        description: 'Signed in; the cookie is set and the browser is sent on to the platform root.',
+        description:
+          "Signed in (the page's form); the cookie is set and the browser is sent on to the platform root.",
         headers: {
           Location: { description: 'The platform root.', schema: { type: 'string' } },
           'Set-Cookie': { description: 'gov_session=…', schema: { type: 'string' } },
         },
       },
-      '400': platformErrorResponse('invalid_request: no token, or another query parameter.', [
-        'invalid_request',
-      ]),
+      '400': invalidBody,
       '401': platformErrorResponse(
         'unauthorized: the link is unknown, already used or expired. Request a new one (POST /v1/auth/login).',
         ['unauthorized'],
+      ),
+      '403': platformErrorResponse(
+        "csrf_rejected: the request's Origin (or Referer) is not the platform's public URL (or is `null`).",
+        ['csrf_rejected'],
       ),
     },
     handler: completeSignIn,

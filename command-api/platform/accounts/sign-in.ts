@@ -1,16 +1,18 @@
 /**
  * Passwordless sign-in. `POST /v1/auth/login {email}` appends a sign-in request (the hash of a new
- * single-use token) to the address's user stream and mails the link; following the link
- * (`GET /v1/auth/callback?token=…`) uses the token up and starts a session, whose cookie it sets.
- * The first sign-in of an address registers the user and the governance tenant it owns.
+ * single-use token) to the address's user stream and mails the link. Following the link
+ * (`GET /v1/auth/callback?token=…`) shows a page with one button and uses nothing up (mail scanners
+ * fetch links too); its form's `POST /v1/auth/callback` uses the token up and starts a session, whose
+ * cookie it sets. The first sign-in of an address registers the user and the governance tenant it owns.
  */
-import type { Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { newSessionId, userIdOfEmail } from '../../../domain/platform/ids';
-import type { AuthLoginBody } from '../../../event-schemas';
+import type { AuthCallbackBody, AuthLoginBody } from '../../../event-schemas';
 import { sendPlatformError } from '../../../runtime/http/platform-errors';
 import { decideRegisterTenant, decideRegistration } from '../../governance/tenants/register-tenant';
 import type { PlatformServices } from '../services';
-import { SESSION_COOKIE } from './access';
+import { notCrossSite, SESSION_COOKIE } from './access';
+import { deadLinkPage, sendPage, signInPage } from './sign-in-page';
 import { hashToken, issueToken, issueUserToken, userOfToken } from './tokens';
 import {
   decideRequestSignIn,
@@ -62,7 +64,7 @@ export function requestSignIn(services: PlatformServices) {
         to: email,
         subject: 'Your sign-in link',
         text: [
-          'Follow this link to sign in to the agent platform:',
+          'Open this link and press "Sign in" to sign in to the agent platform:',
           '',
           link,
           '',
@@ -90,13 +92,61 @@ export function requestSignIn(services: PlatformServices) {
 }
 
 /**
- * The link's target. A browser (anything not asking for JSON first) is sent on to the platform's
- * root with 303; a client sending `Accept: application/json` gets the session as JSON. Either way the
- * answer sets the session cookie.
+ * The link's page (`GET`): uses nothing up, so a mail scanner's fetch leaves the link working. A live
+ * link's page (200) has the button that signs in; a dead one's (401, as the POST would answer) says so.
+ */
+export function showSignInPage(services: PlatformServices) {
+  return async (req: Request, res: Response) => {
+    const token = typeof req.query.token === 'string' ? req.query.token : '';
+    const link = await liveLink(services, token);
+    if (!link) {
+      sendPage(res, 401, deadLinkPage(LINK_REFUSED));
+      return;
+    }
+    const action = `${services.config.platformPublicUrl}${CALLBACK_PATH}`;
+    sendPage(res, 200, signInPage({ action, token, email: link.email, expiresAt: link.expires_at }));
+  };
+}
+
+/** The pending link of `token` and its user's address, as the user's stream holds them now; null if none. */
+async function liveLink(
+  services: PlatformServices,
+  token: string,
+): Promise<{ email: string; expires_at: string } | null> {
+  const userId = userOfToken('sit', token);
+  if (!userId) return null;
+  const tokenHash = hashToken(token);
+  // A decision that appends nothing: the writer checks its cached state against the stream first, so a
+  // link sent through another process is seen.
+  const { found } = await services.users.execute(userStream(userId), (state) => {
+    const link = pendingSignIn(state, tokenHash, services.clock());
+    return { events: [], result: { found: link && { email: state.email, expires_at: link.expires_at } } };
+  });
+  return found;
+}
+
+const CROSS_SITE_DETAIL =
+  "a sign-in link is completed from the platform's own page: this request's Origin (or Referer) is another site's";
+
+/**
+ * Login CSRF: a form on another site must not sign a visitor's browser in as the attacker. The POST
+ * starts a session rather than using one, so it is checked here, not by the session access.
+ */
+export function refuseCrossSiteSignIn(services: PlatformServices) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (notCrossSite(req, services.config.platformPublicUrl)) next();
+    else sendPlatformError(res, 403, 'csrf_rejected', CROSS_SITE_DETAIL);
+  };
+}
+
+/**
+ * Signing in (`POST`, the page's form or a JSON body): the link is used up and a session starts, whose
+ * cookie the answer sets. The form is sent on to the platform's root with 303; a JSON client gets the
+ * session as JSON (200).
  */
 export function completeSignIn(services: PlatformServices) {
   return async (req: Request, res: Response) => {
-    const token = typeof req.query.token === 'string' ? req.query.token : '';
+    const { token } = req.body as AuthCallbackBody;
     const userId = userOfToken('sit', token);
     if (!userId) {
       sendPlatformError(res, 401, 'unauthorized', LINK_REFUSED);
@@ -133,7 +183,7 @@ export function completeSignIn(services: PlatformServices) {
     }
     await services.readYourWrite(decided.position as number, ['UserRegistered', 'SessionStarted']);
     setSessionCookie(services, res, sessionToken);
-    if (req.accepts(['html', 'json']) !== 'json') {
+    if (req.is('application/x-www-form-urlencoded')) {
       res.status(303).location(`${services.config.platformPublicUrl}/`).end();
       return;
     }
