@@ -353,6 +353,30 @@ describe('sign-in by an emailed link', () => {
     expect((await postForm(tokenOf(link), { referer: `${origin()}/somewhere` })).status).toBe(303);
   });
 
+  it('given two links of a new address, when both are posted at once (two devices, or a retry), then one tenant is registered and both sessions are of it', async () => {
+    const email = 'racing@example.com';
+    const links = [await requestLink(email), await requestLink(email)];
+    const sessions = await Promise.all(
+      links.map((link) =>
+        call('POST', '/v1/auth/callback', { json: { token: tokenOf(link) }, origin: null }),
+      ),
+    );
+    expect(sessions.map((answer) => answer.status)).toEqual([200, 200]);
+    for (const answer of sessions) {
+      const cookie = /^gov_session=([^;]+)/.exec(answer.headers.getSetCookie()[0]!)![1]!;
+      secrets.push({ name: 'racing session cookie', value: cookie });
+    }
+    const tenants: string[] = [];
+    for await (const event of server.server.services.eventStore.readAll({
+      filter: { eventTypes: ['TenantRegistered'] },
+    })) {
+      const data = event.data as { tenant_id: string; email: string };
+      if (data.email === email) tenants.push(data.tenant_id);
+    }
+    expect(tenants).toHaveLength(1);
+    expect(sessions.map((answer) => answer.body.tenant_id)).toEqual([tenants[0], tenants[0]]);
+  });
+
   it('given a body without a token or with two, when posted, then 400 invalid_request', async () => {
     const none = await call('POST', '/v1/auth/callback', { json: {} });
     expect([none.status, none.body.error]).toEqual([400, 'invalid_request']);

@@ -5,11 +5,17 @@
  * fetch links too); its form's `POST /v1/auth/callback` uses the token up and starts a session, whose
  * cookie it sets. The first sign-in of an address registers the user and the governance tenant it owns.
  */
+import { randomBytes } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { newSessionId, userIdOfEmail } from '../../../domain/platform/ids';
 import type { AuthCallbackBody, AuthLoginBody } from '../../../event-schemas';
+import { WrongExpectedVersionError } from '../../../ports/event-store';
 import { sendPlatformError } from '../../../runtime/http/platform-errors';
-import { decideRegisterTenant, decideRegistration } from '../../governance/tenants/register-tenant';
+import {
+  decideRegisterTenant,
+  decideRegistration,
+  TenantExistsError,
+} from '../../governance/tenants/register-tenant';
 import type { PlatformServices } from '../services';
 import { notCrossSite, SESSION_COOKIE } from './access';
 import { deadLinkPage, sendPage, signInPage } from './sign-in-page';
@@ -17,6 +23,7 @@ import { hashToken, issueToken, issueUserToken, userOfToken } from './tokens';
 import {
   decideRequestSignIn,
   decideStartSession,
+  firstTenantId,
   LINK_REFUSED,
   pendingSignIn,
   type Refusal,
@@ -161,9 +168,7 @@ export function completeSignIn(services: PlatformServices) {
       sendPlatformError(res, 401, 'unauthorized', LINK_REFUSED);
       return;
     }
-    const newTenantId = before.registered
-      ? before.tenant_id
-      : await registerTenant(services, res, before.email);
+    if (!before.registered) await registerTenant(services, res, before.email, firstTenantId(before));
     const sessionToken = issueToken();
     const decided = await services.users.execute(stream, (state) =>
       decideStartSession(
@@ -172,7 +177,6 @@ export function completeSignIn(services: PlatformServices) {
           signInTokenHash: tokenHash,
           sessionId: newSessionId(),
           sessionTokenHash: hashToken(sessionToken),
-          newTenantId,
         },
         context(services, res),
       ),
@@ -198,19 +202,41 @@ export function completeSignIn(services: PlatformServices) {
 
 /**
  * The tenant a user owns: registered as the clearinghouse registers one (a live L1 tenant), with the
- * user's address. Its API key is drawn and only its hash kept, as always, but it is shown to no one:
- * the user works through the platform, with a session. A second, concurrent first sign-in may register
- * a tenant that no user ends up owning; it has no key anyone holds.
+ * user's address, under the id every attempt at the user's first sign-in names (`firstTenantId`):
+ * registered already (by a racing attempt, or an earlier one that failed after it) is as good. Its API
+ * key is drawn and only its hash kept, as always, but it is shown to no one: the user works through the
+ * platform, with a session.
  */
-async function registerTenant(services: PlatformServices, res: Response, email: string): Promise<string> {
-  const registration = decideRegisterTenant({ email, mode: 'live' }, services.clock());
-  const { position } = await services.tenants.execute(
-    registration.stream,
-    (state) => decideRegistration(state, registration, res.locals.correlationId as string),
-    { create: true },
-  );
-  await services.readYourWrite(position as number, ['TenantRegistered']);
-  return registration.event.data.tenant_id;
+async function registerTenant(
+  services: PlatformServices,
+  res: Response,
+  email: string,
+  tenantId: string,
+): Promise<void> {
+  const registration = decideRegisterTenant({ email, mode: 'live' }, services.clock(), {
+    tenantId,
+    nodeId: `node_${randomBytes(12).toString('hex')}`,
+  });
+  let position: number | null;
+  try {
+    ({ position } = await services.tenants.execute(
+      registration.stream,
+      (state) => decideRegistration(state, registration, res.locals.correlationId as string),
+      { create: true },
+    ));
+  } catch (error) {
+    // The stream exists: as this writer knows it (TenantExistsError) or as the store does.
+    if (!(error instanceof TenantExistsError || error instanceof WrongExpectedVersionError)) throw error;
+    position = await registeredAt(services, registration.stream);
+  }
+  // Read models advance on the events they read: wait at the registration's own position.
+  if (position !== null) await services.readYourWrite(position, ['TenantRegistered']);
+}
+
+/** Where the tenant stream's registration (its first event) is in the store. */
+async function registeredAt(services: PlatformServices, stream: string): Promise<number | null> {
+  for await (const event of services.eventStore.readStream(stream, { maxCount: 1 })) return event.position;
+  return null;
 }
 
 /** `gov_session`: HttpOnly, SameSite=Lax, Path=/, Secure when the platform is served over https. */

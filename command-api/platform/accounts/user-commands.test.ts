@@ -7,13 +7,12 @@ import {
   decideRedeemTicket,
   decideRequestSignIn,
   decideStartSession,
+  firstTenantId,
 } from './user-commands';
 import { type UserEvent, type UserState, userAggregate } from './user-state';
 
 const USER = `usr_${'a'.repeat(24)}`;
 const EMAIL = 'ada@example.com';
-const TENANT = `ten_${'b'.repeat(24)}`;
-const OTHER_TENANT = `ten_${'c'.repeat(24)}`;
 const SESSION = `ses_${'1'.repeat(24)}`;
 const SESSION_2 = `ses_${'2'.repeat(24)}`;
 const AGENT = `svc_${'a'.repeat(26)}`;
@@ -35,6 +34,8 @@ const requested = (token: string, ms = 0): UserEvent => ({
     expires_at: iso(ms + 15 * MIN),
   },
 });
+/** The tenant of the user whose first link was '1'. */
+const TENANT = firstTenantId(userAggregate.evolve(userAggregate.initial(), requested('1')));
 const registered = (ms = MIN): UserEvent => ({
   type: 'UserRegistered',
   data: { user_id: USER, email: EMAIL, tenant_id: TENANT, registered_at: iso(ms) },
@@ -103,7 +104,6 @@ describe('following a sign-in link', () => {
         signInTokenHash: hash(command.link),
         sessionId: command.session ?? SESSION,
         sessionTokenHash: hash('s'),
-        newTenantId: command.session ? OTHER_TENANT : TENANT,
       },
       { now: at(command.ms), correlationId: 'c' },
     ),
@@ -113,6 +113,14 @@ describe('following a sign-in link', () => {
     given([requested('1')])
       .when({ link: '1', ms: MIN })
       .then([registered(), started(SESSION, 's', '1')]);
+  });
+
+  it('given two links of a new address, when the second is followed, then the tenant is the one the first request names, as for the first link', () => {
+    given([requested('1'), requested('2', MIN)])
+      .when({ link: '2', ms: 2 * MIN })
+      .then([registered(2 * MIN), started(SESSION, 's', '2', 2 * MIN)]);
+    expect(TENANT).toMatch(/^ten_[0-9a-f]{24}$/);
+    expect(firstTenantId(userAggregate.evolve(userAggregate.initial(), requested('2')))).not.toBe(TENANT);
   });
 
   it('given a registered user, when a new link is followed, then only a session starts (its tenant stays)', () => {

@@ -3,6 +3,7 @@
  * Pure: the secrets, ids and the time are drawn by the caller, so each decision is a function of the
  * state and the command. A refusal appends nothing and says why in the platform's error words.
  */
+import { sha256Hex } from '../../../domain/governance/hash';
 import type { PlatformErrorCode } from '../../../runtime/http/platform-errors';
 import { hashesMatch } from './tokens';
 import {
@@ -108,8 +109,18 @@ export interface StartSession {
   signInTokenHash: string;
   sessionId: string;
   sessionTokenHash: string;
-  /** The tenant registered for this user if this is its first sign-in (ignored otherwise). */
-  newTenantId: string;
+}
+
+/**
+ * The tenant a user's first sign-in registers (before deciding it; its `UserRegistered` names it):
+ * `ten_` + 24 hex of SHA-256 of the token hash of the user's first sign-in request. Every attempt at a
+ * first sign-in (two devices at once, two processes, a retry after a failure) names the same tenant,
+ * so it is registered once and none is left without its user. The seed is in the private event store
+ * only, so the id cannot be told from the email, as the user id can.
+ */
+export function firstTenantId(state: UserState): string {
+  if (!state.tenant_seed) throw new Error(`user ${state.user_id} has asked for no sign-in link`);
+  return `ten_${sha256Hex(`platform tenant\n${state.tenant_seed}`).slice(0, 24)}`;
 }
 
 export interface SessionStart {
@@ -119,13 +130,13 @@ export interface SessionStart {
   tenant_id: string;
   email: string;
   role: Role;
-  /** This sign-in registered the user (and `newTenantId` is its tenant). */
+  /** This sign-in registered the user (with `firstTenantId` as its tenant). */
   registered: boolean;
 }
 
 /**
  * Following a sign-in link: the link is used up and a session starts; the first time, the user is
- * registered with the tenant the caller made for it.
+ * registered with its tenant (`firstTenantId`), which the caller registered first.
  */
 export function decideStartSession(
   state: UserState,
@@ -142,7 +153,7 @@ export function decideStartSession(
       userEvent(state.user_id, context.correlationId, 'UserRegistered', {
         user_id: state.user_id,
         email: state.email,
-        tenant_id: command.newTenantId,
+        tenant_id: firstTenantId(state),
         registered_at: at,
       }),
     );
@@ -163,7 +174,7 @@ export function decideStartSession(
       kind: 'started',
       session_id: command.sessionId,
       expires_at: expiresAt,
-      tenant_id: state.registered ? state.tenant_id : command.newTenantId,
+      tenant_id: state.registered ? state.tenant_id : firstTenantId(state),
       email: state.email,
       role: state.role,
       registered: !state.registered,

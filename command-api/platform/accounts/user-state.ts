@@ -79,6 +79,11 @@ export interface UserState {
   readonly registered: boolean;
   readonly email: string;
   readonly tenant_id: string;
+  /**
+   * The token hash of the user's first sign-in request ('' before one): the tenant its first sign-in
+   * registers is named after it (user-commands.ts `firstTenantId`), the same for every racing attempt.
+   */
+  readonly tenant_seed: string;
   readonly role: Role;
   /** Unused, unexpired sign-in links. */
   readonly sign_ins: readonly PendingSignIn[];
@@ -99,6 +104,7 @@ export function initialUserState(): UserState {
     registered: false,
     email: '',
     tenant_id: '',
+    tenant_seed: '',
     role: 'user',
     sign_ins: [],
     requested_at: [],
@@ -164,6 +170,7 @@ export function evolveUser(before: UserState, event: UserEvent): UserState {
         ...state,
         user_id: data.user_id,
         email: state.email || data.email,
+        tenant_seed: state.tenant_seed || data.token_hash,
         sign_ins: [...state.sign_ins, { token_hash: data.token_hash, expires_at: data.expires_at }],
         requested_at: [...state.requested_at, data.requested_at],
       };
