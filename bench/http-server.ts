@@ -131,9 +131,14 @@ export function admissions(base: string, keys: string[], seconds: number, connec
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     setupClient: (client) => {
-      const i = next++ % keys.length;
-      client.setHeaders({ 'content-type': 'application/json', authorization: `Bearer ${keys[i]}` });
-      client.setBody(evidenceBody(`model-${i}`));
+      const connection = next++;
+      client.setHeaders({
+        'content-type': 'application/json',
+        authorization: `Bearer ${keys[connection % keys.length]}`,
+      });
+      // A subject per connection: admissions of one subject form its chain one after another, so
+      // connections sharing a subject would measure their contention, not the service's rate.
+      client.setBody(evidenceBody(`model-${connection}`));
     },
   });
 }

@@ -4,8 +4,15 @@
  * services share (body, query, 404, 405, 413, 500; runtime/http/errors.ts) answer in this shape too.
  */
 import type { Response } from 'express';
-import { sendAnswer } from './answer';
-import type { ErrorCode, ErrorDialect } from './errors';
+import type { Logger } from 'pino';
+import { type HttpAnswer, sendAnswer } from './answer';
+import {
+  type ErrorBody,
+  type ErrorCode,
+  type ErrorDialect,
+  type HttpError,
+  serverErrorAnswer,
+} from './errors';
 import { type Json, json } from './openapi-parts';
 
 export type PlatformErrorCode =
@@ -44,9 +51,19 @@ export function sendPlatformError(
   detail: string,
   extra: { required_tier?: string; headers?: Record<string, string> } = {},
 ): void {
+  sendAnswer(res, platformErrorAnswer(status, error, detail, extra));
+}
+
+/** A platform error as data (see `HttpAnswer`), for answers written without Express. */
+export function platformErrorAnswer(
+  status: number,
+  error: PlatformErrorCode,
+  detail: string,
+  extra: { required_tier?: string; headers?: Record<string, string> } = {},
+): HttpAnswer {
   const { headers, ...members } = extra;
   const body: PlatformErrorBody = { error, detail, ...members };
-  sendAnswer(res, headers ? { status, body, headers } : { status, body });
+  return headers ? { status, body, headers } : { status, body };
 }
 
 /** The shared checks' codes, in the platform's words. */
@@ -71,6 +88,17 @@ export const platformErrors: ErrorDialect = (_status, error, message) =>
     error: PLATFORM_CODE[error] ?? 'internal_error',
     detail: message,
   }) satisfies PlatformErrorBody;
+
+/** `serverErrorAnswer` (the 500 or 503 of an error no route answered, logged) in the platform's shape. */
+export function platformServerErrorAnswer(
+  error: HttpError,
+  logger: Logger,
+  correlationId: string | undefined,
+): HttpAnswer {
+  const answer = serverErrorAnswer(error, logger, correlationId);
+  const { error: code, message } = answer.body as ErrorBody;
+  return { ...answer, body: platformErrors(answer.status, code, message) };
+}
 
 /** OpenAPI: the platform's error body narrowed to the strings one status answers with. */
 export function platformErrorResponse(description: string, codes: readonly PlatformErrorCode[]): Json {

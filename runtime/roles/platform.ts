@@ -4,7 +4,7 @@ import { UPSTREAM_TIMEOUT_MS } from '../../read-api/platform/service/health';
 import type { Config } from '../config/config';
 import { listen } from '../http/listen';
 import { composePlatformServices } from '../wiring/compose-platform';
-import { createPlatformApp } from '../wiring/platform-app';
+import { createPlatformRequestHandler } from '../wiring/platform-app';
 import { clearinghouseAt, sequencerLeaseHeld } from '../wiring/platform-upstream';
 import { startFollowerServices } from './follower-services';
 import { httpBanner, type RunningRole, runRole } from './role-process';
@@ -30,7 +30,7 @@ export async function startPlatformRole(
     log_sequencer: sequencerLeaseHeld(follower.read.leases),
     clearinghouse: clearinghouseAt(config.clearinghouseUrl, UPSTREAM_TIMEOUT_MS),
   });
-  const http = await listen(createPlatformApp(platform), {
+  const http = await listen(createPlatformRequestHandler(platform), {
     ...config,
     port: platformPort,
     publicUrl: config.platformPublicUrl,

@@ -28,7 +28,7 @@ import { composePlatformServices } from './compose-platform';
 import { composeServices } from './compose-services';
 import { createRequestHandler } from './http-app';
 import { observeAppends } from './observed-appends';
-import { createPlatformApp } from './platform-app';
+import { createPlatformRequestHandler } from './platform-app';
 import { clearinghouseListening, sequencerWritingHere } from './platform-upstream';
 import { remoteWaitsOn } from './remote-waits';
 import {
@@ -207,7 +207,7 @@ export async function startEmbedded(
   const platformHttp =
     config.platformPort === null
       ? null
-      : await listen(createPlatformApp(platform), {
+      : await listen(createPlatformRequestHandler(platform), {
           ...services.config,
           port: config.platformPort,
           publicUrl: config.platformPublicUrl,

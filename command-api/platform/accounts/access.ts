@@ -56,9 +56,13 @@ const COOKIE = new RegExp(`(?:^|;)\\s*${SESSION_COOKIE}=([^;]*)`);
 
 type Presented = { kind: 'key'; value: string } | { kind: 'session'; value: string } | null;
 
+function keyPresented(authorization: string): Presented {
+  return { kind: 'key', value: BEARER.exec(authorization)?.[1] ?? '' };
+}
+
 function presented(req: Request): Presented {
   const authorization = req.get('authorization');
-  if (authorization !== undefined) return { kind: 'key', value: BEARER.exec(authorization)?.[1] ?? '' };
+  if (authorization !== undefined) return keyPresented(authorization);
   const cookie = COOKIE.exec(req.get('cookie') ?? '')?.[1];
   return cookie === undefined ? null : { kind: 'session', value: cookie.trim() };
 }
@@ -236,42 +240,79 @@ function makeAgentAccess(scope: string | undefined): Access<PlatformServices> {
 
 const AGENT_NOT_FOUND = 'no agent with this id belongs to you (it may have been deleted)';
 
+interface Refusal {
+  status: number;
+  error: PlatformErrorCode;
+  detail: string;
+}
+
+type AgentAdmission = { caller: PlatformCaller; agent: AgentRef } | { refusal: Refusal };
+
+/**
+ * Who may call an agent's route: the caller presenting `credentials`, admitted to `agentId` as
+ * `agentAccess(scope)` admits (`sameOrigin` is the CSRF check of a cookie caller's request), or why not.
+ */
+async function admitToAgent(
+  services: PlatformServices,
+  credentials: Presented,
+  agentId: string,
+  scope: string | undefined,
+  sameOrigin: () => boolean,
+): Promise<AgentAdmission> {
+  let caller: PlatformCaller | null = null;
+  if (credentials?.kind === 'key') caller = await keyCaller(services, credentials.value);
+  else if (credentials) caller = await sessionCaller(services, credentials.value);
+  if (!caller) return { refusal: { status: 401, error: 'unauthorized', detail: UNAUTHORIZED_DETAIL } };
+  if (caller.kind === 'key') {
+    if (caller.agentId !== agentId)
+      return {
+        refusal: { status: 403, error: 'forbidden', detail: 'this API key belongs to another agent' },
+      };
+    if (scope && caller.scopes.length > 0 && !caller.scopes.includes(scope))
+      return {
+        refusal: {
+          status: 403,
+          error: 'forbidden',
+          detail: `this API key does not hold scope '${scope}', which this route needs`,
+        },
+      };
+  } else if (!sameOrigin()) return { refusal: { status: 403, error: 'csrf_rejected', detail: CSRF_DETAIL } };
+  const owner = await services.agentDirectory.ownerOf(agentId);
+  if (!owner || owner.userId !== caller.userId)
+    return { refusal: { status: 404, error: 'not_found', detail: AGENT_NOT_FOUND } };
+  return { caller, agent: { agentId, ownerId: owner.userId, tenantId: owner.tenantId } };
+}
+
 function admitAgentCaller(services: PlatformServices, scope: string | undefined): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     const param = req.params.agentId;
     const agentId = typeof param === 'string' ? param : '';
-    const credentials = presented(req);
-    let caller: PlatformCaller | null = null;
-    if (credentials?.kind === 'key') caller = await keyCaller(services, credentials.value);
-    else if (credentials) caller = await sessionCaller(services, credentials.value);
-    if (!caller) {
-      refuse(res, 401, 'unauthorized', UNAUTHORIZED_DETAIL);
+    const admission = await admitToAgent(services, presented(req), agentId, scope, () =>
+      sameOrigin(req, services.config.platformPublicUrl),
+    );
+    if ('refusal' in admission) {
+      const { status, error, detail } = admission.refusal;
+      refuse(res, status, error, detail);
       return;
     }
-    if (caller.kind === 'key') {
-      if (caller.agentId !== agentId) {
-        refuse(res, 403, 'forbidden', 'this API key belongs to another agent');
-        return;
-      }
-      if (scope && caller.scopes.length > 0 && !caller.scopes.includes(scope)) {
-        refuse(res, 403, 'forbidden', `this API key does not hold scope '${scope}', which this route needs`);
-        return;
-      }
-    } else if (!sameOrigin(req, services.config.platformPublicUrl)) {
-      refuse(res, 403, 'csrf_rejected', CSRF_DETAIL);
-      return;
-    }
-    const owner = await services.agentDirectory.ownerOf(agentId);
-    if (!owner || owner.userId !== caller.userId) {
-      refuse(res, 404, 'not_found', AGENT_NOT_FOUND);
-      return;
-    }
-    res.locals.platformCaller = caller;
-    res.locals.platformAgent = {
-      agentId,
-      ownerId: owner.userId,
-      tenantId: owner.tenantId,
-    } satisfies AgentRef;
+    res.locals.platformCaller = admission.caller;
+    res.locals.platformAgent = admission.agent;
     next();
   };
+}
+
+/**
+ * The caller of an agent's route presenting a key in `authorization`, admitted as `agentAccess(scope)`
+ * admits it; null for any other caller, or a refused one (the route table's access then words it).
+ * For a route's fast path (runtime/http/json-post-fast-path.ts), which takes key callers only.
+ */
+export async function agentKeyCaller(
+  services: PlatformServices,
+  authorization: string | undefined,
+  agentId: string,
+  scope: string | undefined,
+): Promise<{ caller: PlatformCaller; agent: AgentRef } | null> {
+  if (authorization === undefined) return null;
+  const admission = await admitToAgent(services, keyPresented(authorization), agentId, scope, () => false);
+  return 'refusal' in admission ? null : admission;
 }

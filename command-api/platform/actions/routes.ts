@@ -7,16 +7,22 @@
 import type { Request, Response } from 'express';
 import type { ActionType, GovernedAction, Principal } from '../../../domain/platform/action-gates';
 import type { GovernActionBody } from '../../../event-schemas';
+import { type HttpAnswer, sendAnswer } from '../../../runtime/http/answer';
 import { json, schema } from '../../../runtime/http/openapi-parts';
-import { platformErrorResponse, sendPlatformError } from '../../../runtime/http/platform-errors';
+import {
+  type PlatformErrorCode,
+  platformErrorAnswer,
+  platformErrorResponse,
+} from '../../../runtime/http/platform-errors';
 import type { Route } from '../../../runtime/http/route-table';
 import { agentAccess, agentOf, callerOf, type PlatformCaller } from '../accounts/access';
-import { agentIdParameter, sendRefusal } from '../agents/agent-http';
+import { agentIdParameter } from '../agents/agent-http';
 import type { PlatformServices } from '../services';
 import { governAction } from './govern-action';
 
 /** The scope a key needs to send actions; the action's own scope is then gate G5's to check. */
-const ACTIONS = agentAccess('actions');
+export const ACTIONS_SCOPE = 'actions';
+const ACTIONS = agentAccess(ACTIONS_SCOPE);
 
 /** The scope gate G5 asks of the principal for each kind of action. */
 export const ACTION_SCOPES: Readonly<Record<ActionType, string>> = {
@@ -75,36 +81,45 @@ function principalOf(caller: PlatformCaller): Principal {
 
 function sendAction(services: PlatformServices) {
   return async (req: Request, res: Response) => {
-    const { agentId } = agentOf(res);
-    const body = req.body as GovernActionBody;
-    const action: GovernedAction = {
-      type: body.type,
-      content: body.content,
-      content_is_data: body.content_is_data ?? false,
-      evidence_class: (body.evidence_class ?? 'HOOKED') as GovernedAction['evidence_class'],
-      principal: principalOf(callerOf(res)),
-      required_scope: ACTION_SCOPES[body.type],
-      ...(body.tool_class === undefined ? {} : { tool_class: body.tool_class }),
-    };
-    const decided = await governAction(services, {
-      agentId,
-      action,
-      correlationId: res.locals.correlationId as string,
-    });
-    if (decided.kind === 'refused') {
-      sendRefusal(res, decided);
-      return;
-    }
-    if (decided.kind === 'late') {
-      sendPlatformError(
-        res,
-        503,
-        'service_unavailable',
-        `The action was decided and stored as leaf sha256:${decided.leaf_hash}, but the log has not signed a tree head over it yet: ask GET .../proofs/sha256:${decided.leaf_hash} in a moment instead of sending the action again.`,
-      );
-      return;
-    }
-    const { kind: _kind, ...answer } = decided;
-    res.json(answer);
+    sendAnswer(
+      res,
+      await actionAnswer(
+        services,
+        agentOf(res).agentId,
+        callerOf(res),
+        req.body as GovernActionBody,
+        res.locals.correlationId as string,
+      ),
+    );
   };
+}
+
+/** The route's answer to an admitted caller's valid body: the Express route's and its fast path's. */
+export async function actionAnswer(
+  services: PlatformServices,
+  agentId: string,
+  caller: PlatformCaller,
+  body: GovernActionBody,
+  correlationId: string,
+): Promise<HttpAnswer> {
+  const action: GovernedAction = {
+    type: body.type,
+    content: body.content,
+    content_is_data: body.content_is_data ?? false,
+    evidence_class: (body.evidence_class ?? 'HOOKED') as GovernedAction['evidence_class'],
+    principal: principalOf(caller),
+    required_scope: ACTION_SCOPES[body.type],
+    ...(body.tool_class === undefined ? {} : { tool_class: body.tool_class }),
+  };
+  const decided = await governAction(services, { agentId, action, correlationId });
+  if (decided.kind === 'refused')
+    return platformErrorAnswer(decided.status, decided.error as PlatformErrorCode, decided.message);
+  if (decided.kind === 'late')
+    return platformErrorAnswer(
+      503,
+      'service_unavailable',
+      `The action was decided and stored as leaf sha256:${decided.leaf_hash}, but the log has not signed a tree head over it yet: ask GET .../proofs/sha256:${decided.leaf_hash} in a moment instead of sending the action again.`,
+    );
+  const { kind: _kind, ...answer } = decided;
+  return { status: 200, body: answer };
 }
