@@ -23,7 +23,7 @@ import { newNonce, type RandomBytes } from '../../../domain/platform/ids';
 import type { AgentLifecycle, Verdict } from '../../../domain/platform/verdict';
 import type { Committed } from '../../engine/aggregate-writer';
 import type { RefusalResult } from '../../engine/decider-specification';
-import { leavesSigned, type OwnerTenant, ownerTenant } from '../agents/agent-http';
+import { leavesSigned, ownerTenant } from '../agents/agent-http';
 import { agentStream } from '../agents/agent-state';
 import type { PlatformServices } from '../services';
 import {
@@ -67,7 +67,7 @@ export async function governAction(
     const state = await writer.state(stream);
     if (!state.exists || state.deleted)
       return { kind: 'refused', status: 404, error: 'not_found', message: 'No such agent.' };
-    const tenant = await ownerTenantOf(services, state.tenant_id);
+    const tenant = await ownerTenant(services, state.tenant_id);
     const assessed = assessAction(state, request.action, { now: services.clock(), log: tenant.log });
     if ('kind' in assessed) return assessed;
     const nonces = { content: newNonce(pooledRandom), principal: newNonce(pooledRandom) };
@@ -137,28 +137,3 @@ const pooledRandom: RandomBytes = (n) => {
   poolUsed += n;
   return bytes;
 };
-
-// ------------------------------------------------------------------------------------ owner's tenant
-
-const OWNER_TTL_MS = 1000;
-const OWNER_MAX = 10_000;
-const remembered = new WeakMap<PlatformServices, Map<string, { tenant: OwnerTenant; at: number }>>();
-
-/**
- * The owner's tenant's log and tier, remembered for a second: a tier or log change (an operator's
- * command) reaches the pipeline within that second, and the read store is not read per action.
- */
-async function ownerTenantOf(services: PlatformServices, tenantId: string): Promise<OwnerTenant> {
-  let cache = remembered.get(services);
-  if (!cache) {
-    cache = new Map();
-    remembered.set(services, cache);
-  }
-  const now = performance.now();
-  const hit = cache.get(tenantId);
-  if (hit && now - hit.at < OWNER_TTL_MS) return hit.tenant;
-  const tenant = await ownerTenant(services, tenantId);
-  if (cache.size >= OWNER_MAX) cache.clear();
-  cache.set(tenantId, { tenant, at: now });
-  return tenant;
-}

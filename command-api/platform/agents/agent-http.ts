@@ -33,12 +33,32 @@ export interface OwnerTenant {
   tier: TenantView['tier'];
 }
 
-/** The owner's tenant as the tenants read model has it (registered at the owner's first sign-in). */
+const OWNER_TTL_MS = 1000;
+const OWNER_MAX = 10_000;
+const remembered = new WeakMap<PlatformServices, Map<string, { tenant: OwnerTenant; at: number }>>();
+
+/**
+ * The owner's tenant as the tenants read model has it (registered at the owner's first sign-in),
+ * remembered for a second: every governed action and most agent routes ask, so the read store is not
+ * read per request, and a tier or log change (an operator's command) reaches every caller within that
+ * second. A hit costs a Map lookup.
+ */
 export async function ownerTenant(services: PlatformServices, tenantId: string): Promise<OwnerTenant> {
-  const tenant = await services.readModels.get<TenantView>(tenantsProjection, TENANTS, tenantId);
+  let cache = remembered.get(services);
+  if (!cache) {
+    cache = new Map();
+    remembered.set(services, cache);
+  }
+  const now = performance.now();
+  const hit = cache.get(tenantId);
+  if (hit && now - hit.at < OWNER_TTL_MS) return hit.tenant;
+  const view = await services.readModels.get<TenantView>(tenantsProjection, TENANTS, tenantId);
   // Every user's tenant is registered before the user can hold a session or a key.
-  if (!tenant) throw new Error(`the tenant ${tenantId} of an agent's owner is not in the tenants read model`);
-  return { log: tenantLogOf(tenant.data), tier: tenant.data.tier };
+  if (!view) throw new Error(`the tenant ${tenantId} of an agent's owner is not in the tenants read model`);
+  const tenant = { log: tenantLogOf(view.data), tier: view.data.tier };
+  if (cache.size >= OWNER_MAX) cache.clear();
+  cache.set(tenantId, { tenant, at: now });
+  return tenant;
 }
 
 /** An agent as the API answers it (response schema `agent`). */
