@@ -1,8 +1,9 @@
 /** Ending sessions: signing out (`POST /v1/auth/logout`) and revoking one (`DELETE /v1/auth/sessions/:sessionId`). */
 import type { Request, Response } from 'express';
+import { sendRefusal } from '../refusal';
 import type { PlatformServices } from '../services';
 import { callerOf } from './access';
-import { clearSessionCookie, sendRefusal } from './sign-in';
+import { clearSessionCookie } from './sign-in';
 import { decideEndSession } from './user-commands';
 import { userStream } from './user-state';
 

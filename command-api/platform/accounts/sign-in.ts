@@ -16,6 +16,7 @@ import {
   decideRegistration,
   TenantExistsError,
 } from '../../governance/tenants/register-tenant';
+import { sendRefusal } from '../refusal';
 import type { PlatformServices } from '../services';
 import { notCrossSite, SESSION_COOKIE } from './access';
 import { deadLinkPage, sendPage, signInPage } from './sign-in-page';
@@ -26,7 +27,6 @@ import {
   firstTenantId,
   LINK_REFUSED,
   pendingSignIn,
-  type Refusal,
   SESSION_TTL_MS,
   SIGN_IN_TTL_MS,
 } from './user-commands';
@@ -37,17 +37,6 @@ export const CALLBACK_PATH = '/v1/auth/callback';
 
 export const LOGIN_ACCEPTED_DETAIL =
   'if the address can receive mail, a sign-in link is on its way; it works once, for 15 minutes';
-
-/** A refusal in the platform's error shape (with Retry-After for a 429). */
-export function sendRefusal(res: Response, refusal: Refusal): void {
-  sendPlatformError(
-    res,
-    refusal.status,
-    refusal.error,
-    refusal.message,
-    refusal.retryAfter === undefined ? {} : { headers: { 'Retry-After': String(refusal.retryAfter) } },
-  );
-}
 
 function context(services: PlatformServices, res: Response) {
   return { now: services.clock(), correlationId: res.locals.correlationId as string };

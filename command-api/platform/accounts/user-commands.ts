@@ -4,7 +4,7 @@
  * state and the command. A refusal appends nothing and says why in the platform's error words.
  */
 import { sha256Hex } from '../../../domain/governance/hash';
-import type { PlatformErrorCode } from '../../../runtime/http/platform-errors';
+import { type Refusal, refused } from '../refusal';
 import { hashesMatch } from './tokens';
 import {
   type PendingSignIn,
@@ -26,24 +26,6 @@ export const TICKET_TTL_MS = 30_000;
 export const SIGN_IN_REQUESTS_PER_WINDOW = 5;
 /** Unredeemed, unexpired tickets a user may hold at once. */
 export const OPEN_TICKETS_PER_USER = 20;
-
-export interface Refusal {
-  kind: 'refused';
-  status: number;
-  error: PlatformErrorCode;
-  message: string;
-  /** Seconds, for a 429. */
-  retryAfter?: number;
-}
-
-export function refused(
-  status: number,
-  error: PlatformErrorCode,
-  message: string,
-  retryAfter?: number,
-): Refusal {
-  return { kind: 'refused', status, error, message, ...(retryAfter === undefined ? {} : { retryAfter }) };
-}
 
 const NONE = <R>(result: R): UserDecision<R> => ({ events: [], result });
 

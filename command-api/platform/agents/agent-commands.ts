@@ -15,7 +15,7 @@ import type {
   UpdateAgentBody,
 } from '../../../event-schemas';
 import type { Decision, NewEventOf } from '../../engine/aggregate-writer';
-import type { RefusalResult } from '../../engine/decider-specification';
+import { type Refusal, refused } from '../refusal';
 import { type AgentCommandContext, type AgentEvent, type AgentState, agentEvent } from './agent-state';
 
 /** The built-in offline model: an agent made without naming a model runs on it. */
@@ -64,15 +64,11 @@ export interface LeafContext extends AgentCommandContext {
   nonce: string;
 }
 
-export type AgentRefusal = RefusalResult & { error: 'not_found' | 'agent_running' | 'agent_not_running' };
+export type AgentRefusal = Refusal<'not_found' | 'agent_running' | 'agent_not_running'>;
 
 export type AgentDecision<R> = Decision<R | AgentRefusal, AgentEvent>;
 
-function refuse(status: number, error: AgentRefusal['error'], message: string): AgentRefusal {
-  return { kind: 'refused', status, error, message };
-}
-
-const NO_AGENT = refuse(404, 'not_found', 'No such agent.');
+const NO_AGENT = refused(404, 'not_found', 'No such agent.');
 
 /** A refusal for an agent that does not exist or was deleted: it refuses everything. */
 export function refuseMissing(state: AgentState): AgentRefusal | null {
@@ -245,7 +241,7 @@ export function decideRollback(
   if (!old)
     return {
       events: [],
-      result: refuse(
+      result: refused(
         404,
         'not_found',
         `The agent has no config version ${version}: its versions are 1 to ${state.config_version}.`,
@@ -272,7 +268,7 @@ export function decideRestore(
   if (!checkpoint)
     return {
       events: [],
-      result: refuse(
+      result: refused(
         404,
         'not_found',
         `The agent has no checkpoint ${checkpointId}: GET .../checkpoints lists them.`,
@@ -302,7 +298,7 @@ export function decideStart(
   if (state.state === 'running')
     return {
       events: [],
-      result: refuse(409, 'agent_running', 'The agent is running already: stop it first to start it anew.'),
+      result: refused(409, 'agent_running', 'The agent is running already: stop it first to start it anew.'),
     };
   return {
     events: [
@@ -329,7 +325,7 @@ export function decideStop(
   if (state.state !== 'running')
     return {
       events: [],
-      result: refuse(409, 'agent_not_running', 'The agent is not running: start it before stopping it.'),
+      result: refused(409, 'agent_not_running', 'The agent is not running: start it before stopping it.'),
     };
   const at = context.now.toISOString();
   return {

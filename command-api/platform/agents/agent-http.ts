@@ -15,10 +15,11 @@ import {
   type AgentView,
   agentsProjection,
 } from '../../../projectors/platform/agents';
-import { type PlatformErrorCode, sendPlatformError } from '../../../runtime/http/platform-errors';
+import { sendPlatformError } from '../../../runtime/http/platform-errors';
 import type { PathParameter } from '../../../runtime/http/route-table';
 import type { Committed } from '../../engine/aggregate-writer';
 import type { RefusalResult } from '../../engine/decider-specification';
+import { type Refusal, sendRefusal } from '../refusal';
 import type { PlatformServices } from '../services';
 
 export const agentIdParameter: PathParameter = {
@@ -99,11 +100,6 @@ const AGENTS_READ_MODEL_ONLY = AGENT_EVENT_TYPES.filter(
 /** The leaf events an agent command appends (config versions and the passport). */
 const AGENT_LEAF_EVENT_TYPES = ['AgentConfigVersioned', 'AgentPassportIssued'] as const;
 
-/** A decider's refusal, in the platform's error shape. */
-export function sendRefusal(res: Response, refusal: RefusalResult): void {
-  sendPlatformError(res, refusal.status, refusal.error as PlatformErrorCode, refusal.message);
-}
-
 /** The outcome's events applied by the agents read model (read-your-write), or the refusal answered (null). */
 export async function settled<R extends { kind: string }>(
   services: PlatformServices,
@@ -111,7 +107,7 @@ export async function settled<R extends { kind: string }>(
   outcome: Committed<R>,
 ): Promise<Committed<Exclude<R, RefusalResult>> | null> {
   if (outcome.kind === 'refused') {
-    sendRefusal(res, outcome as unknown as RefusalResult);
+    sendRefusal(res, outcome as unknown as Refusal);
     return null;
   }
   if (outcome.position !== null) await services.awaitProjections(outcome.position, AGENTS_READ_MODEL_ONLY);

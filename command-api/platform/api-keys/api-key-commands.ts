@@ -6,6 +6,7 @@
 import type { ApiKeyCreated, CreateApiKeyBody } from '../../../event-schemas';
 import { type AgentDecision, type AgentRefusal, refuseMissing } from '../agents/agent-commands';
 import { type AgentCommandContext, type AgentState, agentEvent } from '../agents/agent-state';
+import { type Refusal, refused } from '../refusal';
 
 /** Every scope a key can hold; a key made without `scopes` holds them all. */
 export const API_KEY_SCOPES = [
@@ -35,9 +36,7 @@ export type ApiKeyCreatedResult = {
   created_at: string;
 };
 
-export type ApiKeyRefusal =
-  | AgentRefusal
-  | { kind: 'refused'; status: 409; error: 'conflict'; message: string };
+export type ApiKeyRefusal = AgentRefusal | Refusal<'conflict'>;
 
 export function decideCreateApiKey(
   state: AgentState,
@@ -52,12 +51,11 @@ export function decideCreateApiKey(
   if (inForce >= MAX_KEYS_PER_AGENT)
     return {
       events: [],
-      result: {
-        kind: 'refused',
-        status: 409,
-        error: 'conflict',
-        message: `The agent has ${MAX_KEYS_PER_AGENT} keys in force, the most it can hold: revoke one first.`,
-      },
+      result: refused(
+        409,
+        'conflict',
+        `The agent has ${MAX_KEYS_PER_AGENT} keys in force, the most it can hold: revoke one first.`,
+      ),
     };
   const scopes: ApiKeyCreated['scopes'] = body.scopes ?? [...API_KEY_SCOPES];
   const data = {
@@ -96,12 +94,7 @@ export function decideRevokeApiKey(
   if (!key || key.revoked)
     return {
       events: [],
-      result: {
-        kind: 'refused',
-        status: 404,
-        error: 'not_found',
-        message: `The agent has no key ${keyId} in force: GET .../api-keys lists them.`,
-      },
+      result: unknownKey(keyId),
     };
   const at = context.now.toISOString();
   return {
@@ -114,4 +107,9 @@ export function decideRevokeApiKey(
     ],
     result: { kind: 'revoked', key_id: keyId, revoked_at: at },
   };
+}
+
+/** A key id the agent has no key in force under (unknown, malformed or revoked): 404 not_found. */
+export function unknownKey(keyId: string): AgentRefusal {
+  return refused(404, 'not_found', `The agent has no key ${keyId} in force: GET .../api-keys lists them.`);
 }

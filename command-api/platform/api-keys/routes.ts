@@ -9,10 +9,11 @@ import { json, schema } from '../../../runtime/http/openapi-parts';
 import { platformErrorResponse, sendPlatformError } from '../../../runtime/http/platform-errors';
 import type { Access, PathParameter, Route } from '../../../runtime/http/route-table';
 import { agentAccess, agentOf, callerOf } from '../accounts/access';
-import { agentIdParameter, sendRefusal, settled } from '../agents/agent-http';
+import { agentIdParameter, settled } from '../agents/agent-http';
 import { agentStream } from '../agents/agent-state';
+import { sendRefusal } from '../refusal';
 import type { PlatformServices } from '../services';
-import { decideCreateApiKey, decideRevokeApiKey } from './api-key-commands';
+import { decideCreateApiKey, decideRevokeApiKey, unknownKey } from './api-key-commands';
 
 function requireSession(_req: Request, res: Response, next: NextFunction): void {
   if (callerOf(res).kind === 'session') {
@@ -108,13 +109,7 @@ function revokeApiKey(services: PlatformServices) {
   return async (req: Request, res: Response) => {
     const { agentId } = agentOf(res);
     const keyId = req.params.keyId as string;
-    if (!isKeyId(keyId))
-      return sendRefusal(res, {
-        kind: 'refused',
-        status: 404,
-        error: 'not_found',
-        message: `The agent has no key ${keyId} in force: GET .../api-keys lists them.`,
-      });
+    if (!isKeyId(keyId)) return sendRefusal(res, unknownKey(keyId));
     const context = { now: services.clock(), correlationId: res.locals.correlationId as string };
     const outcome = await services.agents.execute(agentStream(agentId), (state) =>
       decideRevokeApiKey(state, keyId, context),

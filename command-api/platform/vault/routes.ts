@@ -17,8 +17,9 @@ import { platformErrorResponse, sendPlatformError } from '../../../runtime/http/
 import type { Route } from '../../../runtime/http/route-table';
 import { agentAccess, agentOf } from '../accounts/access';
 import { userStream } from '../accounts/user-state';
-import { agentIdParameter, sendRefusal } from '../agents/agent-http';
+import { agentIdParameter } from '../agents/agent-http';
 import { requireFeature } from '../quota/feature-gate';
+import { sendRefusal } from '../refusal';
 import type { PlatformServices } from '../services';
 import { DATA_KEY_RACE, decideDeleteVaultKey, decideStoreVaultKey } from './vault-commands';
 import { sealedForStore, VaultLockedError } from './vault-keys';

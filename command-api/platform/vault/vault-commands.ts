@@ -5,8 +5,8 @@
  * sealed with is still the user's. A refusal appends nothing.
  */
 import type { VaultProvider } from '../../../domain/platform/vault';
-import { type Refusal, refused } from '../accounts/user-commands';
 import { type UserDecision, type UserState, userEvent, vaultEntryId } from '../accounts/user-state';
+import { type Refusal, refused } from '../refusal';
 
 export interface StoreVaultKey {
   agentId: string;
