@@ -4,72 +4,17 @@
  * expiry, sign-out, session listing and revocation, CSRF, key callers on session routes, WebSocket
  * tickets, a restart, the admin role granted by the gov CLI, and nothing secret in the server's log.
  */
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { redeemTicket } from '../command-api/platform/accounts/ws-tickets';
 import type { AgentDirectory } from '../command-api/platform/services';
 import { hashApiKey, userIdOfEmail } from '../domain/platform/ids';
 import { validateResponse } from '../event-schemas/validation';
 import { createLogger } from '../runtime/support/logger';
 import { runGov } from './support/children';
-import { MINUTE_MS, setTier, startTestServer, type TestServer } from './support/governance-client';
+import { MINUTE_MS, setTier, startTestServer } from './support/governance-client';
+import { signInLinkOf } from './support/mail-catcher';
+import { type PlatformTestServer, startPlatformTestServer } from './support/platform-client';
 
-interface ReceivedMail {
-  to: string[];
-  raw: string;
-}
-
-/** A real SMTP server: it takes every message (no TLS, no auth) and keeps it. */
-class MailCatcher {
-  readonly mails: ReceivedMail[] = [];
-  private constructor(private readonly server: SMTPServer) {}
-
-  static async start(): Promise<MailCatcher> {
-    let catcher: MailCatcher | null = null;
-    const server = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS', 'AUTH'],
-      logger: false,
-      onData(stream, session, callback) {
-        let raw = '';
-        stream.setEncoding('utf8');
-        stream.on('data', (chunk: string) => {
-          raw += chunk;
-        });
-        stream.on('end', () => {
-          catcher!.mails.push({ to: session.envelope.rcptTo.map((rcpt) => rcpt.address), raw });
-          callback();
-        });
-      },
-    });
-    catcher = new MailCatcher(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return catcher;
-  }
-
-  get port(): number {
-    return (this.server.server.address() as AddressInfo).port;
-  }
-
-  /** The sign-in link of the newest mail to `to` (its text decoded from quoted-printable). */
-  linkTo(to: string): string {
-    const mail = [...this.mails].reverse().find((m) => m.to.includes(to));
-    if (!mail) throw new Error(`no mail to ${to}`);
-    const text = mail.raw
-      .replace(/=\r?\n/g, '')
-      .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-    const link = /https?:\/\/\S+\/v1\/auth\/callback\?token=[A-Za-z0-9_-]+/.exec(text)?.[0];
-    if (!link) throw new Error('the mail holds no sign-in link');
-    return link;
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-let server: TestServer;
-let smtp: MailCatcher;
+let server: PlatformTestServer;
 const logLines: string[] = [];
 /** Every secret and address the flow saw: none may be in the server's log. */
 const secrets: { name: string; value: string }[] = [];
@@ -83,9 +28,8 @@ const directory: AgentDirectory = {
 };
 
 beforeAll(async () => {
-  smtp = await MailCatcher.start();
-  server = await startTestServer('gov-platform-auth-', {
-    env: { GOV_SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, GOV_SIGN_INS_PER_IP_HOUR: '1000' },
+  server = await startPlatformTestServer('gov-platform-auth-', {
+    env: { GOV_SIGN_INS_PER_IP_HOUR: '1000' },
     logger: createLogger('trace', {
       write: (line: string) => {
         logLines.push(line);
@@ -98,7 +42,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.dispose();
-  await smtp?.close();
 });
 
 const url = (path: string) => `${server.server.platformUrl}${path}`;
@@ -137,11 +80,11 @@ async function call(method: string, path: string, options: Call = {}) {
 
 /** Asks for a link for `email` and returns the link the SMTP server received. */
 async function requestLink(email: string): Promise<string> {
-  const before = smtp.mails.length;
+  const before = server.mail.mails.length;
   const answer = await call('POST', '/v1/auth/login', { json: { email }, origin: null });
   expect(answer.status).toBe(202);
-  expect(smtp.mails.length).toBe(before + 1);
-  const link = smtp.linkTo(email.toLowerCase());
+  expect(server.mail.mails.length).toBe(before + 1);
+  const link = signInLinkOf(await server.mail.next(email.toLowerCase(), before));
   const token = new URL(link).searchParams.get('token')!;
   secrets.push(
     { name: `sign-in token for ${email}`, value: token },
@@ -390,11 +333,11 @@ describe('sign-in by an emailed link', () => {
 
   it('given 5 links sent to one address within 15 minutes, when a sixth is asked for, then 429 rate_limited with Retry-After, and nothing is sent', async () => {
     for (let i = 0; i < 5; i++) await requestLink('busy@example.com');
-    const mails = smtp.mails.length;
+    const mails = server.mail.mails.length;
     const sixth = await call('POST', '/v1/auth/login', { json: { email: 'BUSY@example.com' } });
     expect([sixth.status, sixth.body.error]).toEqual([429, 'rate_limited']);
     expect(Number(sixth.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(smtp.mails.length).toBe(mails);
+    expect(server.mail.mails.length).toBe(mails);
   });
 
   it('given a body that is not an address, when a link is asked for, then 400 invalid_request', async () => {

@@ -5,7 +5,7 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
-interface Mail {
+export interface Mail {
   to: string;
   body: string;
 }
@@ -65,6 +65,15 @@ function quotedPrintable(body: string): string {
     .replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
 }
 
+/** The sign-in link a mail carries (its text decoded from quoted-printable). */
+export function signInLinkOf(mail: Mail): string {
+  const link = /https?:\/\/\S+\/v1\/auth\/callback\?token=[A-Za-z0-9_.-]+/.exec(
+    quotedPrintable(mail.body),
+  )?.[0];
+  if (!link) throw new Error('the sign-in mail holds no link');
+  return link;
+}
+
 /**
  * Signs in at the platform `platformUrl` by the link mailed to `mail` (a server started with
  * GOV_SMTP_URL of that catcher), as a person would: opens the link (twice: a mail scanner's fetch must
@@ -83,11 +92,7 @@ export async function signInByMail(
   });
   if (login.status !== 202 && login.status !== 200)
     throw new Error(`login answered ${login.status}: ${await login.text()}`);
-  const message = await mail.next(email, seen);
-  const link = /https?:\/\/\S+\/v1\/auth\/callback\?token=[A-Za-z0-9_.-]+/.exec(
-    quotedPrintable(message.body),
-  )?.[0];
-  if (!link) throw new Error('the sign-in mail holds no link');
+  const link = signInLinkOf(await mail.next(email, seen));
   const form = await openSignInPage(link);
   await openSignInPage(link);
   const posted = await fetch(form.action, {
