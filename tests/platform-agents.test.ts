@@ -6,17 +6,10 @@
  */
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import {
-  type Credentials,
-  PlatformClient,
-  type PlatformTestServer,
-  startPlatformTestServer,
-} from './support/platform-client';
+import { type PlatformSuite, session, usePlatformSuite } from './support/platform-client';
 
-let server: PlatformTestServer;
-let client: PlatformClient;
-let alice: { email: string; cookie: string };
-let bob: { email: string; cookie: string };
+let { server, client, alice, bob } = {} as PlatformSuite;
+usePlatformSuite('gov-platform-agents-', (suite) => ({ server, client, alice, bob } = suite));
 
 type Agent = Record<string, unknown> & {
   agent_id: string;
@@ -25,19 +18,6 @@ type Agent = Record<string, unknown> & {
 };
 type Created = { agent: Agent; passport_id: string; sandbox_session_id: string };
 type Key = { key_id: string; raw_key: string; prefix: string; scopes: string[]; created_at: string };
-
-beforeAll(async () => {
-  server = await startPlatformTestServer('gov-platform-agents-');
-  client = new PlatformClient(server);
-  alice = await client.newUser('alice');
-  bob = await client.newUser('bob');
-}, 60_000);
-
-afterAll(async () => {
-  await server?.dispose();
-});
-
-const session = (user: { cookie: string }): Credentials => ({ cookie: user.cookie });
 
 async function createAgent(user: { cookie: string }, body: Record<string, unknown> = {}): Promise<Created> {
   const answer = await client.request<Created>('POST', '/v1/agents', session(user), body);

@@ -27,12 +27,7 @@ import type { RouteTable } from '../runtime/http/route-table';
 import { createLogger } from '../runtime/support/logger';
 import { runGov } from './support/children';
 import { setTier } from './support/governance-client';
-import {
-  type Credentials,
-  PlatformClient,
-  type PlatformTestServer,
-  startPlatformTestServer,
-} from './support/platform-client';
+import { type Credentials, type PlatformSuite, session, usePlatformSuite } from './support/platform-client';
 
 const MASTER_A = randomBytes(32).toString('hex');
 const MASTER_B = randomBytes(32).toString('hex');
@@ -41,26 +36,11 @@ const logLines: string[] = [];
 /** Every answer body of the suite, searched for raw keys at the end. */
 const answers: string[] = [];
 
-let server: PlatformTestServer;
-let client: PlatformClient;
-let alice: { email: string; cookie: string };
-let bob: { email: string; cookie: string };
-
-beforeAll(async () => {
-  server = await startPlatformTestServer('gov-platform-vault-', {
-    env,
-    logger: createLogger('trace', { write: (line: string) => void logLines.push(line) }),
-  });
-  client = new PlatformClient(server);
-  alice = await client.newUser('alice');
-  bob = await client.newUser('bob');
-}, 60_000);
-
-afterAll(async () => {
-  await server?.dispose();
+let { server, client, alice, bob } = {} as PlatformSuite;
+usePlatformSuite('gov-platform-vault-', (suite) => ({ server, client, alice, bob } = suite), {
+  env,
+  logger: createLogger('trace', { write: (line: string) => void logLines.push(line) }),
 });
-
-const session = (user: { cookie: string }): Credentials => ({ cookie: user.cookie });
 
 /** The answer's body, checked against its response schema. */
 function conforms(body: unknown, name: Parameters<typeof validateResponse>[0]): void {

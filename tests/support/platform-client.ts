@@ -45,6 +45,43 @@ export async function startPlatformTestServer(
   return platform as PlatformTestServer;
 }
 
+/** A user signed in by the emailed link. */
+export interface SignedInUser {
+  email: string;
+  cookie: string;
+}
+
+/** A suite's platform: the started server, a client of it, and two users signed in. */
+export interface PlatformSuite {
+  server: PlatformTestServer;
+  client: PlatformClient;
+  alice: SignedInUser;
+  bob: SignedInUser;
+}
+
+/**
+ * Starts the platform before the suite's tests, with its client and two users signed in (alice and
+ * bob), hands them to `use`, and disposes of the server after the tests.
+ */
+export function usePlatformSuite(
+  prefix: string,
+  use: (suite: PlatformSuite) => void,
+  options: Parameters<typeof startPlatformTestServer>[1] = {},
+): void {
+  let server: PlatformTestServer | undefined;
+  beforeAll(async () => {
+    server = await startPlatformTestServer(prefix, options);
+    const client = new PlatformClient(server);
+    use({ server, client, alice: await client.newUser('alice'), bob: await client.newUser('bob') });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.dispose();
+  });
+}
+
+/** A user's session as a request's credentials. */
+export const session = (user: { cookie: string }): Credentials => ({ cookie: user.cookie });
+
 /** Who calls: a session cookie (sent with the platform's Origin), a bearer key, or nobody. */
 export type Credentials = { cookie: string } | { key: string } | null;
 
