@@ -7,6 +7,8 @@ import { sha256Hex } from '../../../domain/governance/hash';
 import { type Refusal, refused } from '../refusal';
 import { hashesMatch } from './tokens';
 import {
+  type UserCommandContext as Context,
+  noEvents,
   type PendingSignIn,
   type PendingTicket,
   type Role,
@@ -27,13 +29,6 @@ export const SIGN_IN_REQUESTS_PER_WINDOW = 5;
 /** Unredeemed, unexpired tickets a user may hold at once. */
 export const OPEN_TICKETS_PER_USER = 20;
 
-const NONE = <R>(result: R): UserDecision<R> => ({ events: [], result });
-
-interface Context {
-  now: Date;
-  correlationId: string;
-}
-
 // ---- Sign-in ---------------------------------------------------------------------------------------------
 
 export interface RequestSignIn {
@@ -53,7 +48,7 @@ export function decideRequestSignIn(
   const recent = state.requested_at.filter((time) => Date.parse(time) > now - SIGN_IN_RATE_WINDOW_MS);
   if (recent.length >= SIGN_IN_REQUESTS_PER_WINDOW) {
     const wait = Math.ceil((Date.parse(recent[0]!) + SIGN_IN_RATE_WINDOW_MS - now) / 1000);
-    return NONE(
+    return noEvents(
       refused(
         429,
         'rate_limited',
@@ -126,7 +121,7 @@ export function decideStartSession(
   context: Context,
 ): UserDecision<SessionStart | Refusal> {
   const link = pendingSignIn(state, command.signInTokenHash, context.now);
-  if (!link) return NONE(refused(401, 'unauthorized', LINK_REFUSED));
+  if (!link) return noEvents(refused(401, 'unauthorized', LINK_REFUSED));
   const at = context.now.toISOString();
   const expiresAt = new Date(context.now.getTime() + SESSION_TTL_MS).toISOString();
   const events = [];
@@ -176,7 +171,7 @@ export function decideEndSession(
     (live) => live.session_id === command.sessionId && Date.parse(live.expires_at) > context.now.getTime(),
   );
   if (!session)
-    return NONE(
+    return noEvents(
       refused(404, 'not_found', 'you have no live session with this id (it may have ended or expired)'),
     );
   return {
@@ -208,7 +203,7 @@ export function decideChangeRole(
   context: Context,
 ): UserDecision<{ kind: 'changed'; changed: boolean; previous_role: Role } | Refusal> {
   if (!state.registered)
-    return NONE(
+    return noEvents(
       refused(
         404,
         'not_found',
@@ -216,7 +211,7 @@ export function decideChangeRole(
       ),
     );
   if (state.role === command.role)
-    return NONE({ kind: 'changed', changed: false, previous_role: state.role });
+    return noEvents({ kind: 'changed', changed: false, previous_role: state.role });
   return {
     events: [
       userEvent(state.user_id, context.correlationId, 'UserRoleChanged', {
@@ -242,7 +237,7 @@ export function decideIssueTicket(
   const now = context.now.getTime();
   const open = state.tickets.filter((ticket) => Date.parse(ticket.expires_at) > now).length;
   if (open >= OPEN_TICKETS_PER_USER)
-    return NONE(
+    return noEvents(
       refused(
         429,
         'rate_limited',
@@ -282,9 +277,9 @@ export function decideRedeemTicket(
   let found: PendingTicket | null = null;
   for (const ticket of state.tickets) if (hashesMatch(ticket.ticket_hash, command.ticketHash)) found = ticket;
   if (!found || Date.parse(found.expires_at) <= context.now.getTime())
-    return NONE(refused(401, 'unauthorized', TICKET_REFUSED));
+    return noEvents(refused(401, 'unauthorized', TICKET_REFUSED));
   if (found.agent_id !== command.agentId)
-    return NONE(refused(403, 'forbidden', 'this WebSocket ticket was issued for another agent'));
+    return noEvents(refused(403, 'forbidden', 'this WebSocket ticket was issued for another agent'));
   return {
     events: [
       userEvent(state.user_id, context.correlationId, 'WsTicketRedeemed', {

@@ -32,6 +32,15 @@ export type UserEvent = Extract<
 
 export type UserDecision<R> = Decision<R, UserEvent>;
 
+/** What a decision of the user's stream is given besides the state and the command. */
+export interface UserCommandContext {
+  now: Date;
+  correlationId: string;
+}
+
+/** A decision that appends nothing (a refusal, or nothing to change). */
+export const noEvents = <R>(result: R): UserDecision<R> => ({ events: [], result });
+
 export type Role = 'user' | 'admin';
 
 export interface PendingSignIn {

@@ -5,7 +5,14 @@
  * sealed with is still the user's. A refusal appends nothing.
  */
 import type { VaultProvider } from '../../../domain/platform/vault';
-import { type UserDecision, type UserState, userEvent, vaultEntryId } from '../accounts/user-state';
+import {
+  type UserCommandContext as Context,
+  noEvents,
+  type UserDecision,
+  type UserState,
+  userEvent,
+  vaultEntryId,
+} from '../accounts/user-state';
 import { type Refusal, refused } from '../refusal';
 
 export interface StoreVaultKey {
@@ -19,11 +26,6 @@ export interface StoreVaultKey {
   newDataKey?: { master_key_id: string; wrapped_key: string };
 }
 
-interface Context {
-  now: Date;
-  correlationId: string;
-}
-
 export type VaultStored = { kind: 'stored'; prefix: string; stored_at: string; replaced: boolean };
 
 /** Another request of the user made or used a data key between the seal and the decision: seal again. */
@@ -35,11 +37,11 @@ export function decideStoreVaultKey(
   command: StoreVaultKey,
   context: Context,
 ): UserDecision<VaultStored | Refusal> {
-  if (!state.registered) return none(unknownUser());
+  if (!state.registered) return noEvents(unknownUser());
   const current = state.vault.data_key;
   const sealedWithCurrent = command.newDataKey === undefined && current?.data_key_id === command.dataKeyId;
   const makesTheFirst = command.newDataKey !== undefined && current === null;
-  if (!sealedWithCurrent && !makesTheFirst) return none(refused(409, 'conflict', DATA_KEY_RACE));
+  if (!sealedWithCurrent && !makesTheFirst) return noEvents(refused(409, 'conflict', DATA_KEY_RACE));
   const at = context.now.toISOString();
   const events: UserDecision<VaultStored>['events'] = [];
   if (command.newDataKey)
@@ -73,9 +75,9 @@ export function decideDeleteVaultKey(
   command: { agentId: string; provider: VaultProvider },
   context: Context,
 ): UserDecision<VaultDeleted | Refusal> {
-  if (!state.registered) return none(unknownUser());
+  if (!state.registered) return noEvents(unknownUser());
   if (!state.vault.entries.has(vaultEntryId(command.agentId, command.provider)))
-    return none(
+    return noEvents(
       refused(
         404,
         'not_found',
@@ -95,8 +97,6 @@ export function decideDeleteVaultKey(
     result: { kind: 'deleted', deleted_at: at },
   };
 }
-
-const none = <R>(result: R): UserDecision<R> => ({ events: [], result });
 
 function unknownUser(): Refusal {
   return refused(404, 'not_found', 'no such user: sign in first (POST /v1/auth/login)');
