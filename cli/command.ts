@@ -29,6 +29,28 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/** An operator's change that was not made (`usage`: its arguments were wrong). */
+export interface ChangeRefused {
+  ok: false;
+  usage: boolean;
+  message: string;
+}
+
+/**
+ * Prints a change's outcome, as JSON with `--json`, else `line` of a done one on standard output or
+ * `<command>: <message>` on standard error; returns the exit code.
+ */
+export function reportChange<Done extends { ok: true }>(
+  outcome: Done | ChangeRefused,
+  options: { json: boolean | undefined; command: string; line: (done: Done) => string },
+): number {
+  if (options.json) console.log(JSON.stringify(outcome, null, 2));
+  else if (outcome.ok) console.log(options.line(outcome));
+  else console.error(`${options.command}: ${outcome.message}`);
+  if (outcome.ok) return EXIT.ok;
+  return outcome.usage ? EXIT.usage : EXIT.failure;
+}
+
 /** Whether `--help`/`-h` is among the arguments (checked before any other parsing). */
 export function wantsHelp(args: readonly string[]): boolean {
   return args.includes('--help') || args.includes('-h');

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../runtime/config/config';
 import { keysDirOf } from '../runtime/keys/key-files';
-import { type CliCommand, EXIT, UsageError } from './command';
+import { type CliCommand, reportChange, UsageError } from './command';
 import { STORE_LOCATION_HELP, withEventStore } from './stores';
 import { changeTier } from './tenant-tier';
 
@@ -63,15 +63,13 @@ place, EventStoreDB not answering within 5 s…: nothing changed), 2 usage error
         reason: values.reason,
       }),
     );
-    if (values.json) console.log(JSON.stringify(result, null, 2));
-    else if (result.ok)
-      console.log(
-        result.changed
-          ? `${result.tenant_id}: tier ${result.previous_tier} -> ${result.tier}${result.daily_leaf_limit === null ? '' : `, ${result.daily_leaf_limit} leaves/day`}${result.requests_per_minute === null ? '' : `, ${result.requests_per_minute} requests/min`}; admits to log ${result.log}${result.log_created ? ' (created now)' : ''}`
-          : `${result.tenant_id}: already ${result.tier}; nothing changed`,
-      );
-    else console.error(`gov tenant tier: ${result.message}`);
-    if (result.ok) return EXIT.ok;
-    return result.usage ? EXIT.usage : EXIT.failure;
+    return reportChange(result, {
+      json: values.json,
+      command: 'gov tenant tier',
+      line: (done) =>
+        done.changed
+          ? `${done.tenant_id}: tier ${done.previous_tier} -> ${done.tier}${done.daily_leaf_limit === null ? '' : `, ${done.daily_leaf_limit} leaves/day`}${done.requests_per_minute === null ? '' : `, ${done.requests_per_minute} requests/min`}; admits to log ${done.log}${done.log_created ? ' (created now)' : ''}`
+          : `${done.tenant_id}: already ${done.tier}; nothing changed`,
+    });
   },
 };

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { type CliCommand, EXIT, UsageError } from './command';
+import { type CliCommand, reportChange, UsageError } from './command';
 import { STORE_LOCATION_HELP, withEventStore } from './stores';
 import { changeRole } from './user-role';
 
@@ -46,15 +46,13 @@ place…: nothing changed), 2 usage error.`,
         reason: values.reason,
       }),
     );
-    if (values.json) console.log(JSON.stringify(result, null, 2));
-    else if (result.ok)
-      console.log(
-        result.changed
-          ? `${result.user_id}: role ${result.previous_role} -> ${result.role}`
-          : `${result.user_id}: already ${result.role}; nothing changed`,
-      );
-    else console.error(`gov user ${subcommand}: ${result.message}`);
-    if (result.ok) return EXIT.ok;
-    return result.usage ? EXIT.usage : EXIT.failure;
+    return reportChange(result, {
+      json: values.json,
+      command: `gov user ${subcommand}`,
+      line: (done) =>
+        done.changed
+          ? `${done.user_id}: role ${done.previous_role} -> ${done.role}`
+          : `${done.user_id}: already ${done.role}; nothing changed`,
+    });
   },
 };
