@@ -108,7 +108,7 @@ export async function signInByMail(
 }
 
 /** The form of a sign-in link's page: where it posts and the token it carries (the page's own HTML). */
-export async function openSignInPage(link: string): Promise<{ action: string; token: string }> {
+async function openSignInPage(link: string): Promise<{ action: string; token: string }> {
   const page = await fetch(link, { redirect: 'manual' });
   const html = await page.text();
   const action = /<form method="post" action="([^"]+)">/.exec(html)?.[1];

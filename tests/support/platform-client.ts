@@ -46,7 +46,7 @@ export async function startPlatformTestServer(
 }
 
 /** A user signed in by the emailed link. */
-export interface SignedInUser {
+interface SignedInUser {
   email: string;
   cookie: string;
 }
