@@ -97,7 +97,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * `Referer`) must be the platform's public origin. Browsers set `Origin` on every cross-site POST, so
  * a page elsewhere cannot use a visitor's cookie; SameSite=Lax is the second line.
  */
-export function sameOrigin(req: Request, publicUrl: string): boolean {
+function sameOrigin(req: Request, publicUrl: string): boolean {
   if (SAFE_METHODS.has(req.method)) return true;
   const claimed = claimedOrigin(req);
   return typeof claimed === 'string' && claimed === originOf(publicUrl);
