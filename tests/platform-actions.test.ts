@@ -34,6 +34,12 @@ interface Decision {
   review: 'pending' | null;
   lifecycle: 'ACTIVE' | 'QUARANTINE';
 }
+interface VersionHealth {
+  status: 'good' | 'degraded' | 'unsafe';
+  reasons: string[];
+  lifecycle: 'ACTIVE' | 'QUARANTINE';
+  observables: { H: number; C: number; E: number };
+}
 interface Proof {
   agent_id: string;
   hash: string;
@@ -228,6 +234,33 @@ describe('the agent governance state', () => {
     expect(lifecycles).toEqual(['ACTIVE', 'ACTIVE', 'QUARANTINE']);
     const state = await server.server.platform.agents.state(agentStream(agentId));
     expect(state.governance).toMatchObject({ lifecycle: 'QUARANTINE', consecutive_blocks: 3, blocked: 3 });
+    const health = await client.request<VersionHealth>(
+      'GET',
+      `/v1/agents/${agentId}/version-health`,
+      session(alice),
+    );
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({ status: 'unsafe', lifecycle: 'QUARANTINE' });
+    expect(health.body.reasons[0]).toMatch(/QUARANTINE since .*3 blocked actions in a row/);
+  });
+
+  it('given injections in monitor mode, then nothing is blocked but version-health says degraded once the observables leave Ω', async () => {
+    const agentId = await newAgent(alice, 'monitor');
+    const health = async () =>
+      (await client.request<VersionHealth>('GET', `/v1/agents/${agentId}/version-health`, session(alice)))
+        .body;
+    expect(await health()).toMatchObject({ status: 'good', observables: { H: 0.5, C: 0.5, E: 0.5 } });
+    const statuses: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const decision = await decided(session(alice), agentId, { type: 'chat_message', content: INJECTION });
+      expect(decision).toMatchObject({ verdict: 'ADMIT', would_block: true, lifecycle: 'ACTIVE' });
+      statuses.push((await health()).status);
+    }
+    // Each G2 failure nudges like a BREACH (H −0.05, C −0.035, E +0.05): H falls below 0.40 on the third.
+    expect(statuses).toEqual(['good', 'good', 'degraded']);
+    const degraded = await health();
+    expect(degraded).toMatchObject({ lifecycle: 'ACTIVE', observables: { H: 0.35 } });
+    expect(degraded.reasons[0]).toMatch(/outside the healthy region Ω .*H 0\.35/);
   });
 
   it("given the L1 tier's 500 governed actions of the day used, then 429 quota_exceeded with a detail, and nothing appended", async () => {

@@ -283,7 +283,12 @@ describe('the lifecycle', () => {
         agent_id: agentId,
         status: 'good',
         config_version: 5,
-        reasons: [expect.stringContaining('5 signed config versions verify')],
+        reasons: [
+          expect.stringContaining('5 signed config versions verify'),
+          'the agent is ACTIVE and its observables are inside Ω: H 0.5, C 0.5, E 0.5',
+        ],
+        lifecycle: 'ACTIVE',
+        observables: { H: 0.5, C: 0.5, E: 0.5 },
       },
     });
   });

@@ -113,6 +113,22 @@ export function initialAgentGovernance(): AgentGovernanceState {
   };
 }
 
+/** A decided action (an `AgentActionDecided` event's members) as the fold reads it. */
+export function actionDecisionOutcome(action: {
+  verdict: Verdict;
+  would_block: boolean;
+  gates: readonly { gate: GateName; passed: boolean }[];
+  decided_at: string;
+}): AgentGovernanceOutcome {
+  return {
+    kind: 'decision',
+    verdict: action.verdict,
+    would_block: action.would_block,
+    gates_failed: action.gates.filter((gate) => !gate.passed).map((gate) => gate.gate),
+    at: action.decided_at,
+  };
+}
+
 export function evolveAgentGovernance(
   state: AgentGovernanceState,
   outcome: AgentGovernanceOutcome,

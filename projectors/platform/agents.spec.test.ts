@@ -16,6 +16,8 @@ import { nodeRecordSealer } from '../../command-api/platform/agents/agent-record
 import { type AgentState, agentAggregate } from '../../command-api/platform/agents/agent-state';
 import { decideCreateApiKey, decideRevokeApiKey } from '../../command-api/platform/api-keys/api-key-commands';
 import { authorityNodeIdOf } from '../../domain/governance/envelope';
+import { INITIAL_OBSERVABLES, nudge, type ObservableOutcome } from '../../domain/governance/observables';
+import { initialAgentGovernance } from '../../domain/platform/verdict';
 import { ProjectionSpecification, type SpecEvent } from '../engine/projection-spec';
 import {
   AGENT_API_KEYS,
@@ -101,9 +103,64 @@ const agent: AgentView = {
   updated_at: LATER.toISOString(),
   last_activity_at: LATER.toISOString(),
   deleted: false,
+  governance: initialAgentGovernance(),
 };
 
+/** An action's decision as the projection reads it (the members it asks for, nothing of the content). */
+const decided = (verdict: 'ADMIT' | 'BLOCK', failed: string[], at: string): SpecEvent => ({
+  type: 'AgentActionDecided',
+  stream: `agent-${AGENT}`,
+  data: {
+    agent_id: AGENT,
+    verdict,
+    would_block: failed.length > 0,
+    gates: ['G1', 'G2', 'G3', 'G4', 'G5'].map((gate) => ({ gate, passed: !failed.includes(gate) })),
+    decided_at: at,
+  },
+});
+
 describe('the agents projection', () => {
+  it('given an admitted action and three blocked ones (the last redelivered), then the agent is in QUARANTINE with its observables nudged once each', async () => {
+    const at = (minute: number) => `2026-03-01T10:0${minute}:00.000Z`;
+    const created = events(create);
+    const actions = [
+      decided('ADMIT', [], at(1)),
+      decided('BLOCK', ['G1'], at(2)),
+      decided('BLOCK', ['G3'], at(3)),
+    ];
+    const last = decided('BLOCK', ['G1'], at(4));
+    const observables = ['NOMINAL', 'DRIFT', 'BREACH', 'DRIFT'].reduce(
+      (o, outcome) => nudge(o, outcome as ObservableOutcome),
+      { ...INITIAL_OBSERVABLES },
+    );
+    await given([...created, ...actions])
+      .when([last], { numberOfTimes: 2 })
+      .thenDocuments({
+        [AGENTS]: {
+          [AGENT]: {
+            ...agent,
+            model: 'offline',
+            mode: 'chat',
+            config_version: 1,
+            sandbox_session_id: SESSION,
+            updated_at: NOW.toISOString(),
+            last_activity_at: at(4),
+            governance: {
+              lifecycle: 'QUARANTINE',
+              observables,
+              consecutive_blocks: 3,
+              admitted: 1,
+              blocked: 3,
+              escalated: 0,
+              pending_reviews: 0,
+              quarantined_at: at(4),
+              updated_at: at(4),
+            },
+          },
+        },
+      });
+  });
+
   it('given an agent made, changed, started, stopped, in autonomous mode, with a key, then its documents', async () => {
     const versionData = (i: number) =>
       history.filter((event) => event.type === 'AgentConfigVersioned')[i]!.data as Record<string, unknown>;

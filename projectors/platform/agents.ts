@@ -1,8 +1,16 @@
 /**
- * The agents read model: agents by id (and by owner, for the list), their config versions (with what
- * GET .../version-health checks the signed chain with), checkpoints, and their API keys (by key id,
- * found by hash for authentication). A projection of the agents' streams, so a restart rebuilds it.
+ * The agents read model: agents by id (and by owner, for the list) with their governance record
+ * (observables and lifecycle, folded over their actions' verdicts as the agent's stream folds them),
+ * their config versions (with what GET .../version-health checks the signed chain with), checkpoints,
+ * and their API keys (by key id, found by hash for authentication). A projection of the agents'
+ * streams, so a restart rebuilds it.
  */
+import {
+  type AgentGovernanceState,
+  actionDecisionOutcome,
+  evolveAgentGovernance,
+  initialAgentGovernance,
+} from '../../domain/platform/verdict';
 import type { AgentConfig, AgentSettings, EventPayloads } from '../../event-schemas';
 import type { RecordedEvent } from '../../ports/event-store';
 import type { Change } from '../../ports/read-store';
@@ -21,9 +29,11 @@ export interface AgentView extends AgentSettings {
   created_at: string;
   /** When the config, the mode or the state last changed. */
   updated_at: string;
-  /** When anything last happened to the agent (keys included). */
+  /** When anything last happened to the agent (keys and governed actions included). */
   last_activity_at: string;
   deleted: boolean;
+  /** Observables, consecutive blocks and lifecycle, folded over the verdicts of its governed actions. */
+  governance: AgentGovernanceState;
 }
 
 export interface ConfigVersionView {
@@ -85,11 +95,13 @@ export const AGENT_EVENT_TYPES = [
   'AgentDeleted',
   'ApiKeyCreated',
   'ApiKeyRevoked',
+  'AgentActionDecided',
 ] as const;
 
 export const agentsProjection: Projection = {
   name: 'agents',
-  version: 1,
+  // 2: the governance record, folded over AgentActionDecided.
+  version: 2,
   collections: [AGENTS, AGENT_CONFIG_VERSIONS, AGENT_CHECKPOINTS, AGENT_API_KEYS],
   indexes: [
     { collection: AGENTS, fields: ['owner_id', 'deleted'] },
@@ -99,6 +111,8 @@ export const agentsProjection: Projection = {
     { collection: AGENT_API_KEYS, fields: ['agent_id'] },
   ],
   eventTypes: AGENT_EVENT_TYPES,
+  // Of an action, what its verdict says: never its content, principal or record.
+  dataMembers: { AgentActionDecided: ['agent_id', 'verdict', 'would_block', 'gates', 'decided_at'] },
   reads(event) {
     const data = event.data as { agent_id: string; key_id?: string };
     const agent = { collection: AGENTS, id: data.agent_id };
@@ -127,6 +141,7 @@ export const agentsProjection: Projection = {
         updated_at: data.created_at,
         last_activity_at: data.created_at,
         deleted: false,
+        governance: initialAgentGovernance(),
       };
       return [{ kind: 'upsert', collection: AGENTS, id: data.agent_id, position: at, data: agent }];
     }
@@ -220,6 +235,12 @@ export const agentsProjection: Projection = {
           position: at,
           data: key,
         });
+        break;
+      }
+      case 'AgentActionDecided': {
+        const data = event.data as EventPayloads['AgentActionDecided'];
+        agent.governance = evolveAgentGovernance(agent.governance, actionDecisionOutcome(data));
+        agent.last_activity_at = data.decided_at;
         break;
       }
       case 'ApiKeyRevoked': {

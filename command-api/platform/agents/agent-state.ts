@@ -5,6 +5,7 @@
  */
 import {
   type AgentGovernanceState,
+  actionDecisionOutcome,
   evolveAgentGovernance,
   initialAgentGovernance,
 } from '../../../domain/platform/verdict';
@@ -137,13 +138,7 @@ function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
       const count = state.actions_today.day === day ? state.actions_today.count + 1 : 1;
       return {
         ...state,
-        governance: evolveAgentGovernance(state.governance, {
-          kind: 'decision',
-          verdict: data.verdict,
-          would_block: data.would_block,
-          gates_failed: data.gates.filter((gate) => !gate.passed).map((gate) => gate.gate),
-          at: data.decided_at,
-        }),
+        governance: evolveAgentGovernance(state.governance, actionDecisionOutcome(data)),
         actions_today: { day, count },
         pending_review:
           data.verdict === 'ESCALATE'

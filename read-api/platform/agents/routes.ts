@@ -13,6 +13,8 @@ import {
 } from '../../../command-api/platform/agents/agent-http';
 import { configChainProblems } from '../../../command-api/platform/agents/agent-records';
 import type { PlatformServices } from '../../../command-api/platform/services';
+import { inOmega, OMEGA } from '../../../domain/governance/observables';
+import { QUARANTINE_AFTER_BLOCKS } from '../../../domain/platform/verdict';
 import type { FindQuery, Page } from '../../../ports/read-store';
 import {
   AGENT_CHECKPOINTS,
@@ -91,7 +93,7 @@ export const agentReadRoutes: readonly Route<PlatformServices>[] = [
     operationId: 'getAgentVersionHealth',
     summary: "Whether an agent's signed configuration holds: good, degraded or unsafe",
     description:
-      "`unsafe` when the chain of signed config versions does not verify: a record that does not hash to its leaf hash, a signature that does not verify with the node's keys, a commitment that does not match the config, or a version not linked to the one before. `degraded` is for observables outside their bounds or a failing model provider, which agents do not have yet. Otherwise `good`. `reasons` says why.",
+      "`unsafe` when the chain of signed config versions does not verify (a record that does not hash to its leaf hash, a signature that does not verify with the node's keys, a commitment that does not match the config, or a version not linked to the one before), or when the agent is in QUARANTINE (three blocked actions in a row). `degraded` when its observables H, C, E (nudged by every governed action's gates) are outside the healthy region Ω: H ≥ 0.40, C ≥ 0.40, E ≤ 0.60. A failing model provider will degrade it too once agents call providers (a later release). Otherwise `good`. `reasons` says why; `lifecycle` and `observables` are the agent's governance record.",
     responses: {
       '200': {
         description: 'The verdict and its reasons.',
@@ -147,22 +149,42 @@ function versionHealth(services: PlatformServices) {
   );
   return async (_req: Request, res: Response) => {
     const { agentId } = agentOf(res);
-    const versions = await all<ConfigVersionView>(services, AGENT_CONFIG_VERSIONS, {
-      where: { agent_id: agentId },
-      sort: { field: 'version', direction: 'asc' },
-    });
-    const problems = configChainProblems(versions, nodeKeys);
-    const current = versions.at(-1)?.version ?? 0;
+    const [versions, agent] = await Promise.all([
+      all<ConfigVersionView>(services, AGENT_CONFIG_VERSIONS, {
+        where: { agent_id: agentId },
+        sort: { field: 'version', direction: 'asc' },
+      }),
+      services.readModels.get<AgentView>(agentsProjection, AGENTS, agentId),
+    ]);
+    if (!agent) throw new Error('an admitted agent is not in the agents read model');
+    const { lifecycle, observables, consecutive_blocks, quarantined_at } = agent.data.governance;
+    const chain = configChainProblems(versions, nodeKeys);
+    const unsafe = [...chain];
+    if (lifecycle === 'QUARANTINE')
+      unsafe.push(
+        `the agent is in QUARANTINE since ${quarantined_at} (${QUARANTINE_AFTER_BLOCKS} blocked actions in a row; ${consecutive_blocks} since the last admitted one); its owner acknowledges the quarantine in review`,
+      );
+    const outside = inOmega(observables)
+      ? []
+      : [
+          `its observables are outside the healthy region Ω (H ≥ ${OMEGA.min_H}, C ≥ ${OMEGA.min_C}, E ≤ ${OMEGA.max_E}): H ${observables.H}, C ${observables.C}, E ${observables.E}, after the gates its actions failed`,
+        ];
+    const checked = `the ${versions.length} signed config version${versions.length === 1 ? '' : 's'} verify: each record hashes to its leaf hash, is signed by the node, commits to its config and links to the version before`;
     res.json({
       agent_id: agentId,
-      status: problems.length > 0 ? 'unsafe' : 'good',
+      status: unsafe.length > 0 ? 'unsafe' : outside.length > 0 ? 'degraded' : 'good',
       reasons:
-        problems.length > 0
-          ? problems
-          : [
-              `the ${versions.length} signed config version${versions.length === 1 ? '' : 's'} verify: each record hashes to its leaf hash, is signed by the node, commits to its config and links to the version before`,
-            ],
-      config_version: current,
+        unsafe.length > 0
+          ? [...unsafe, ...outside]
+          : outside.length > 0
+            ? [...outside, ...(chain.length === 0 ? [checked] : [])]
+            : [
+                checked,
+                `the agent is ${lifecycle} and its observables are inside Ω: H ${observables.H}, C ${observables.C}, E ${observables.E}`,
+              ],
+      config_version: versions.at(-1)?.version ?? 0,
+      lifecycle,
+      observables,
     });
   };
 }
