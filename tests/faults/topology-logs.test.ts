@@ -4,12 +4,14 @@
  * lease, each writing at least one. Under admission load to every log one of them is SIGKILLed: the
  * other takes its logs over and every log admits again; started again, it is handed a log back. In
  * every log each acknowledged leaf is at its index under the heads it was answered with and no index
- * was assigned twice.
+ * was assigned twice. Whichever process writes the shared log anchors the others in it: each other
+ * log's last head is anchored by a shared-log leaf whose proof verifies into a shared STH.
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
-import { dedicatedLogOf, logUrlOf, SHARED_LOG_NAME, TEST_LOG_NAME } from '../../domain/log';
+import { dedicatedLogOf, type JsonSth, logUrlOf, SHARED_LOG_NAME, TEST_LOG_NAME } from '../../domain/log';
+import { fromHex, verifyInclusion } from '../../merkle-core';
 import { leaseOfLog } from '../../projectors/log/leased-sequencer';
 import { AdmissionLoad } from '../support/admission-load';
 import { checkLogPromises, throwIfBroken } from '../support/fault-invariants';
@@ -21,6 +23,15 @@ import { Topology } from '../support/topology';
 import { changeTiersInFile, UNLIMITED_IN_SHARED_LOG } from '../support/unlimited-tenant';
 
 const SEQUENCERS = ['projectors-a', 'projectors-b'] as const;
+
+interface AnchorAnswer {
+  anchor: {
+    leaf_index: number;
+    leaf_hash: string;
+    record: { record_type: string; log: string; tree_size: number };
+  };
+  shared: { sth: JsonSth; inclusion_proof: { audit_path: string[] } };
+}
 
 describeWithServers(
   [MONGODB_SERVER, KAFKA_SERVER],
@@ -41,7 +52,7 @@ describeWithServers(
       temp.remove();
     });
 
-    it('given four logs, then two projectors processes split their leases, and when one is SIGKILLed under load the other takes its logs over, every log admits again and the restarted process gets a log back, no acknowledged leaf lost and no index assigned twice', async () => {
+    it('given four logs, then two projectors processes split their leases, and when one is SIGKILLed under load the other takes its logs over, every log admits again and the restarted process gets a log back, no acknowledged leaf lost and no index assigned twice, and every other log anchored in the shared log at its last head', async () => {
       topology = await Topology.start({
         dataDir,
         mongoUrl: mongoUrl!,
@@ -50,6 +61,8 @@ describeWithServers(
         logDir: path.join(temp.dir, 'logs'),
         // No webhooks here: no dispatcher.
         roles: ['read-api', 'command-api-a'],
+        // Anchors soon after each head, so that the last heads' anchors come within the test's time.
+        env: { GOV_ANCHOR_INTERVAL_MS: '500' },
       });
       const running = topology;
       const commands = running.client('command-api-a');
@@ -158,6 +171,33 @@ describeWithServers(
             .map((a) => `leaf ${a.leaf_index} (${a.leaf_hash}) was answered as in ${a.log}`);
         }
         throwIfBroken(problems);
+
+        // Each other log's last head is anchored in the shared log, by whichever process writes it.
+        for (const { name } of logs.filter((log) => log.name !== SHARED_LOG_NAME)) {
+          const size = (await reads.get<JsonSth>(`${basePath(name)}/sth`)).body.tree_size;
+          let anchored: AnchorAnswer | null = null;
+          await until(
+            async () => {
+              const answer = await reads.get<AnchorAnswer>(`${basePath(name)}/anchor?tree_size=${size}`);
+              if (answer.status === 200) anchored = answer.body;
+              return anchored !== null;
+            },
+            `log ${name}'s head of size ${size} to be anchored in the shared log`,
+            15_000,
+          );
+          const { anchor, shared } = anchored!;
+          expect(anchor.record).toMatchObject({ record_type: 'GOV_LOG_ANCHOR_V1', log: name });
+          expect(anchor.record.tree_size).toBeGreaterThanOrEqual(size);
+          expect(
+            verifyInclusion(
+              anchor.leaf_index,
+              shared.sth.tree_size,
+              fromHex(anchor.leaf_hash),
+              shared.inclusion_proof.audit_path.map(fromHex),
+              fromHex(shared.sth.root_hash),
+            ),
+          ).toEqual({ ok: true });
+        }
       } catch (error) {
         const kept = keepLogs(temp.dir, 'gov-fault-topology-logs');
         throw new Error(`${(error as Error).message}\nwhole logs: ${kept}\n${running.logs()}`);

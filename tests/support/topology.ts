@@ -27,6 +27,8 @@ export interface TopologyOptions extends TopologyStores {
   logDir?: string;
   /** The roles to start besides the two projectors processes (default: every role). */
   roles?: readonly RoleName[];
+  /** Settings every role is given besides the topology's own (GOV_ANCHOR_INTERVAL_MS, …). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export class Topology {
@@ -43,7 +45,11 @@ export class Topology {
   static async start(options: TopologyOptions): Promise<Topology> {
     const ports = {} as Record<RoleName, number>;
     for (const role of Object.keys(ROLE_ENTRY) as RoleName[]) ports[role] = await freePort();
-    const topology = new Topology(topologyEnvironment(options, ports), ports, options.logDir);
+    const topology = new Topology(
+      { ...topologyEnvironment(options, ports), ...options.env },
+      ports,
+      options.logDir,
+    );
     await topology.startRoles(['projectors-a', 'projectors-b']);
     await topology.startRoles(options.roles ?? ['dispatcher', 'read-api', 'command-api-a', 'command-api-b']);
     await until(
