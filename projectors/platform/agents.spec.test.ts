@@ -106,6 +106,17 @@ const agent: AgentView = {
   governance: initialAgentGovernance(),
 };
 
+/** The agent as `create` alone leaves it. */
+const created: AgentView = {
+  ...agent,
+  model: 'offline',
+  mode: 'chat',
+  config_version: 1,
+  sandbox_session_id: SESSION,
+  updated_at: NOW.toISOString(),
+  last_activity_at: NOW.toISOString(),
+};
+
 /** An action's decision as the projection reads it (the members it asks for, nothing of the content). */
 const decided = (verdict: 'ADMIT' | 'BLOCK', failed: string[], at: string): SpecEvent => ({
   type: 'AgentActionDecided',
@@ -122,7 +133,7 @@ const decided = (verdict: 'ADMIT' | 'BLOCK', failed: string[], at: string): Spec
 describe('the agents projection', () => {
   it('given an admitted action and three blocked ones (the last redelivered), then the agent is in QUARANTINE with its observables nudged once each', async () => {
     const at = (minute: number) => `2026-03-01T10:0${minute}:00.000Z`;
-    const created = events(create);
+    const creation = events(create);
     const actions = [
       decided('ADMIT', [], at(1)),
       decided('BLOCK', ['G1'], at(2)),
@@ -133,17 +144,12 @@ describe('the agents projection', () => {
       (o, outcome) => nudge(o, outcome as ObservableOutcome),
       { ...INITIAL_OBSERVABLES },
     );
-    await given([...created, ...actions])
+    await given([...creation, ...actions])
       .when([last], { numberOfTimes: 2 })
       .thenDocuments({
         [AGENTS]: {
           [AGENT]: {
-            ...agent,
-            model: 'offline',
-            mode: 'chat',
-            config_version: 1,
-            sandbox_session_id: SESSION,
-            updated_at: NOW.toISOString(),
+            ...created,
             last_activity_at: at(4),
             governance: {
               lifecycle: 'QUARANTINE',
@@ -229,11 +235,7 @@ describe('the agents projection', () => {
       .thenDocuments({
         [AGENTS]: {
           [AGENT]: {
-            ...agent,
-            model: 'offline',
-            mode: 'chat',
-            config_version: 1,
-            sandbox_session_id: SESSION,
+            ...created,
             updated_at: at,
             last_activity_at: at,
             deleted: true,

@@ -14,6 +14,7 @@ import {
   validEvidence,
 } from '../../../tests/support/governance-client';
 import { type RawAnswer, rawRequest } from '../../../tests/support/raw-request';
+import { requestCount } from '../../../tests/support/request-count';
 
 const EXPRESS_ONLY = 'application/vnd.gov+json';
 
@@ -195,18 +196,8 @@ describe('POST /governance/evidence before Express', () => {
   });
 
   it('given admissions on the fast path, then the route metric counts them under the Express route', async () => {
-    const metric = async () => {
-      const text = (await client.get('/v1/metrics')).text;
-      const line = text
-        .split('\n')
-        .find(
-          (l) =>
-            l.startsWith('gov_http_request_duration_seconds_count') &&
-            l.includes('route="/governance/evidence"') &&
-            l.includes('status="201"'),
-        );
-      return Number(line?.split(' ').pop() ?? 0);
-    };
+    const metric = () =>
+      requestCount(t.server.url, 'gov_http_request_duration_seconds', '/governance/evidence', 201);
     const before = await metric();
     await submit(json(validEvidence('fast-m1')));
     await submit(json(validEvidence('fast-m2')), { type: EXPRESS_ONLY });

@@ -12,6 +12,7 @@ import {
   startPlatformTestServer,
 } from '../../../tests/support/platform-client';
 import { type RawAnswer, rawRequest } from '../../../tests/support/raw-request';
+import { requestCount } from '../../../tests/support/request-count';
 import { agentStream } from '../agents/agent-state';
 
 const EXPRESS_ONLY = 'application/vnd.gov+json';
@@ -163,18 +164,13 @@ describe('POST /v1/agents/:agentId/actions before Express', () => {
   });
 
   it('given actions on the fast path, then the route metric counts them under the Express route', async () => {
-    const count = async () => {
-      const text = await (await fetch(`${server.platformUrl}/v1/metrics`)).text();
-      const line = text
-        .split('\n')
-        .find(
-          (l) =>
-            l.startsWith('gov_platform_http_request_duration_seconds_count') &&
-            l.includes('route="/v1/agents/:agentId/actions"') &&
-            l.includes('status="200"'),
-        );
-      return Number(line?.split(' ').pop() ?? 0);
-    };
+    const count = () =>
+      requestCount(
+        server.platformUrl,
+        'gov_platform_http_request_duration_seconds',
+        '/v1/agents/:agentId/actions',
+        200,
+      );
     const before = await count();
     expect((await post(json(ACTION), bearer(key))).status).toBe(200);
     expect((await post(json(ACTION), { ...bearer(key), 'content-type': EXPRESS_ONLY })).status).toBe(200);

@@ -9,6 +9,7 @@ import {
   type TestServer,
   validEvidence,
 } from '../../../tests/support/governance-client';
+import { requestCount } from '../../../tests/support/request-count';
 import { proofFastPath } from './proof-fast-path';
 
 describe('GET /gov/v1/log/proof before Express', () => {
@@ -67,18 +68,7 @@ describe('GET /gov/v1/log/proof before Express', () => {
   });
 
   it('given fast answers, then they are counted under the route, as Express answers are', async () => {
-    const count = async () => {
-      const text = await (await fetch(`${t.server.url}/v1/metrics`)).text();
-      const line = text
-        .split('\n')
-        .find(
-          (l) =>
-            l.startsWith('gov_http_request_duration_seconds_count{') &&
-            l.includes('route="/proof"') &&
-            l.includes('status="200"'),
-        );
-      return line ? Number(line.split(' ').pop()) : 0;
-    };
+    const count = () => requestCount(t.server.url, 'gov_http_request_duration_seconds', '/proof', 200);
     const before = await count();
     for (let i = 0; i < 3; i++) await client.get(`/gov/v1/log/proof?leaf_hash=${leafHash}`);
     expect((await count()) - before).toBe(3);
