@@ -26,13 +26,13 @@ import {
 } from '../../../domain/platform/records';
 import {
   type AgentLifecycle,
+  actionDecisionOutcome,
   decideVerdict,
   evolveAgentGovernance,
   type VerdictDecision,
 } from '../../../domain/platform/verdict';
 import type { AgentAction, AgentActionDecided, AgentPolicy } from '../../../event-schemas';
 import type { Decision } from '../../engine/aggregate-writer';
-import type { RefusalResult } from '../../engine/decider-specification';
 import { refuseMissing } from '../agents/agent-commands';
 import {
   type AgentCommandContext,
@@ -40,6 +40,7 @@ import {
   type AgentState,
   agentEvent,
 } from '../agents/agent-state';
+import { type Refusal, refused } from '../refusal';
 
 /** An action's gates and verdict, made on one state of the agent, and what its record will say. */
 export interface AssessedAction {
@@ -63,7 +64,7 @@ export interface PlannedAction extends AssessedAction {
   nonces: { content: string; principal: string };
 }
 
-export type PlanRefusal = RefusalResult & { error: 'not_found' };
+export type PlanRefusal = Refusal<'not_found'>;
 
 /**
  * Gates (with the agent's policy, the default until one is set) and the verdict by the agent's
@@ -123,7 +124,7 @@ export function planAction(
   return { ...assessed, sealed, nonces: context.nonces };
 }
 
-export type ActionRefusal = RefusalResult & { error: 'not_found' | 'quota_exceeded' };
+export type ActionRefusal = Refusal<'not_found' | 'quota_exceeded'>;
 
 /** The action decided and appended: its leaf hash (hex), and the agent's lifecycle after it. */
 export type ActionDecided = { kind: 'decided'; leaf_hash: string; lifecycle: AgentLifecycle };
@@ -161,12 +162,11 @@ export function decideGovernedAction(
   if (limit !== null && actionsOnDayOf(state, planned.decidedAt) >= limit)
     return {
       events: [],
-      result: {
-        kind: 'refused',
-        status: 429,
-        error: 'quota_exceeded',
-        message: `The agent has used all ${limit} governed actions of today (UTC) allowed on tier ${context.tier}: the count starts again at 00:00 UTC, and a higher tier allows more.`,
-      },
+      result: refused(
+        429,
+        'quota_exceeded',
+        `The agent has used all ${limit} governed actions of today (UTC) allowed on tier ${context.tier}: the count starts again at 00:00 UTC, and a higher tier allows more.`,
+      ),
     };
   const { action, evaluation, verdict, sealed, nonces } = planned;
   const data: AgentActionDecided = {
@@ -187,20 +187,14 @@ export function decideGovernedAction(
     ...(action.tool_class === undefined ? {} : { tool_class: action.tool_class }),
     decided_at: planned.decidedAt,
   };
-  const governance = evolveAgentGovernance(state.governance, {
-    kind: 'decision',
-    verdict: verdict.verdict,
-    would_block: verdict.would_block,
-    gates_failed: verdict.gates_failed,
-    at: planned.decidedAt,
-  });
+  const governance = evolveAgentGovernance(state.governance, actionDecisionOutcome(data));
   return {
     events: [agentEvent(planned.tenantId, context, 'AgentActionDecided', data)],
     result: { kind: 'decided', leaf_hash: sealed.leafHash, lifecycle: governance.lifecycle },
   };
 }
 
-export type PolicyRefusal = RefusalResult & { error: 'not_found' | 'invalid_request' };
+export type PolicyRefusal = Refusal<'not_found' | 'invalid_request'>;
 export type PolicyResult = { kind: 'changed' | 'unchanged'; policy_hash: string };
 
 /**
@@ -219,12 +213,7 @@ export function decideChangePolicy(
     if (problem !== null)
       return {
         events: [],
-        result: {
-          kind: 'refused',
-          status: 400,
-          error: 'invalid_request',
-          message: `The must_not rule ${rule.id} cannot be used: ${problem}.`,
-        },
+        result: refused(400, 'invalid_request', `The must_not rule ${rule.id} cannot be used: ${problem}.`),
       };
   }
   const policyHash = canonicalHash(input.policy);

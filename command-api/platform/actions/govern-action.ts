@@ -22,9 +22,9 @@ import type { Tier } from '../../../domain/platform/capabilities';
 import { newNonce, type RandomBytes } from '../../../domain/platform/ids';
 import type { AgentLifecycle, Verdict } from '../../../domain/platform/verdict';
 import type { Committed } from '../../engine/aggregate-writer';
-import type { RefusalResult } from '../../engine/decider-specification';
 import { leavesSigned, ownerTenant } from '../agents/agent-http';
 import { agentStream } from '../agents/agent-state';
+import { type Refusal, refused } from '../refusal';
 import type { PlatformServices } from '../services';
 import {
   type ActionOutcome,
@@ -54,7 +54,7 @@ export interface GovernedDecision {
 
 /** Refused (nothing appended), or decided but not yet under a tree head in time. */
 export type GovernFailure =
-  | (RefusalResult & { error: 'not_found' | 'quota_exceeded' })
+  | Refusal<'not_found' | 'quota_exceeded'>
   | { kind: 'late'; leaf_hash: string; log: string };
 
 export async function governAction(
@@ -65,8 +65,7 @@ export async function governAction(
   const writer = services.agents;
   for (let attempt = 0; ; attempt++) {
     const state = await writer.state(stream);
-    if (!state.exists || state.deleted)
-      return { kind: 'refused', status: 404, error: 'not_found', message: 'No such agent.' };
+    if (!state.exists || state.deleted) return refused(404, 'not_found', 'No such agent.');
     const tenant = await ownerTenant(services, state.tenant_id);
     const assessed = assessAction(state, request.action, { now: services.clock(), log: tenant.log });
     if ('kind' in assessed) return assessed;
