@@ -42,19 +42,7 @@ function apply(state: AgentState, events: readonly { type: string; data: unknown
 }
 
 function agent(mode: 'enforce' | 'monitor' | 'review' = 'enforce'): AgentState {
-  const created = decideCreateAgent(
-    agentAggregate.initial(),
-    {
-      agentId: AGENT,
-      ownerId: OWNER,
-      tenantId: TENANT,
-      sandboxSessionId: `sbx_${'3'.repeat(24)}`,
-      ownerNonce: '9'.repeat(64),
-      body: { governance_mode: mode },
-    },
-    leafContext,
-  );
-  return apply(agentAggregate.initial(), created.events);
+  return apply(agentAggregate.initial(), created(mode));
 }
 
 function action(content: string, extra: Partial<GovernedAction> = {}): GovernedAction {
