@@ -7,6 +7,7 @@ import type { Metrics } from '../../runtime/support/metrics';
 import { sleep } from '../../runtime/support/sleep';
 import { AppliedDocuments } from './applied-documents';
 import { BatchState } from './batch-state';
+import { compactChanges } from './compact-changes';
 import { PositionWaiters } from './position-waiters';
 import { checkpointName, type Projection, physicalCollection } from './projection';
 import { RateMeter } from './rate-meter';
@@ -242,5 +243,6 @@ export async function projectInto(
       changes.push({ ...change, collection: physicalCollection(change.collection, generation) });
     }
   }
-  return changes;
+  // A read model updated by every event (an agent's, a subject's) is written once per batch.
+  return compactChanges(changes);
 }

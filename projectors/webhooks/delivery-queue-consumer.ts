@@ -9,10 +9,10 @@ import type { RecordedEvent } from '../../ports/event-store';
 import type { Change, ReadStore } from '../../ports/read-store';
 import { AppliedDocuments } from '../engine/applied-documents';
 import { BatchState } from '../engine/batch-state';
+import { compactChanges } from '../engine/compact-changes';
 import { FollowedPosition } from '../engine/position-waiters';
 import { type Projection, physicalCollection } from '../engine/projection';
 import { projectInto } from '../engine/runner';
-import { compactChanges } from './compact-changes';
 import {
   type DeliveryView,
   PENDING_COUNT_ID,

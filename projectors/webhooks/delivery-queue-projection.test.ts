@@ -28,10 +28,10 @@ import type { Bus, BusSubscribeOptions } from '../../ports/bus';
 import type { RecordedEvent } from '../../ports/event-store';
 import type { Change, Checkpoint, ReadStore } from '../../ports/read-store';
 import { dumpCollections } from '../../tests/support/stream-stats.projection';
+import { compactChanges } from '../engine/compact-changes';
 import { physicalCollection } from '../engine/projection';
 import { projectEvents } from '../engine/runner';
 import { renderFromRecipe } from './body-recipe';
-import { compactChanges } from './compact-changes';
 import { DeliveryQueueConsumer, writeOrder } from './delivery-queue-consumer';
 import {
   APPLIED_ID,

@@ -1,8 +1,9 @@
 /**
  * Drops the changes of a batch that a later change in the same batch overwrites: every change to a
  * document before its last upsert or delete. A batch of many events rewrites some documents once per
- * event (the delivery queue's `applied` marker, a subject's observables, a pending leaf upserted at its
- * admission and deleted at its integration); only the last of those writes is kept.
+ * event (an agent's read model, a subject's observables, a tenant's counts, the delivery queue's
+ * `applied` marker, a pending leaf upserted at its admission and deleted at its integration); only the
+ * last of those writes is kept. Every projector's batch goes through it (`projectInto`).
  *
  * An upsert or delete replaces the whole document and is position-guarded, so the document ends the
  * same whatever state the batch is applied to, a replayed or half-applied one included. Increments
