@@ -13,6 +13,12 @@ export interface BusSubscribeOptions {
    */
   dataMembers?: SubscribeOptions['dataMembers'];
   /**
+   * The only event types the consumer handles. A bus that can select them (the embedded one) hands
+   * out just these; one that cannot (Kafka carries every event) hands out all, and the consumer skips
+   * the others.
+   */
+  eventTypes?: readonly string[];
+  /**
    * Told each time the bus gives this consumer its share of the group's events, before the first
    * batch of that share: `whole` when the share is every event (no other consumer of the group takes
    * any). Whatever the consumer kept from an earlier share may be stale by then: another consumer may

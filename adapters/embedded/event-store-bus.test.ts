@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { busContract } from '../../ports/contract/bus.contract';
 import { collect } from '../../ports/contract/event-store.contract';
+import { until } from '../../tests/support/service-processes';
 import { tempDir } from '../../tests/support/temp-dir';
 import { SqliteEventStore } from '../sqlite/event-store';
 import { SqliteReadStore } from '../sqlite/read-store';
@@ -40,4 +41,47 @@ busContract('embedded (event-store backed)', async () => {
       remove();
     },
   };
+});
+
+describe('EventStoreBus with eventTypes', () => {
+  it('given events of several types, when a consumer names some, then it reads only those, in order, and resumes after them', async () => {
+    const { dir, remove } = tempDir('gov-bus-types');
+    const eventStore = new SqliteEventStore({ file: path.join(dir, 'events.db') });
+    const readStore = new SqliteReadStore(path.join(dir, 'read.db'));
+    const append = (type: string, n: number) =>
+      eventStore.append(`bus-${type}`, [{ type, data: { n }, tenant_id: 't1', correlation_id: 'c' }]);
+    try {
+      for (let n = 0; n < 6; n++) await append(n % 3 === 0 ? 'Wanted' : 'Other', n);
+      const received: Array<{ type: string; n: number }> = [];
+      const subscribe = (bus: EventStoreBus) =>
+        bus.subscribe(
+          'g-types',
+          async (batch) => {
+            received.push(
+              ...batch.map((event) => ({ type: event.type, n: (event.data as { n: number }).n })),
+            );
+          },
+          { eventTypes: ['Wanted'] },
+        );
+      const bus = new EventStoreBus({ eventStore, readStore });
+      const consumer = await subscribe(bus);
+      await until(() => received.length >= 2, 'the two Wanted events', 5000);
+      await consumer.stop();
+      expect(received).toEqual([
+        { type: 'Wanted', n: 0 },
+        { type: 'Wanted', n: 3 },
+      ]);
+
+      await append('Other', 6);
+      await append('Wanted', 7);
+      const again = await subscribe(new EventStoreBus({ eventStore, readStore }));
+      await until(() => received.length >= 3, 'the third Wanted event', 5000);
+      await again.stop();
+      expect(received.slice(2)).toEqual([{ type: 'Wanted', n: 7 }]);
+    } finally {
+      await eventStore.close();
+      await readStore.close();
+      remove();
+    }
+  });
 });

@@ -50,6 +50,7 @@ export class EventStoreBus implements Bus {
         subscription = eventStore.subscribeToAll({
           after: await readStore.getCheckpoint(checkpoint),
           maxBatchSize: this.options.maxBatchSize ?? 500,
+          ...(options.eventTypes ? { filter: { eventTypes: options.eventTypes } } : {}),
           ...(options.dataMembers ? { dataMembers: options.dataMembers } : {}),
         });
         try {

@@ -98,6 +98,8 @@ export class DeliveryQueueConsumer {
         fields: index.fields,
       });
     this.consumer = await this.options.bus.subscribe(DELIVERY_QUEUE_GROUP, (events) => this.handle(events), {
+      // Not the platform's action events, nor any other type it would only skip.
+      eventTypes: projection.eventTypes,
       ...(projection.dataMembers ? { dataMembers: projection.dataMembers } : {}),
       onAssigned: (whole) => {
         this.whole = whole;
