@@ -19,6 +19,7 @@ import { AppendNotifier } from './append-notifier';
 import { EventWriterThread } from './event-writer';
 import { type AppendOutcome, type AppendRequest, type EventRow, GroupCommitter } from './group-commit';
 import { openSqlite, type SqliteDatabase } from './open';
+import { RecentAppends } from './recent-appends';
 import { ScanMapping } from './scan-mapping';
 
 export interface SqliteEventStoreOptions {
@@ -57,6 +58,8 @@ const FOLLOWER_CACHE_MIB = 2;
 
 /** An append waiting for the next group commit, already serialized and size-checked. */
 interface PendingAppend extends AppendRequest {
+  /** Each event's data as appended (the rows hold it serialized). */
+  data: unknown[];
   resolve: (result: AppendResult) => void;
   reject: (error: Error) => void;
 }
@@ -110,6 +113,8 @@ export class SqliteEventStore implements EventStore {
   private closed = false;
   /** Maps the file while a read works through a backlog (see scan-mapping.ts). */
   private readonly scanMapping: ScanMapping;
+  /** What this store committed last, for its own subscriptions (recent-appends.ts). */
+  private readonly recent = new RecentAppends();
   /** An `importEvents` transaction is open on the connection: appends must not join it. */
   private importing = false;
   private readonly statements: ReturnType<typeof prepareStatements>;
@@ -148,7 +153,14 @@ export class SqliteEventStore implements EventStore {
       return Promise.reject(error);
     }
     return new Promise<AppendResult>((resolve, reject) => {
-      this.pending.push({ stream, expected: options.expectedRevision ?? 'any', rows, resolve, reject });
+      this.pending.push({
+        stream,
+        expected: options.expectedRevision ?? 'any',
+        rows,
+        data: events.map((event) => event.data),
+        resolve,
+        reject,
+      });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -311,6 +323,20 @@ export class SqliteEventStore implements EventStore {
     limit: number,
     dataMembers?: SubscribeOptions['dataMembers'],
   ): RecordedEvent[] {
+    const recent = this.recent.read(after, filter, limit, dataMembers);
+    if (!recent) return this.readFilePage(after, filter, limit, dataMembers);
+    if (recent.events.length === limit) return recent.events;
+    // Another connection may have committed after what this store holds.
+    const later = this.readFilePage(recent.through, filter, limit - recent.events.length, dataMembers);
+    return later.length === 0 ? recent.events : [...recent.events, ...later];
+  }
+
+  private readFilePage(
+    after: number,
+    filter: EventFilter | undefined,
+    limit: number,
+    dataMembers?: SubscribeOptions['dataMembers'],
+  ): RecordedEvent[] {
     const rows =
       hasFilter(filter) || dataMembers
         ? (this.filteredPageStatement(filter ?? {}, 'ASC', dataMembers).all(after, limit) as RawEventRow[])
@@ -373,7 +399,7 @@ export class SqliteEventStore implements EventStore {
           recordedAt,
         )
         .then(
-          (outcomes) => this.settle(group, outcomes),
+          (outcomes) => this.settle(group, outcomes, recordedAt),
           (error: Error) => this.fail(group, error),
         )
         .finally(() => {
@@ -389,14 +415,22 @@ export class SqliteEventStore implements EventStore {
       this.fail(group, error as Error);
       return;
     }
-    this.settle(group, outcomes);
+    this.settle(group, outcomes, recordedAt);
   }
 
-  private settle(group: readonly PendingAppend[], outcomes: readonly AppendOutcome[]): void {
+  private settle(
+    group: readonly PendingAppend[],
+    outcomes: readonly AppendOutcome[],
+    recordedAt: string,
+  ): void {
     group.forEach((append, i) => {
       const outcome = outcomes[i]!;
       if (outcome instanceof Error) append.reject(outcome);
-      else append.resolve(outcome);
+      else if ('retried' in outcome) append.resolve(outcome.retried);
+      else {
+        this.recent.note(append.stream, append.rows, append.data, outcome, recordedAt);
+        append.resolve(outcome);
+      }
     });
     this.notifier.notify();
   }

@@ -30,8 +30,13 @@ export interface AppendRequest {
   rows: EventRow[];
 }
 
+/** An idempotent retry: the original append's result; nothing was stored now. */
+export interface RetriedAppend {
+  retried: AppendResult;
+}
+
 /** What became of one append of a committed group. */
-export type AppendOutcome = AppendResult | WrongExpectedVersionError | DuplicateEventIdError;
+export type AppendOutcome = AppendResult | RetriedAppend | WrongExpectedVersionError | DuplicateEventIdError;
 
 export class GroupCommitter {
   private readonly insert;
@@ -84,7 +89,7 @@ export class GroupCommitter {
 
   private applyOne(append: AppendRequest, recordedAt: string): AppendOutcome {
     const idempotent = this.findIdempotentRetry(append);
-    if (idempotent) return idempotent;
+    if (idempotent) return { retried: idempotent };
     const current = (this.streamRevision.get(append.stream) as number | undefined) ?? null;
     const mismatch = checkExpectedRevision(append.stream, append.expected, current);
     if (mismatch) return mismatch;
@@ -149,6 +154,7 @@ function checkExpectedRevision(
 /** An outcome as plain data, to cross from the writer thread. */
 export type WireOutcome =
   | { ok: AppendResult }
+  | { retried: AppendResult }
   | { wrongVersion: { stream: string; expected: ExpectedRevision; actual: number | 'no-stream' } }
   | { duplicateId: string };
 
@@ -156,6 +162,7 @@ export function outcomeToWire(outcome: AppendOutcome): WireOutcome {
   if (outcome instanceof WrongExpectedVersionError)
     return { wrongVersion: { stream: outcome.stream, expected: outcome.expected, actual: outcome.actual } };
   if (outcome instanceof DuplicateEventIdError) return { duplicateId: outcome.eventId };
+  if ('retried' in outcome) return outcome;
   return { ok: outcome };
 }
 
@@ -165,5 +172,6 @@ export function outcomeFromWire(wire: WireOutcome): AppendOutcome {
     return new WrongExpectedVersionError(stream, expected, actual);
   }
   if ('duplicateId' in wire) return new DuplicateEventIdError(wire.duplicateId);
+  if ('retried' in wire) return wire;
   return wire.ok;
 }

@@ -93,6 +93,16 @@ describe('memory-mapped reads of a backlog', () => {
   /** Moves the appended events from the WAL into the file itself: only the file is ever mapped. */
   const checkpoint = (store: SqliteEventStore) =>
     (store as unknown as { db: { pragma(text: string): unknown } }).db.pragma('wal_checkpoint(TRUNCATE)');
+  /**
+   * 35 events appended by another connection, whose commit leaves them in the file (a store reads
+   * back what it appended itself from memory: recent-appends.ts).
+   */
+  const backlog = async (file: string) => {
+    const writer = new SqliteEventStore({ file });
+    await writer.append('stream-1', events(35));
+    checkpoint(writer);
+    await writer.close();
+  };
   const events = (count: number) =>
     Array.from({ length: count }, (_, i) => ({
       type: 'Counted',
@@ -106,10 +116,9 @@ describe('memory-mapped reads of a backlog', () => {
     async () => {
       const temp = tempDir('gov-scan-map');
       const file = path.join(temp.dir, 'events.db');
+      await backlog(file);
       const store = new SqliteEventStore({ file, pageSize: 10 });
       try {
-        await store.append('stream-1', events(35));
-        checkpoint(store);
         const mappedAt: boolean[] = [];
         for await (const event of store.readAll()) if (event.revision % 10 === 5) mappedAt.push(maps(file));
         // Read at revisions 5, 15 and 25: the first page is read before the backlog is known.
@@ -129,10 +138,9 @@ describe('memory-mapped reads of a backlog', () => {
     async () => {
       const temp = tempDir('gov-scan-map');
       const file = path.join(temp.dir, 'events.db');
+      await backlog(file);
       const store = new SqliteEventStore({ file });
       try {
-        await store.append('stream-1', events(35));
-        checkpoint(store);
         const subscription = store.subscribeToAll({ after: null, maxBatchSize: 10 });
         const seen: Array<{ size: number; mapped: boolean }> = [];
         for await (const batch of subscription) {
