@@ -5,6 +5,7 @@ import type { SecretBoxKey } from '../../projectors/webhooks/secret-box';
 import type { TargetGuard } from '../../projectors/webhooks/target-guard';
 import type { CoreServices } from '../../runtime/core/services';
 import type { RequestRateLimiter } from '../../runtime/http/rate-limit';
+import type { RecentKeys } from '../../runtime/http/recent-keys';
 import type { AggregateWriter } from '../engine/aggregate-writer';
 import type { LogBinding } from './evidence/submit-evidence';
 import type { TenantEvent, TenantState } from './tenants/tenant-state';
@@ -29,6 +30,8 @@ export interface GovernanceServices extends CoreServices {
     learnLogs(): Promise<void>;
   };
   requestLimiter: RequestRateLimiter;
+  /** The admission path's key lookups, forgotten as the key-change feed tells (tenants/key-changes.ts). */
+  recentKeys: RecentKeys;
   webhooks: {
     guard: TargetGuard;
     secretKey: SecretBoxKey;

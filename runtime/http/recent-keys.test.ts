@@ -64,4 +64,57 @@ describe('RecentKeys', () => {
       true,
     ]);
   });
+
+  describe('with a feed of key changes', () => {
+    const other: KeyRecord = { ...record(), tenant: { tenant_id: 'ten_b', tier: 'L1' } };
+
+    it('given the feed follows, when a record is looked up after a second, then it is still remembered, and after a minute not', () => {
+      const keys = recent();
+      keys.follow(true);
+      keys.remember('k1', record(), at(0));
+      monotonic = 59_999;
+      expect(keys.get('k1', at(59_999))).toEqual(record());
+      monotonic = 60_000;
+      expect(keys.get('k1', at(60_000))).toBeUndefined();
+    });
+
+    it('given records remembered before the feed follows, when it begins, then they are forgotten (a change may have come before it)', () => {
+      const keys = recent();
+      keys.remember('k1', record(), at(0));
+      keys.follow(true);
+      expect(keys.get('k1', at(0))).toBeUndefined();
+    });
+
+    it('given the feed stopped following, then records are kept a second again', () => {
+      const keys = recent();
+      keys.follow(true);
+      keys.remember('k1', record(), at(0));
+      keys.follow(false);
+      monotonic = 1000;
+      expect(keys.get('k1', at(1000))).toBeUndefined();
+    });
+
+    it("given a change to a tenant at position 50, then its records are forgotten, other tenants' kept", () => {
+      const keys = recent();
+      keys.follow(true);
+      keys.remember('k1', record(), at(0), 10);
+      keys.remember('k2', other, at(0), 10);
+      keys.changed('ten_a', 50);
+      expect(keys.get('k1', at(0))).toBeUndefined();
+      expect(keys.get('k2', at(0))).toEqual(other);
+    });
+
+    it('given a change at position 50, when the tenant is read from documents through 49, then that is not remembered; through 50, it is', () => {
+      const keys = recent();
+      keys.follow(true);
+      keys.changed('ten_a', 50);
+      keys.remember('k1', record('L1'), at(0), 49);
+      expect(keys.get('k1', at(0))).toBeUndefined();
+      keys.remember('k1', record('L2'), at(0), 50);
+      expect(keys.get('k1', at(0))?.tenant.tier).toBe('L2');
+      // A read that began before the change and ends after another saw it is not kept either.
+      keys.remember('k3', record('L1'), at(0), 12);
+      expect(keys.get('k3', at(0))).toBeUndefined();
+    });
+  });
 });

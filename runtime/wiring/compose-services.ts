@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { AggregateWriter } from '../../command-api/engine/aggregate-writer';
 import { type LogBinding, UnknownLogError } from '../../command-api/governance/evidence/submit-evidence';
 import type { GovernanceServices } from '../../command-api/governance/services';
+import { followKeyChanges } from '../../command-api/governance/tenants/key-changes';
 import { tenantAggregate } from '../../command-api/governance/tenants/tenant-state';
 import { witnessAggregate } from '../../command-api/governance/witness/witness-cosignature';
 import { authorityNodeIdOf } from '../../domain/governance/envelope';
@@ -18,6 +19,7 @@ import { ReadModels } from '../../read-api/engine/read-models';
 import type { Config } from '../config/config';
 import type { CoreServices } from '../core/services';
 import { RequestRateLimiter } from '../http/rate-limit';
+import { RecentKeys } from '../http/recent-keys';
 import type { Keyring } from '../keys/keyring';
 import type { Metrics } from '../support/metrics';
 import { ValidatorThread } from '../threads/thread-validators';
@@ -83,6 +85,12 @@ export function composeServices(parts: ServiceParts): ComposedServices {
     });
   const log = sequenced(SHARED_LOG_NAME, logSource);
   const logs = new SequencedLogs(directory, sequenced, log);
+  const recentKeys = new RecentKeys();
+  // Where admissions are answered (the evidence fast path's key lookups).
+  const keyChanges =
+    parts.role === 'all' || parts.role === 'command-api'
+      ? followKeyChanges(eventStore, recentKeys, parts.logger)
+      : null;
   const validatorThread = config.validatorThread
     ? ValidatorThread.start(keyring.validators, keyring.authority.privateKey)
     : null;
@@ -124,6 +132,7 @@ export function composeServices(parts: ServiceParts): ComposedServices {
       learnLogs: () => directory.caughtUp(),
     },
     requestLimiter: new RequestRateLimiter(parts.clock),
+    recentKeys,
     webhooks: {
       guard: new TargetGuard({ allow: config.webhookAllow }),
       secretKey: keyring.webhookSecretKey,
@@ -131,7 +140,16 @@ export function composeServices(parts: ServiceParts): ComposedServices {
       awaitDeliveryQueue: parts.awaitDeliveryQueue,
     },
   };
-  return { core, services, log, logs, stop: async () => validatorThread?.close() };
+  return {
+    core,
+    services,
+    log,
+    logs,
+    stop: async () => {
+      await keyChanges?.stop();
+      await validatorThread?.close();
+    },
+  };
 }
 
 /** A leaf of a log other than the shared one: its log may have been created a moment ago elsewhere. */

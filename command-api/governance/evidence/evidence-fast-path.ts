@@ -8,7 +8,6 @@ import type http from 'node:http';
 import type { SubmitEvidenceBody } from '../../../event-schemas';
 import { serverErrorAnswer } from '../../../runtime/http/errors';
 import { jsonPostFastPath } from '../../../runtime/http/json-post-fast-path';
-import { RecentKeys } from '../../../runtime/http/recent-keys';
 import { bodyProblems } from '../../../runtime/http/validate-body';
 import type { GovernanceServices } from '../services';
 import { findKeyHolder } from '../tenants/auth';
@@ -25,7 +24,6 @@ export function evidenceFastPath(
   services: GovernanceServices,
   express: (req: http.IncomingMessage, res: http.ServerResponse) => void,
 ) {
-  const recentKeys = new RecentKeys();
   return jsonPostFastPath(
     {
       maxBodyBytes: services.config.maxBodyBytes,
@@ -36,7 +34,7 @@ export function evidenceFastPath(
       route: PATH,
       match: (url) => (url === PATH ? {} : null),
       answer: async (req, body, _params, correlationId) => {
-        const caller = await findKeyHolder(services, req.headers.authorization, recentKeys);
+        const caller = await findKeyHolder(services, req.headers.authorization, services.recentKeys);
         // Validation before the rate allowance: a request Express answers is counted there, once.
         if (
           !caller ||

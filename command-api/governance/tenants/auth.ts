@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { TIER_LIMITS } from '../../../domain/governance/tier-limits';
+import type { StoredDocument } from '../../../ports/read-store';
 import {
   API_KEYS,
   type ApiKeyView,
@@ -83,8 +84,8 @@ export async function findCaller(
   if (!presented) return null;
   const key = await findKey(services, presented, 'acknowledged');
   if (!key) return null;
-  const tenant = await findTenant(services, key.tenant_id, 'acknowledged');
-  return tenant ? { tenant, keyId: presented.keyId, keyExpiresAt: key.expires_at } : null;
+  const tenant = await findTenant(services, key.data.tenant_id, 'acknowledged');
+  return tenant ? { tenant: tenant.data, keyId: presented.keyId, keyExpiresAt: key.data.expires_at } : null;
 }
 
 /**
@@ -104,10 +105,13 @@ export async function findKeyHolder(
   if (remembered) return usable(presented, remembered.key, now) ? holder(remembered, presented) : null;
   const key = await findKey(services, presented, 'applied');
   if (!key) return null;
-  const tenant = await findTenant(services, key.tenant_id, 'applied');
+  const tenant = await findTenant(services, key.data.tenant_id, 'applied');
   if (!tenant) return null;
-  const record: KeyRecord = { key, tenant: { tenant_id: tenant.tenant_id, tier: tenant.tier } };
-  recent.remember(presented.keyId, record, now);
+  const record: KeyRecord = {
+    key: key.data,
+    tenant: { tenant_id: tenant.data.tenant_id, tier: tenant.data.tier },
+  };
+  recent.remember(presented.keyId, record, now, Math.max(key.position, tenant.position));
   return holder(record, presented);
 }
 
@@ -128,14 +132,14 @@ async function findKey(
   services: GovernanceServices,
   presented: PresentedKey,
   freshness: Freshness,
-): Promise<ApiKeyView | null> {
+): Promise<StoredDocument<ApiKeyView> | null> {
   const key = await services.readModels.get<ApiKeyView>(
     tenantsProjection,
     API_KEYS,
     presented.keyId,
     freshness,
   );
-  return key && usable(presented, key.data, services.clock()) ? key.data : null;
+  return key && usable(presented, key.data, services.clock()) ? key : null;
 }
 
 /** Compared in constant time; an expired key answers as an unknown one. */
@@ -148,10 +152,8 @@ async function findTenant(
   services: GovernanceServices,
   tenantId: string,
   freshness: Freshness,
-): Promise<TenantView | null> {
-  return (
-    (await services.readModels.get<TenantView>(tenantsProjection, TENANTS, tenantId, freshness))?.data ?? null
-  );
+): Promise<StoredDocument<TenantView> | null> {
+  return services.readModels.get<TenantView>(tenantsProjection, TENANTS, tenantId, freshness);
 }
 
 function holder(record: KeyRecord, presented: PresentedKey): KeyHolder {
