@@ -1,4 +1,4 @@
-import type { ReadStore } from '../../ports/read-store';
+import type { Page, ReadStore } from '../../ports/read-store';
 import { type Projection, physicalCollection } from './projection';
 
 const CATALOG = '_projection_catalog';
@@ -16,7 +16,9 @@ export interface CatalogEntry {
  * the generation number, so a stale switch to an older generation can never win.
  */
 export class ProjectionCatalog {
-  private readonly cached = new Map<string, { generation: number; until: number }>();
+  /** Every serving generation, as request paths last looked them up. */
+  private served: { generations: Map<string, number>; until: number } | null = null;
+  private loading: Promise<Map<string, number>> | null = null;
 
   /**
    * `cacheMs`: how long request paths may reuse a serving generation they looked up (a switch is seen
@@ -36,14 +38,34 @@ export class ProjectionCatalog {
     return (await this.entry(projectionName))?.generation ?? 1;
   }
 
-  /** The serving generation as request paths see it: looked up at most once per `cacheMs`. */
+  /**
+   * The serving generation as request paths see it: the whole catalog (one small collection) is read
+   * at most once per `cacheMs`, not each projection's entry apart (a process reads a dozen).
+   */
   async servedGeneration(projectionName: string): Promise<number> {
+    if (this.cacheMs <= 0) return this.servingGeneration(projectionName);
     const now = Date.now();
-    const hit = this.cached.get(projectionName);
-    if (hit && hit.until > now) return hit.generation;
-    const generation = await this.servingGeneration(projectionName);
-    if (this.cacheMs > 0) this.cached.set(projectionName, { generation, until: now + this.cacheMs });
-    return generation;
+    if (!this.served || this.served.until <= now) {
+      this.loading ??= this.generations().finally(() => {
+        this.loading = null;
+      });
+      this.served = { generations: await this.loading, until: now + this.cacheMs };
+    }
+    return this.served.generations.get(projectionName) ?? 1;
+  }
+
+  private async generations(): Promise<Map<string, number>> {
+    const generations = new Map<string, number>();
+    let cursor: string | null = null;
+    do {
+      const page: Page<CatalogEntry> = await this.readStore.find<CatalogEntry>(CATALOG, {
+        limit: 1000,
+        cursor,
+      });
+      for (const entry of page.items) generations.set(entry.id, entry.data.generation);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return generations;
   }
 
   /** The physical collection readers should query for a logical one. */

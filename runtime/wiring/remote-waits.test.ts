@@ -17,6 +17,8 @@ class StoredCheckpoints {
         return this.positions.get(name) ?? null;
       },
       get: async <T>(): Promise<StoredDocument<T> | null> => null,
+      // The projection catalog: nothing switched (every projection serves generation 1).
+      find: async () => ({ items: [], nextCursor: null }),
     } as unknown as ReadStore;
   }
 }
