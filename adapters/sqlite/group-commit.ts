@@ -31,7 +31,7 @@ export interface AppendRequest {
 }
 
 /** An idempotent retry: the original append's result; nothing was stored now. */
-export interface RetriedAppend {
+interface RetriedAppend {
   retried: AppendResult;
 }
 

@@ -11,7 +11,7 @@ import type { RecentKeys } from '../../../runtime/http/recent-keys';
 import { sleep } from '../../../runtime/support/sleep';
 
 /** The events that change what a remembered lookup holds: a key's expiry, a tenant's tier. */
-export const KEY_CHANGE_EVENT_TYPES = ['ApiKeyRotated', 'TenantTierChanged'] as const;
+const KEY_CHANGE_EVENT_TYPES = ['ApiKeyRotated', 'TenantTierChanged'] as const;
 
 export interface KeyChangeFeed {
   stop(): Promise<void>;
