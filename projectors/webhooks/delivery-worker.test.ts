@@ -1,6 +1,7 @@
 import { SqliteReadStore } from '../../adapters/sqlite/read-store';
 import type { Change, Checkpoint, FindQuery, Page } from '../../ports/read-store';
 import { createLogger } from '../../runtime/support/logger';
+import { until } from '../../tests/support/service-processes';
 import { RENDERED_BODIES } from './delivery-bodies';
 import { bodyBytesOf, DELIVERY_LOG, type DeliveryLogEntry, newLogEntry } from './delivery-log';
 import type { DeliveryView, WebhookView } from './delivery-queue-projection';
@@ -70,7 +71,7 @@ function delivery(seq: number, overrides: Partial<DeliveryView> = {}): DeliveryV
 
 async function world(
   deliver: (request: DeliveryRequest) => Promise<DeliveryResult>,
-  options: Pick<DeliveryWorkerOptions, 'webhookChangesFollowed'> = {},
+  options: Pick<DeliveryWorkerOptions, 'webhookChangesFollowed' | 'pollMs'> = {},
 ) {
   const store = new CountingStore(':memory:');
   let now = Date.parse('2025-06-01T12:00:01.000Z');
@@ -301,6 +302,60 @@ describe('the delivery worker', () => {
     expect(w.store.finds.get(COLLECTIONS.deliveries)).toBe(reads);
     expect(await w.logged(views[1]!.delivery_id)).toMatchObject({ status: 'delivered' });
     expect(await w.store.getCheckpoint(INTAKE_CHECKPOINT)).toBe(7169);
+  });
+
+  it('given nothing pending, when the poll comes round again and again, then neither the log nor the queue is read from the store', async () => {
+    const { deliver } = receiver();
+    const w = await world(deliver, { pollMs: 2 });
+    await w.worker.start();
+    await until(() => (w.store.finds.get(DELIVERY_LOG) ?? 0) === 1, 'the first look for due attempts', 5000);
+    const queueReads = w.store.finds.get(COLLECTIONS.deliveries);
+
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    await w.worker.stop();
+
+    expect(w.store.finds.get(DELIVERY_LOG)).toBe(1);
+    expect(w.store.finds.get(COLLECTIONS.deliveries)).toBe(queueReads);
+  });
+
+  it('given a retry this worker recorded for 5 s later, then the poll does not look before it is due, and sends it once it is', async () => {
+    const { received, deliver } = receiver([500]);
+    const w = await world(deliver, { pollMs: 2 });
+    await w.queue(delivery(9216));
+    await w.worker.start();
+    await until(async () => (await w.logged(delivery(9216).delivery_id))?.status === 'pending', 'the failed attempt logged', 5000);
+    const looks = w.store.finds.get(DELIVERY_LOG);
+
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(w.store.finds.get(DELIVERY_LOG)).toBe(looks);
+    w.advance(5_000);
+    await until(() => received.length === 2, 'the retry', 5000);
+    await w.worker.stop();
+
+    expect(await w.logged(delivery(9216).delivery_id)).toMatchObject({ status: 'delivered' });
+  });
+
+  it('given a pending entry an earlier run left due in 10 s, then a new worker looks once at start, not again until it is due, and then sends it', async () => {
+    const { received, deliver } = receiver();
+    const w = await world(deliver, { pollMs: 2 });
+    const view = delivery(10240);
+    await w.queue(view);
+    const entry = newLogEntry(view, BODY, new Date(Date.parse('2025-06-01T12:00:11.000Z')).toISOString());
+    await w.store.apply(
+      [{ kind: 'upsert', collection: DELIVERY_LOG, id: view.delivery_id, position: 1, data: entry }],
+      { projector: INTAKE_CHECKPOINT, position: view.seq },
+    );
+    await w.worker.start();
+    await until(() => (w.store.finds.get(DELIVERY_LOG) ?? 0) === 1, 'the first look for due attempts', 5000);
+
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(w.store.finds.get(DELIVERY_LOG)).toBe(1);
+    expect(received).toHaveLength(0);
+    w.advance(10_000);
+    await until(() => received.length === 1, 'the due attempt', 5000);
+    await w.worker.stop();
+
+    expect(await w.logged(view.delivery_id)).toMatchObject({ status: 'delivered' });
   });
 
   it('given the consumer tells the worker of webhook changes, then a webhook is read once for many attempts, and once it is removed and forgotten the next delivery is cancelled', async () => {

@@ -25,6 +25,7 @@ import {
   deliver as httpDeliver,
   WEBHOOK_ID_HEADER,
 } from './http-deliverer';
+import { DueSchedule } from './due-schedule';
 import { IntakePage, type LogDocument } from './intake-page';
 import { PinnedPools } from './pinned-pools';
 import { isSuccess, nextAttempt, parseRetryAfter } from './retry-policy';
@@ -108,6 +109,8 @@ export class DeliveryWorker {
    * or a full page was left behind; querying on every wake re-read every attempt in flight.
    */
   private lookForDue = true;
+  /** When due entries may be waiting: the poll skips the due query until then. */
+  private readonly due = new DueSchedule();
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private readonly limiter: EndpointLimiter;
@@ -133,7 +136,7 @@ export class DeliveryWorker {
       fields: ['status', 'next_attempt_at'],
     });
     await this.options.readStore.ensureIndex({ collection: DELIVERY_LOG, fields: ['webhook_id', 'seq'] });
-    this.timer = setInterval(() => this.wakeForDue(), this.options.pollMs ?? 1000);
+    this.timer = setInterval(() => this.poll(), this.options.pollMs ?? 1000);
     this.timer.unref();
     this.wake();
   }
@@ -167,6 +170,7 @@ export class DeliveryWorker {
    * Tests with an injected clock drive the worker with this instead of timers.
    */
   async runOnce(): Promise<void> {
+    this.caughtUp = false;
     this.wakeForDue();
     await this.idle();
   }
@@ -191,10 +195,18 @@ export class DeliveryWorker {
     this.bodies.remember(deliveries);
   }
 
-  /** Retries may have come due: the next pass looks for them (and reads the queue from the store). */
+  /**
+   * The timer: looks for due attempts only when one may have come due. The queue is not read back
+   * from the store here: the consumer on this thread offers everything it writes, and the intake
+   * reads the store itself after a start, a failed write or offers it had to drop.
+   */
+  private poll(): void {
+    if (this.due.mayBeDue(this.options.clock().getTime())) this.wakeForDue();
+  }
+
+  /** Retries may have come due: the next pass looks for them. */
   private wakeForDue(): void {
     this.lookForDue = true;
-    this.caughtUp = false;
     this.wake();
   }
 
@@ -316,17 +328,29 @@ export class DeliveryWorker {
       });
   }
 
-  /** Starts every due attempt not already in flight (the limiter queues them per endpoint). */
+  /**
+   * Starts every due attempt not already in flight (the limiter queues them per endpoint). The page
+   * runs past the due entries to the first one not due yet, which tells the poll when to look again.
+   */
   private async dispatchDue(): Promise<void> {
     const { readStore, clock } = this.options;
+    const now = clock().getTime();
     const page = await readStore.find<DeliveryLogEntry>(DELIVERY_LOG, {
       where: { status: 'pending' },
-      range: { next_attempt_at: { lte: clock().toISOString() } },
       sort: { field: 'next_attempt_at', direction: 'asc' },
       limit: DUE_PAGE,
     });
-    for (const document of page.items) this.begin(document);
-    if (page.items.length === DUE_PAGE) this.backlog = true;
+    let nextAt: number | null = page.items.length < DUE_PAGE ? Number.POSITIVE_INFINITY : null;
+    for (const document of page.items) {
+      const at = dueTime(document.data);
+      if (at > now) {
+        nextAt = at;
+        break;
+      }
+      this.begin(document);
+    }
+    this.due.looked(nextAt);
+    if (nextAt === null) this.backlog = true;
   }
 
   /**
@@ -336,6 +360,7 @@ export class DeliveryWorker {
   private begin(document: LogDocument, taken?: { body: string; page: IntakePage }): void {
     if (this.inFlight.has(document.id) || this.stopped) return;
     this.inFlight.add(document.id);
+    this.due.begun(document.id);
     taken?.page.attemptBegun();
     const attempt = this.limiter
       .run(document.data.webhook_id, () => this.attempt(document, taken))
@@ -479,6 +504,7 @@ export class DeliveryWorker {
    * as its own write; writes are grouped into one read-store apply per tick.
    */
   private record(document: LogDocument, data: DeliveryLogEntry, page?: IntakePage): Promise<void> {
+    this.due.recordedEntry(document.id, data.status === 'pending' ? dueTime(data) : null);
     if (page?.fold(document, data)) return Promise.resolve();
     this.pendingWrites.push({
       kind: 'upsert',
@@ -505,4 +531,9 @@ export class DeliveryWorker {
     });
     return this.flushing;
   }
+}
+
+/** When a pending entry is due (ms); one without a time is due at once. */
+function dueTime(entry: DeliveryLogEntry): number {
+  return entry.next_attempt_at === null ? Number.NEGATIVE_INFINITY : Date.parse(entry.next_attempt_at);
 }
