@@ -323,7 +323,11 @@ describe('the delivery worker', () => {
     const w = await world(deliver, { pollMs: 2 });
     await w.queue(delivery(9216));
     await w.worker.start();
-    await until(async () => (await w.logged(delivery(9216).delivery_id))?.status === 'pending', 'the failed attempt logged', 5000);
+    await until(
+      async () => (await w.logged(delivery(9216).delivery_id))?.status === 'pending',
+      'the failed attempt logged',
+      5000,
+    );
     const looks = w.store.finds.get(DELIVERY_LOG);
 
     await new Promise((resolve) => setTimeout(resolve, 40));
@@ -356,6 +360,40 @@ describe('the delivery worker', () => {
     await w.worker.stop();
 
     expect(await w.logged(view.delivery_id)).toMatchObject({ status: 'delivered' });
+  });
+
+  it('given more new deliveries than attempts run at once, then those left for the due query are sent too', async () => {
+    const received: string[] = [];
+    const deliver = async (request: DeliveryRequest): Promise<DeliveryResult> => {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      received.push(request.body.toString('utf8'));
+      return { status: 200, retryAfter: null, latencyMs: 2, error: null };
+    };
+    const w = await world(deliver, { pollMs: 20 });
+    const views = Array.from({ length: 1200 }, (_, i) =>
+      delivery(20_480 + i, { webhook_id: `wh_${i % 100}` }),
+    );
+    for (let i = 0; i < 100; i++)
+      await w.store.apply([
+        {
+          kind: 'upsert',
+          collection: COLLECTIONS.webhooks,
+          id: `wh_${i}`,
+          position: 1,
+          data: {
+            ...w.webhook,
+            webhook_id: `wh_${i}`,
+            secret_sealed: sealSecret(KEY, `wh_${i}`, 'a-secret-of-thirty-two-characters'),
+          },
+        },
+      ]);
+    await w.queue(...views);
+
+    await w.worker.start();
+    await until(() => received.length >= views.length, 'every delivery sent', 10_000);
+    await w.worker.stop();
+
+    expect(received).toHaveLength(views.length);
   });
 
   it('given the consumer tells the worker of webhook changes, then a webhook is read once for many attempts, and once it is removed and forgotten the next delivery is cancelled', async () => {

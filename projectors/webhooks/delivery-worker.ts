@@ -15,6 +15,7 @@ import type { Change, ReadStore } from '../../ports/read-store';
 import { DeliveryBodies } from './delivery-bodies';
 import { type AttemptRecord, DELIVERY_LOG, type DeliveryLogEntry, newLogEntry } from './delivery-log';
 import type { DeliveryView, WebhookView } from './delivery-queue-projection';
+import { DueSchedule } from './due-schedule';
 import { EndpointLimiter } from './endpoint-limiter';
 import {
   DELIVERY_ATTEMPT_HEADER,
@@ -25,7 +26,6 @@ import {
   deliver as httpDeliver,
   WEBHOOK_ID_HEADER,
 } from './http-deliverer';
-import { DueSchedule } from './due-schedule';
 import { IntakePage, type LogDocument } from './intake-page';
 import { PinnedPools } from './pinned-pools';
 import { isSuccess, nextAttempt, parseRetryAfter } from './retry-policy';
@@ -222,6 +222,9 @@ export class DeliveryWorker {
     for (;;) {
       const taken = await this.intake();
       if (!taken) break;
+      // Due now: tracked until begun, so that one left for the due query (below) is looked for.
+      for (const { document } of taken.deliveries)
+        this.due.recordedEntry(document.id, dueTime(document.data));
       for (const { document, body } of taken.deliveries) {
         // Bound what is held in memory: past a page in flight, the rest waits for the due query.
         if (this.attempts.size >= DUE_PAGE) {
