@@ -222,13 +222,14 @@ export class DeliveryWorker {
     for (;;) {
       const taken = await this.intake();
       if (!taken) break;
-      // Due now: tracked until begun, so that one left for the due query (below) is looked for.
-      for (const { document } of taken.deliveries)
-        this.due.recordedEntry(document.id, dueTime(document.data));
-      for (const { document, body } of taken.deliveries) {
-        // Bound what is held in memory: past a page in flight, the rest waits for the due query.
+      for (const [i, { document, body }] of taken.deliveries.entries()) {
+        // Bound what is held in memory: past a page in flight, the rest waits for the due query,
+        // tracked as due so that the poll looks for it (the backlog's look may come before its page
+        // is written).
         if (this.attempts.size >= DUE_PAGE) {
           this.backlog = true;
+          for (const left of taken.deliveries.slice(i))
+            this.due.recordedEntry(left.document.id, dueTime(left.document.data));
           break;
         }
         this.begin(document, { body, page: taken.page });
