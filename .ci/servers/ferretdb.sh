@@ -12,7 +12,9 @@ cache="${GOV_CI_CACHE:-$HOME/.cache/gov-ci}"
 state="${GOV_CI_STATE:-/tmp/gov-ci-servers}/ferretdb"
 port="${GOV_FERRETDB_PORT:-27017}"
 backend="${GOV_FERRETDB_BACKEND:-postgresql}"
-binary="$cache/ferretdb-$version/ferretdb"
+# Built with one patch (ferretdb-id-index.patch): an equality filter on `_id` uses the `_id` index.
+patch_file="$(dirname "$0")/ferretdb-id-index.patch"
+binary="$cache/ferretdb-$version-id-index/ferretdb"
 
 fetch() {
   [ "$backend" = postgresql ] && postgres_bin >/dev/null
@@ -27,6 +29,7 @@ fetch() {
   work="$(mktemp -d)"
   cp -r "$src/." "$work"
   chmod -R u+w "$work"
+  patch -s -d "$work" -p1 <"$patch_file"
   # The version file is generated from git in FerretDB's own build; the module zip has none.
   echo "$version" >"$work/build/version/version.txt"
   mkdir -p "$(dirname "$binary")"
