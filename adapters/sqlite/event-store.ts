@@ -19,7 +19,7 @@ import { AppendNotifier } from './append-notifier';
 import { EventWriterThread } from './event-writer';
 import { type AppendOutcome, type AppendRequest, type EventRow, GroupCommitter } from './group-commit';
 import { openSqlite, type SqliteDatabase } from './open';
-import { RecentAppends } from './recent-appends';
+import { RecentAppends, type RecentRead } from './recent-appends';
 import { ScanMapping } from './scan-mapping';
 
 export interface SqliteEventStoreOptions {
@@ -195,7 +195,7 @@ export class SqliteEventStore implements EventStore {
     try {
       while (remaining > 0 && !this.closed) {
         const limit = Math.min(this.pageSize, remaining);
-        const page = this.readPage(after, options.filter, limit);
+        const page = this.readPage(after, options.filter, limit).events;
         if (page.length === this.pageSize && !mapped) {
           this.scanMapping.begin();
           mapped = true;
@@ -229,14 +229,15 @@ export class SqliteEventStore implements EventStore {
             // Read before waiting: an append that lands between this read and the wait still wakes us,
             // because the notifier compares against the version seen at `waitForAppend` time.
             const version = store.notifier.version();
-            const batch = store.readPage(after, options.filter, maxBatch, options.dataMembers);
+            const page = store.readPage(after, options.filter, maxBatch, options.dataMembers);
+            const batch = page.events;
             if ((batch.length === maxBatch) !== mapped) {
               mapped = !mapped;
               if (mapped) store.scanMapping.begin();
               else store.scanMapping.end();
             }
+            after = page.through;
             if (batch.length > 0) {
-              after = batch[batch.length - 1]!.position;
               yield batch;
               continue;
             }
@@ -317,18 +318,27 @@ export class SqliteEventStore implements EventStore {
     this.db.close();
   }
 
+  /**
+   * The events after `after` (at most `limit`), and the position the filter has been applied through:
+   * past the last event returned when the positions after it did not match. A filtered subscription
+   * goes on from there, rather than searching again, on every append, everything since the last
+   * event it matched (for a rare type, such as a key rotation, a search through the whole log).
+   */
   private readPage(
     after: number,
     filter: EventFilter | undefined,
     limit: number,
     dataMembers?: SubscribeOptions['dataMembers'],
-  ): RecordedEvent[] {
+  ): RecentRead {
     const recent = this.recent.read(after, filter, limit, dataMembers);
     if (!recent) return this.readFilePage(after, filter, limit, dataMembers);
-    if (recent.events.length === limit) return recent.events;
+    if (recent.events.length === limit) return recent;
     // Another connection may have committed after what this store holds.
     const later = this.readFilePage(recent.through, filter, limit - recent.events.length, dataMembers);
-    return later.length === 0 ? recent.events : [...recent.events, ...later];
+    return {
+      events: later.events.length === 0 ? recent.events : [...recent.events, ...later.events],
+      through: later.through,
+    };
   }
 
   private readFilePage(
@@ -336,12 +346,16 @@ export class SqliteEventStore implements EventStore {
     filter: EventFilter | undefined,
     limit: number,
     dataMembers?: SubscribeOptions['dataMembers'],
-  ): RecordedEvent[] {
-    const rows =
-      hasFilter(filter) || dataMembers
-        ? (this.filteredPageStatement(filter ?? {}, 'ASC', dataMembers).all(after, limit) as RawEventRow[])
-        : (this.statements.readAll.all(after, limit) as RawEventRow[]);
-    return rows.map(toRecordedEvent);
+  ): RecentRead {
+    const filtered = hasFilter(filter) || dataMembers !== undefined;
+    // Read first: every position up to it is committed, so the page's own (later) snapshot holds it.
+    const head = filtered ? ((this.statements.head.pluck().get() as number | null) ?? 0) : 0;
+    const rows = filtered
+      ? (this.filteredPageStatement(filter ?? {}, 'ASC', dataMembers).all(after, limit) as RawEventRow[])
+      : (this.statements.readAll.all(after, limit) as RawEventRow[]);
+    const events = rows.map(toRecordedEvent);
+    const last = events.at(-1)?.position ?? after;
+    return { events, through: events.length < limit ? Math.max(last, head) : last };
   }
 
   /** Filters are few and fixed per projector, so their statements are prepared once and cached. */

@@ -22,7 +22,7 @@ interface Recent {
   data: unknown;
 }
 
-/** The events read from memory, and the position they reach (the file may hold more after it). */
+/** Events read, and the position the read looked through (the file may hold more after it). */
 export interface RecentRead {
   events: RecordedEvent[];
   through: number;
