@@ -347,12 +347,13 @@ export class SqliteEventStore implements EventStore {
     limit: number,
     dataMembers?: SubscribeOptions['dataMembers'],
   ): RecentRead {
-    const filtered = hasFilter(filter) || dataMembers !== undefined;
-    // Read first: every position up to it is committed, so the page's own (later) snapshot holds it.
-    const head = filtered ? ((this.statements.head.pluck().get() as number | null) ?? 0) : 0;
-    const rows = filtered
-      ? (this.filteredPageStatement(filter ?? {}, 'ASC', dataMembers).all(after, limit) as RawEventRow[])
-      : (this.statements.readAll.all(after, limit) as RawEventRow[]);
+    // Only a filter skips positions, so only then can the read look past its last event. The head is
+    // read first: every position up to it is committed, so the page's own (later) snapshot holds it.
+    const head = hasFilter(filter) ? ((this.statements.head.pluck().get() as number | null) ?? 0) : 0;
+    const rows =
+      hasFilter(filter) || dataMembers
+        ? (this.filteredPageStatement(filter ?? {}, 'ASC', dataMembers).all(after, limit) as RawEventRow[])
+        : (this.statements.readAll.all(after, limit) as RawEventRow[]);
     const events = rows.map(toRecordedEvent);
     const last = events.at(-1)?.position ?? after;
     return { events, through: events.length < limit ? Math.max(last, head) : last };
