@@ -35,6 +35,12 @@ export interface Projection {
    * a read store across the network (MongoDB) a batch's reads then cost a round trip per event.
    */
   reads?(event: RecordedEvent): readonly DocumentKey[];
+  /**
+   * Whether `change` (as `project` gave it) writes its document for the first time ever: no earlier
+   * event can have written that id. A document a batch writes so and deletes again is not stored at
+   * all (compact-changes.ts), not even as a tombstone.
+   */
+  isBirth?(change: Change): boolean;
 }
 
 /** A document of a projection's (logical) collection. */

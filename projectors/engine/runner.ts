@@ -5,7 +5,7 @@ import { FencedOutError, type LeaseManager } from '../../ports/lease';
 import type { Change, ReadStore } from '../../ports/read-store';
 import type { Metrics } from '../../runtime/support/metrics';
 import { sleep } from '../../runtime/support/sleep';
-import { AppliedDocuments } from './applied-documents';
+import { AppliedDocuments, documentKey } from './applied-documents';
 import { BatchState } from './batch-state';
 import { compactChanges } from './compact-changes';
 import { PositionWaiters } from './position-waiters';
@@ -237,12 +237,15 @@ export async function projectInto(
   // would read documents the batch itself creates.
   if (projection.reads && !state.keepsApplied)
     await state.prefetch(batch.flatMap((event) => projection.reads!(event)));
+  const born = new Set<string>();
   for (const event of batch) {
     for (const change of await projection.project(event, state)) {
       await state.record(change);
-      changes.push({ ...change, collection: physicalCollection(change.collection, generation) });
+      const collection = physicalCollection(change.collection, generation);
+      changes.push({ ...change, collection });
+      if (projection.isBirth?.(change)) born.add(documentKey(collection, change.id));
     }
   }
   // A read model updated by every event (an agent's, a subject's) is written once per batch.
-  return compactChanges(changes);
+  return compactChanges(changes, born);
 }

@@ -417,6 +417,26 @@ describe('the delivery-queue projection', () => {
       expect(await world.get(WEBHOOK_PENDING_LEAVES, String(admitted.position))).toBeNull();
     });
 
+    it('given a tenant with a webhook for leaf_admitted, when its evidence and the tree head integrating it are projected in one batch, then the delivery is queued and the pending leaf is never written, not even as a tombstone', async () => {
+      const tenant = new Tenant(world);
+      await tenant.registerWebhook(['leaf_admitted']);
+      const admitted = await tenant.submit('model-7', false, { project: false });
+      const head = await world.integrate({ project: false });
+      const changes = await projectEvents(projection, world.readStore, GENERATION, [admitted, head]);
+      const pendingLeaves = physicalCollection(WEBHOOK_PENDING_LEAVES, GENERATION);
+      expect(changes.filter((change) => change.collection === pendingLeaves)).toEqual([]);
+      await world.readStore.apply(changes);
+      expect((await world.deliveries()).map((delivery) => delivery.event_type)).toEqual(['leaf_admitted']);
+      // Projected apart, the tree head deletes what the admission stored.
+      const later = await tenant.submit();
+      expect(await world.get(WEBHOOK_PENDING_LEAVES, String(later.position))).not.toBeNull();
+      const laterHead = await world.integrate({ project: false });
+      const consumed = await projectEvents(projection, world.readStore, GENERATION, [laterHead]);
+      expect(consumed).toContainEqual(
+        expect.objectContaining({ kind: 'delete', collection: pendingLeaves, id: String(later.position) }),
+      );
+    });
+
     it('given a tenant with a webhook for gate_fail, when its evidence fails a gate, then the delivery is queued at once', async () => {
       const tenant = new Tenant(world);
       const webhookId = await tenant.registerWebhook(['gate_fail']);

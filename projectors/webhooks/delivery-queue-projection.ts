@@ -249,6 +249,12 @@ export function deliveryQueueProjection(options: DeliveryQueueProjectionOptions)
       ],
     },
     reads: readsOf,
+    // A pending leaf is keyed by the position of the admission that writes it: a tree head in the same
+    // batch that consumes it leaves nothing to store.
+    isBirth: (change) =>
+      change.collection === WEBHOOK_PENDING_LEAVES &&
+      change.kind === 'upsert' &&
+      change.id === String(change.position),
     async project(event: RecordedEvent, state: ProjectionState): Promise<Change[]> {
       // Every event moves the `applied` marker: one projected again after later ones (a redelivered
       // batch) is recognised and changes nothing, instead of being re-decided on newer state.
