@@ -127,6 +127,13 @@ export interface ReadStore {
    * increment targets, before its first write (a projector is the only writer of its collections).
    */
   apply(changes: readonly Change[], checkpoint?: Checkpoint): Promise<void>;
+  /**
+   * True when `apply` writes all its changes and the checkpoint in one transaction, which this store's
+   * own reads see from the call on, before the returned promise settles at its commit (the embedded
+   * adapter). Then no crash leaves part of one apply written, a writer need not split a batch into
+   * applies to order its writes, and it may act on what it wrote before the commit.
+   */
+  readonly atomicApply?: boolean;
   /** The projector's checkpoint position, or null when it has none. */
   getCheckpoint(projector: string): Promise<number | null>;
   /**

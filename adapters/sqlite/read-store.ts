@@ -159,6 +159,7 @@ export interface SqliteReadStoreOptions {
 }
 
 export class SqliteReadStore implements ReadStore {
+  readonly atomicApply = true;
   private readonly db: SqliteDatabase;
   private readonly deferred: DeferredCommit | null;
   /** Only a database this store opened is closed by it; a shared one belongs to its opener. */

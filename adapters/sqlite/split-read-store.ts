@@ -20,6 +20,9 @@ import { moveToSideStore } from './move-to-side-store';
 import { SqliteReadStore, type SqliteReadStoreOptions } from './read-store';
 
 export class SplitReadStore implements ReadStore {
+  /** One apply goes to one file, in one transaction there. */
+  readonly atomicApply = true;
+
   constructor(
     private readonly main: SqliteReadStore,
     private readonly side: SqliteReadStore,

@@ -150,23 +150,34 @@ export class DeliveryQueueConsumer {
       change.kind === 'upsert' && change.collection === queued;
     const views = changes.filter(isDelivery).map((change) => change.data);
     if (views.length > 0) this.options.onQueuing?.(views);
-    for (const write of writeOrder(compactChanges([...changes, ...progress]), generation)) {
-      // Bodies stay in memory, for the first attempts: what is stored renders them again.
-      await readStore.apply(
-        write.map((change) =>
-          isDelivery(change) ? { ...change, data: storedDelivery(change.data) } : change,
-        ),
-      );
-    }
-    state.stored();
+    // Bodies stay in memory, for the first attempts: what is stored renders them again.
+    const writes = compactChanges([...changes, ...progress]).map((change) =>
+      isDelivery(change) ? { ...change, data: storedDelivery(change.data) } : change,
+    );
     const webhooks = physicalCollection(WEBHOOKS, generation);
     const changedWebhooks = changes.filter((change) => change.collection === webhooks).map((c) => c.id);
-    if (changedWebhooks.length > 0) this.options.onWebhooksChanged?.(changedWebhooks);
+    const handOver = () => {
+      if (changedWebhooks.length > 0) this.options.onWebhooksChanged?.(changedWebhooks);
+      if (views.length === 0) return;
+      this.options.onQueued(views);
+      this.publishFrames(views);
+    };
+    if (readStore.atomicApply) {
+      // One apply, one transaction: a store that groups its commits makes each apply wait for one
+      // (up to ~50 ms), so one per batch instead of two. The worker sees the write at once and sends
+      // while it commits: the deliveries derive from stored events, so a crash before the commit
+      // queues them again when the batch is replayed, and they are sent again (at least once;
+      // receivers deduplicate by event id).
+      const written = writes.length > 0 ? readStore.apply(writes) : Promise.resolve();
+      handOver();
+      await written;
+    } else {
+      for (const write of writeOrder(writes, generation)) await readStore.apply(write);
+      handOver();
+    }
+    state.stored();
     this.handled.advance(events[events.length - 1]?.position ?? 0);
     this.options.onHandled?.(this.handledPosition);
-    if (views.length === 0) return;
-    this.options.onQueued(views);
-    this.publishFrames(views);
   }
 
   /**

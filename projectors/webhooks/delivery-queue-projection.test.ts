@@ -1023,6 +1023,7 @@ describe('the delivery-queue projection', () => {
         announced,
         handle: (events: RecordedEvent[]) => handle!(events),
         reassign: (all: boolean) => assigned?.(all),
+        handled: () => consumer.handledPosition,
       };
     }
 
@@ -1197,14 +1198,11 @@ describe('the delivery-queue projection', () => {
       });
     });
 
-    it('given a tree head that consumes pending leaves, when the consumer writes its batch, then the deletes go in a write after the deliveries they gave rise to', async () => {
-      const tenant = new Tenant(world);
-      await tenant.registerWebhook(['leaf_admitted']);
-      for (let i = 0; i < 3; i++) await tenant.submit(`model-${i}`);
-      const head = await world.integrate({ project: false });
-      const writes: Change[][] = [];
-      const recording = new Proxy(world.readStore, {
+    /** The world's read store, recording each apply; `atomicApply` as given. */
+    const recordingStore = (writes: Change[][], atomicApply: boolean) =>
+      new Proxy(world.readStore, {
         get(target, name, receiver) {
+          if (name === 'atomicApply') return atomicApply;
           if (name === 'apply')
             return (changes: Change[], checkpoint?: Checkpoint) => {
               writes.push(changes);
@@ -1214,6 +1212,47 @@ describe('the delivery-queue projection', () => {
           return typeof value === 'function' ? value.bind(target) : value;
         },
       });
+
+    it('given a store that applies in one transaction, when the consumer writes a batch whose tree head consumes pending leaves, then one write holds it all and the deliveries are offered before it commits', async () => {
+      const tenant = new Tenant(world);
+      await tenant.registerWebhook(['leaf_admitted']);
+      for (let i = 0; i < 3; i++) await tenant.submit(`model-${i}`);
+      const head = await world.integrate({ project: false });
+      const writes: Change[][] = [];
+      // The store's commit is held until released: the consumer hands the deliveries over meanwhile.
+      let commit!: () => void;
+      const committed = new Promise<void>((resolve) => {
+        commit = resolve;
+      });
+      const store = recordingStore(writes, true);
+      const holding = new Proxy(store, {
+        get(target, name, receiver) {
+          if (name === 'apply')
+            return (changes: Change[], checkpoint?: Checkpoint) =>
+              target.apply(changes, checkpoint).then(() => committed);
+          return Reflect.get(target, name, receiver);
+        },
+      });
+      const consumer = await consumerOn(holding);
+      const handled = consumer.handle([head]);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(consumer.offered).toHaveLength(3);
+      expect(consumer.handled()).toBe(0); // not handled before the commit
+      commit();
+      await handled;
+      expect(consumer.handled()).toBe(head.position);
+      expect(writes).toHaveLength(1);
+      expect(writes[0]!.some((change) => change.kind === 'delete')).toBe(true);
+      expect(await world.deliveries()).toHaveLength(3);
+    });
+
+    it('given a store without transactions, when the consumer writes a batch whose tree head consumes pending leaves, then the deletes go in a write after the deliveries they gave rise to', async () => {
+      const tenant = new Tenant(world);
+      await tenant.registerWebhook(['leaf_admitted']);
+      for (let i = 0; i < 3; i++) await tenant.submit(`model-${i}`);
+      const head = await world.integrate({ project: false });
+      const writes: Change[][] = [];
+      const recording = recordingStore(writes, false);
       await handleInConsumer([head], recording);
 
       const queued = physicalCollection(WEBHOOK_DELIVERIES, GENERATION);

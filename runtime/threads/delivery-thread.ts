@@ -41,8 +41,9 @@ let stopConsuming: (() => Promise<void>) | null = null;
  * pages) commit together at most this often, not as ~150 small commits a second under load that each
  * write the same hot pages again: with 100 webhooks that costs the thread about a fifth less CPU per
  * admission (and the receiver too: it gets its deliveries in bursts); a longer interval saves no more.
- * The cost: a delivery's first attempt and a webhook command's
- * answer wait up to a few intervals more (the bench's first-delivery p99 stays well under its 1 s).
+ * The cost: a webhook command's answer waits up to a few intervals more. A delivery's first attempt
+ * does not wait: the consumer hands new deliveries to the worker as soon as their write is in the open
+ * group (delivery-queue-consumer.ts).
  */
 const DISPATCH_COMMIT_INTERVAL_MS = 50;
 
