@@ -85,3 +85,37 @@ describe('EventStoreBus with eventTypes', () => {
     }
   });
 });
+
+describe('EventStoreBus on a read store that groups its commits', () => {
+  it('given a consumer whose offset waits for a grouped commit, when more events arrive, then the next batch is handed over before that commit, and the offset is stored at close', async () => {
+    const { dir, remove } = tempDir('gov-bus-grouped');
+    const eventStore = new SqliteEventStore({ file: path.join(dir, 'events.db') });
+    // Commits at most every 60 s: an offset write waits that long for its commit.
+    const readStore = new SqliteReadStore(path.join(dir, 'read.db'), { commitIntervalMs: 60_000 });
+    const bus = new EventStoreBus({ eventStore, readStore });
+    const append = (n: number) =>
+      eventStore.append('bus-grouped', [
+        { type: 'TestEvent', data: { n }, tenant_id: 't1', correlation_id: 'c' },
+      ]);
+    const received: number[] = [];
+    try {
+      const consumer = await bus.subscribe('g-grouped', async (batch) => {
+        for (const event of batch) received.push((event.data as { n: number }).n);
+      });
+      await append(0);
+      await until(() => received.length === 1, 'the first batch', 5_000);
+      await append(1);
+      await until(() => received.length === 2, 'the second batch before the commit', 5_000);
+      expect(received).toEqual([0, 1]);
+      await consumer.stop();
+    } finally {
+      await bus.close();
+      await eventStore.close();
+      await readStore.close();
+    }
+    const reopened = new SqliteReadStore(path.join(dir, 'read.db'));
+    expect(await reopened.getCheckpoint('bus:g-grouped')).toBe(2);
+    await reopened.close();
+    remove();
+  });
+});

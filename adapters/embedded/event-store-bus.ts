@@ -56,7 +56,20 @@ export class EventStoreBus implements Bus {
         try {
           for await (const batch of subscription) {
             await handle(batch);
-            await readStore.apply([], { projector: checkpoint, position: batch[batch.length - 1]!.position });
+            const offset = readStore.apply([], {
+              projector: checkpoint,
+              position: batch[batch.length - 1]!.position,
+            });
+            if (!readStore.atomicApply) {
+              await offset;
+              continue;
+            }
+            // A store that applies in call order (one transaction per apply, on one connection)
+            // commits this offset before anything the next batch writes, and the handler waits for
+            // its own writes' commit anyway: reading on at once saves a commit interval per batch.
+            // Should this commit fail, the subscription starts again from the stored offset.
+            const reading = subscription;
+            offset.catch(() => reading.close());
           }
         } catch {
           await subscription.close();
