@@ -4,8 +4,6 @@
  * The thread opens its own connections to the stores; the main thread reads the read models through
  * its own, and waits for read-your-write on the positions this thread reports.
  */
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { SqliteEventStore } from '../../adapters/sqlite/event-store';
 import type { EventStore } from '../../ports/event-store';
@@ -14,6 +12,7 @@ import { ProjectionSupervisor } from '../../projectors/engine/supervisor';
 import { openEventStore, openReadStore, readStoreLocation } from '../stores/stores';
 import { createLogger } from '../support/logger';
 import { createMetrics, type Metrics } from '../support/metrics';
+import { niceThisThread } from '../support/thread-priority';
 import {
   FORWARDED_METRICS,
   type MetricUpdate,
@@ -88,17 +87,8 @@ async function openEvents(): Promise<{ store: EventStore; noteAppended(): void }
  */
 const PROJECTION_THREAD_NICE = 5;
 
-function yieldToAdmissions(): void {
-  try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, PROJECTION_THREAD_NICE);
-  } catch {
-    // no /proc/thread-self (not Linux), or not allowed: the thread keeps the process's priority
-  }
-}
-
 async function main(): Promise<void> {
-  yieldToAdmissions();
+  niceThisThread(PROJECTION_THREAD_NICE);
   const events = await openEvents();
   const logger = createLogger(config.logLevel);
   const read = await openReadStore(readStoreLocation(config), logger);
