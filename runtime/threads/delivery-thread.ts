@@ -19,7 +19,6 @@ import { TargetGuard } from '../../projectors/webhooks/target-guard';
 import type { Config } from '../config/config';
 import { assertDispatchOrder, openBus, openEventStore, openReadStore } from '../stores/stores';
 import { createLogger } from '../support/logger';
-import { niceThisThread } from '../support/thread-priority';
 import type { AttemptReport, ThreadReport, ThreadRequest, ThreadSettings } from './delivery-thread-protocol';
 
 const settings = workerData as ThreadSettings;
@@ -30,16 +29,14 @@ const send = (report: ThreadReport) => port.postMessage(report);
 
 let stopConsuming: (() => Promise<void>) | null = null;
 
-/**
- * Deliveries yield to admissions on busy cores. The main thread holds admissions back while the
- * delivery queue lags more than 500 ms behind them (runtime/wiring/embedded.ts), so however little CPU
- * this thread gets under a load the cores cannot carry, deliveries stay within about a second of their
- * admissions (at the process's priority, with an unbounded queue, they once fell further behind for
- * as long as a load lasted). Webhooks bench (5 pairs of runs each) at nice 5 and at the process's
- * priority, 0.40-0.53x machine: admissions with 100 webhooks at 84% and 78% of the rate without, first
- * delivery p99 835 and 500 ms.
+/*
+ * This thread runs at the process's priority, not below it: admissions can use every core, and at a
+ * lower priority the deliveries (~1.5 per admission with 100 webhooks) fall behind while a load lasts.
+ * The main thread holds admissions back once the delivery queue lags 500 ms (runtime/wiring/embedded.ts),
+ * but at nice 5 the attempts themselves trail: webhooks bench, two runs (5 pairs each) at 0.31-0.40x
+ * machine: first delivery p99 2,143 and 1,211 ms (at the process's priority ~500 ms), and admissions
+ * with 100 webhooks at 80% and 81% of the rate without, no better than at the process's priority.
  */
-const DELIVERY_THREAD_NICE = 5;
 
 /**
  * This thread's writes to webhook delivery's file (queued deliveries, the bus offset, delivery-log
@@ -119,7 +116,6 @@ async function startConsuming(config: Config, readStore: ReadStore, worker: Deli
 }
 
 async function main(): Promise<void> {
-  niceThisThread(DELIVERY_THREAD_NICE);
   const logger = createLogger(settings.logLevel);
   const { store: readStore } = await openReadStore(settings.readStore, logger, {
     dispatchCommitIntervalMs: DISPATCH_COMMIT_INTERVAL_MS,
