@@ -1213,11 +1213,16 @@ describe('the delivery-queue projection', () => {
         },
       });
 
-    it('given a store that applies in one transaction, when the consumer writes a batch whose tree head consumes pending leaves, then one write holds it all and the deliveries are offered before it commits', async () => {
+    /** Three admissions of a tenant with a leaf_admitted webhook, projected; their tree head, not yet. */
+    const threeLeavesPending = async () => {
       const tenant = new Tenant(world);
       await tenant.registerWebhook(['leaf_admitted']);
       for (let i = 0; i < 3; i++) await tenant.submit(`model-${i}`);
-      const head = await world.integrate({ project: false });
+      return world.integrate({ project: false });
+    };
+
+    it('given a store that applies in one transaction, when the consumer writes a batch whose tree head consumes pending leaves, then one write holds it all and the deliveries are offered before it commits', async () => {
+      const head = await threeLeavesPending();
       const writes: Change[][] = [];
       // The store's commit is held until released: the consumer hands the deliveries over meanwhile.
       let commit!: () => void;
@@ -1247,10 +1252,7 @@ describe('the delivery-queue projection', () => {
     });
 
     it('given a store without transactions, when the consumer writes a batch whose tree head consumes pending leaves, then the deletes go in a write after the deliveries they gave rise to', async () => {
-      const tenant = new Tenant(world);
-      await tenant.registerWebhook(['leaf_admitted']);
-      for (let i = 0; i < 3; i++) await tenant.submit(`model-${i}`);
-      const head = await world.integrate({ project: false });
+      const head = await threeLeavesPending();
       const writes: Change[][] = [];
       const recording = recordingStore(writes, false);
       await handleInConsumer([head], recording);
