@@ -69,6 +69,37 @@ describeWithServer(MONGODB_SERVER, 'MongoReadStore', (url) => {
       expect(await store.count('big', { first: 1000 })).toBe(200);
     }, 20_000);
 
+    it('given documents this store wrote before, when it writes them again, then it replaces them without trying an insert first; an older write stays refused', async () => {
+      const database = uniqueDatabase();
+      const store = await connect(database);
+      await store.apply([upsert('known', 'a', 1, { v: 1 }), upsert('known', 'b', 1, { v: 1 })]);
+      const inserts: number[] = [];
+      const listener = (event: { commandName: string; command: { documents?: unknown[] } }) => {
+        if (event.commandName === 'insert') inserts.push(event.command.documents?.length ?? 0);
+      };
+      const watched = await MongoClient.connect(url, { monitorCommands: true });
+      watched.on('commandStarted', listener);
+      const again = await MongoReadStore.open(watched.db(database));
+      try {
+        // Another store (a new process) learns them by meeting E11000, then knows them.
+        await again.apply([upsert('known', 'a', 2, { v: 2 }), upsert('known', 'b', 2, { v: 2 })]);
+        expect(inserts).toEqual([2]);
+        await again.apply([upsert('known', 'a', 3, { v: 3 }), upsert('known', 'c', 3, { v: 3 })]);
+        expect(inserts).toEqual([2, 1]); // only the new document
+        expect((await again.get('known', 'a'))?.data).toEqual({ v: 3 });
+        // A replay of an older position changes nothing and does not fail.
+        await again.apply([upsert('known', 'a', 2, { v: 'old' })]);
+        expect((await again.get('known', 'a'))?.data).toEqual({ v: 3 });
+        // Dropped elsewhere (a rebuild in another process), a known document is written again.
+        await store.dropCollections(['known']);
+        await again.apply([upsert('known', 'b', 4, { v: 4 })]);
+        expect((await again.get('known', 'b'))?.data).toEqual({ v: 4 });
+        expect(inserts).toEqual([2, 1]);
+      } finally {
+        await watched.close();
+      }
+    });
+
     it('given a member name MongoDB cannot store (a dot, a leading $), then apply rejects and writes nothing', async () => {
       const store = await connect();
       const ok = upsert('cases', 'ok', 1, { v: 1 });

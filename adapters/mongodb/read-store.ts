@@ -124,6 +124,8 @@ const REPLACEMENTS_PER_COMMAND = 10;
 const COMMANDS_AT_ONCE = 8;
 /** A counter update that keeps meeting a concurrent change (creation, reset) gives up eventually. */
 const COUNTER_ATTEMPTS = 10;
+/** Documents remembered as stored (see `knownStored`); past this many the memory starts again. */
+const KNOWN_STORED_MAX = 50_000;
 
 export class MongoReadStore implements ReadStore {
   private readonly now: () => number;
@@ -139,6 +141,15 @@ export class MongoReadStore implements ReadStore {
    * while it looks up `_id` equality in its index (~2 ms).
    */
   private idLookups: 'in' | 'each' = 'in';
+
+  /**
+   * Documents (`collection` NUL `id`) this store has read or written, so known to be stored: nothing
+   * removes a document but `dropCollections`. Their next write is a replacement straight away, not an
+   * insert that meets E11000 first (on FerretDB v1 that failed insert cost about as much as the
+   * replacement). A collection dropped elsewhere (a rebuild in another process) does not make this
+   * wrong: the replacement is an upsert, which writes a document no longer there.
+   */
+  private readonly knownStored = new Set<string>();
 
   /** @param database the database, asked for each operation (the client under it may be renewed). */
   private constructor(
@@ -304,6 +315,7 @@ export class MongoReadStore implements ReadStore {
   /** Dropping takes the collection's indexes too; projectors declare theirs again when they start. */
   async dropCollections(collections: readonly string[]): Promise<void> {
     const names = collections.map(collectionName);
+    this.knownStored.clear();
     for (const name of names) {
       try {
         await this.documents(name).drop();
@@ -338,7 +350,10 @@ export class MongoReadStore implements ReadStore {
           : (await Promise.all([...ids].map((id) => documents.findOne({ _id: id })))).filter(
               (record) => record !== null,
             );
-      for (const { _id, position, deleted, data } of records) found.set(_id, { position, deleted, data });
+      for (const { _id, position, deleted, data } of records) {
+        found.set(_id, { position, deleted, data });
+        this.rememberStored(collection, _id);
+      }
       states.set(collection, found);
     }
     return states;
@@ -357,39 +372,67 @@ export class MongoReadStore implements ReadStore {
   }
 
   /**
-   * Inserts first: a document never stored is written by the insert, and one that exists meets
-   * E11000 and then gets the replacement guarded by `position < p`, which matches nothing when the
-   * stored document is at ≥ p (a replay, or another instance's identical write). No upsert race: a
-   * document that met E11000 exists, and documents are never removed but by `dropCollections`.
-   * (FerretDB v1 also runs each update as a scan of the collection, where a batch insert is cheap.)
-   * A create that meets E11000 is done: the stored document stays as it is.
+   * A document not known to be stored is inserted first: one never stored is written by the insert,
+   * and one that exists meets E11000 and then gets the replacement guarded by `position < p`, which
+   * matches nothing when the stored document is at ≥ p (a replay, or another instance's identical
+   * write). A document known to be stored (`knownStored`) gets that replacement at once, as an
+   * upsert: should it be gone (its collection dropped elsewhere), the upsert writes it; if it is
+   * stored at ≥ p, the upsert meets E11000 and is done. (FerretDB v1 also runs each update as a scan
+   * of the collection, where a batch insert is cheap.) A create that meets E11000 is done: the stored
+   * document stays as it is.
    */
   private async writeCollectionStates(collection: string, writes: readonly PlannedWrite[]): Promise<void> {
     const documents = this.documents(collection);
+    // A create is always an insert (one that meets E11000 is done).
+    const isKnown = (write: PlannedWrite) =>
+      !write.ifAbsent && this.knownStored.has(storedKey(collection, write.id));
+    const known = writes.filter(isKnown);
+    const fresh = writes.filter((write) => !isKnown(write));
     let existing: PlannedWrite[] = [];
-    try {
-      await documents.insertMany(
-        writes.map(({ id, state }) => ({ _id: id, ...state })),
-        { ordered: false },
-      );
-    } catch (error) {
-      existing = duplicateKeyWrites(error)
-        .map((index) => writes[index]!)
-        .filter((write) => !write.ifAbsent);
+    if (fresh.length > 0) {
+      try {
+        await documents.insertMany(
+          fresh.map(({ id, state }) => ({ _id: id, ...state })),
+          { ordered: false },
+        );
+      } catch (error) {
+        existing = duplicateKeyWrites(error)
+          .map((index) => fresh[index]!)
+          .filter((write) => !write.ifAbsent);
+      }
+      for (const write of fresh) this.rememberStored(collection, write.id);
     }
+    const replacements = [
+      ...existing.map((write) => ({ write, upsert: false })),
+      ...known.map((write) => ({ write, upsert: true })),
+    ];
     // A batch writes each document once, so its commands are independent: sent side by side, they
     // take one round trip each at once instead of one after the other.
-    const commands: PlannedWrite[][] = [];
-    for (let start = 0; start < existing.length; start += REPLACEMENTS_PER_COMMAND)
-      commands.push(existing.slice(start, start + REPLACEMENTS_PER_COMMAND));
-    await mapConcurrently(commands, COMMANDS_AT_ONCE, (command) =>
-      documents.bulkWrite(
-        command.map(({ id, state }) => ({
-          replaceOne: { filter: { _id: id, position: { $lt: state.position } }, replacement: state },
-        })),
-        { ordered: false },
-      ),
-    );
+    const commands: (typeof replacements)[] = [];
+    for (let start = 0; start < replacements.length; start += REPLACEMENTS_PER_COMMAND)
+      commands.push(replacements.slice(start, start + REPLACEMENTS_PER_COMMAND));
+    await mapConcurrently(commands, COMMANDS_AT_ONCE, async (command) => {
+      try {
+        await documents.bulkWrite(
+          command.map(({ write: { id, state }, upsert }) => ({
+            replaceOne: {
+              filter: { _id: id, position: { $lt: state.position } },
+              replacement: state,
+              upsert,
+            },
+          })),
+          { ordered: false },
+        );
+      } catch (error) {
+        // An upsert that met E11000 found the document stored at a position ≥ its own: a replay, done.
+        duplicateKeyWrites(error);
+      }
+    });
+  }
+
+  private rememberStored(collection: string, id: string): void {
+    if (this.knownStored.size >= KNOWN_STORED_MAX) this.knownStored.clear();
+    this.knownStored.add(storedKey(collection, id));
   }
 
   /** `$max`: a checkpoint never moves backwards; under a fence, never over a newer epoch's. */
@@ -474,4 +517,8 @@ function driverTimeouts(
     ...(!named.has('sockettimeoutms') && { socketTimeoutMS: options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS }),
     ...(!named.has('waitqueuetimeoutms') && { waitQueueTimeoutMS: POOL_WAIT_TIMEOUT_MS }),
   };
+}
+
+function storedKey(collection: string, id: string): string {
+  return `${collection}\u0000${id}`;
 }
