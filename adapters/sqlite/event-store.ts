@@ -349,9 +349,10 @@ export class SqliteEventStore implements EventStore {
   ): RecentRead {
     // Only a filter skips positions, so only then can the read look past its last event. The head is
     // read first: every position up to it is committed, so the page's own (later) snapshot holds it.
-    const head = hasFilter(filter) ? ((this.statements.head.pluck().get() as number | null) ?? 0) : 0;
+    const filtered = hasFilter(filter);
+    const head = filtered ? ((this.statements.head.pluck().get() as number | null) ?? 0) : 0;
     const rows =
-      hasFilter(filter) || dataMembers
+      filtered || dataMembers
         ? (this.filteredPageStatement(filter ?? {}, 'ASC', dataMembers).all(after, limit) as RawEventRow[])
         : (this.statements.readAll.all(after, limit) as RawEventRow[]);
     const events = rows.map(toRecordedEvent);
