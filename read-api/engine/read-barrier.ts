@@ -6,7 +6,7 @@
  * applied it. Reads with nothing unapplied before them (the usual case) pass at once.
  *
  * Acknowledging may not outrun a follower (a read model, the webhook delivery queue) by more than its
- * bound: past it, the admission waits for the follower as before. So the read models stay within a
+ * bound: past it, the admission waits until the follower is back within it. So the read models stay within a
  * bounded backlog, and webhook delivery is not starved of the cores by admissions it cannot keep up
  * with (its deliveries would then fall further behind for as long as the load lasts).
  *
@@ -97,8 +97,11 @@ export class ReadBarrier implements ReadGate {
 
   /**
    * The position `follower` must have applied for `position` to be acknowledged without waiting:
-   * `position` itself past a bound in positions; with a bound in time, the newest position
-   * acknowledged longer than that ago (null when none was).
+   * with a bound in positions, `position` less the bound (so an admission past it waits only until
+   * the follower is back within it, not for the whole backlog: waiting for all of it held every
+   * connection for as long as the follower took to apply a thousand events, the slowest
+   * acknowledgements of a run); with a bound in time, the newest position acknowledged longer than
+   * that ago. Null when nothing is owed.
    */
   private owedBy(follower: Follower, position: number): number | null {
     if (follower.maxLagMs !== undefined) {
@@ -107,8 +110,8 @@ export class ReadBarrier implements ReadGate {
       timeline.note(now, position);
       return timeline.newestAtOrBefore(now - follower.maxLagMs);
     }
-    const behind = position - (this.applied.appliedPosition(follower.name) ?? 0);
-    return behind > (follower.maxUnapplied ?? this.maxUnapplied) ? position : null;
+    const owed = position - (follower.maxUnapplied ?? this.maxUnapplied);
+    return owed > 0 ? owed : null;
   }
 
   /**
