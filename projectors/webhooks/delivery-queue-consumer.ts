@@ -1,8 +1,9 @@
 /**
  * Feeds the delivery-queue projection from the bus (in-process in the embedded mode, Kafka in
  * production): each batch is projected into owed deliveries and written before the handler resolves,
- * so the bus moves its offset only once the deliveries are durable. Then the delivery worker is woken
- * and the new events go out to connected sockets.
+ * so the bus moves its offset only once the deliveries are durable. The delivery worker is handed
+ * them as soon as their write is under way (a crash before it is done replays the batch: sent at
+ * least once), and the new events go out to connected sockets.
  */
 import type { Bus, BusConsumer } from '../../ports/bus';
 import type { RecordedEvent } from '../../ports/event-store';
@@ -35,8 +36,11 @@ export interface DeliveryQueueConsumerOptions {
   generation: number;
   /** Collection (logical name) holding the owed deliveries. */
   deliveries: string;
-  /** The deliveries a batch queued, in seq order, once they are written. */
-  onQueued(deliveries: readonly DeliveryView[]): void;
+  /**
+   * The deliveries a batch queued, in seq order: once they are written, or, with `stored`, while
+   * they are (on a store that shows a write only once it is done, readers of the queue wait for it).
+   */
+  onQueued(deliveries: readonly DeliveryView[], stored?: Promise<void>): void;
   /**
    * The same deliveries, with their bodies, before they are written: the worker on this connection
    * may read them back (without bodies) before `onQueued`, and then should not render them again.
@@ -156,10 +160,10 @@ export class DeliveryQueueConsumer {
     );
     const webhooks = physicalCollection(WEBHOOKS, generation);
     const changedWebhooks = changes.filter((change) => change.collection === webhooks).map((c) => c.id);
-    const handOver = () => {
+    const handOver = (stored?: Promise<void>) => {
       if (changedWebhooks.length > 0) this.options.onWebhooksChanged?.(changedWebhooks);
       if (views.length === 0) return;
-      this.options.onQueued(views);
+      this.options.onQueued(views, stored);
       this.publishFrames(views);
     };
     if (readStore.atomicApply) {
@@ -171,9 +175,19 @@ export class DeliveryQueueConsumer {
       const written = writes.length > 0 ? readStore.apply(writes) : Promise.resolve();
       handOver();
       await written;
-    } else {
+    } else if (changedWebhooks.length > 0) {
+      // The worker reads a webhook it does not know from the store: it must find this batch's there.
       for (const write of writeOrder(writes, generation)) await readStore.apply(write);
       handOver();
+    } else {
+      // Without transactions the batch's writes take a round trip or more each (on FerretDB, under
+      // load, most of the time from an admission to its first delivery): the worker sends while
+      // they are made, as on a store with transactions, and the same replay covers a failure.
+      const stored = (async () => {
+        for (const write of writeOrder(writes, generation)) await readStore.apply(write);
+      })();
+      handOver(stored);
+      await stored;
     }
     state.stored();
     this.handled.advance(events[events.length - 1]?.position ?? 0);

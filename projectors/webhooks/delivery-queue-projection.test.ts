@@ -1001,6 +1001,8 @@ describe('the delivery-queue projection', () => {
         close: async () => undefined,
       } as unknown as Bus;
       const offered: DeliveryView[] = [];
+      /** The writes offered deliveries were handed over with, when offered before them. */
+      const storing: Promise<void>[] = [];
       const announced: { views: DeliveryView[]; storedThen: number } = { views: [], storedThen: -1 };
       const consumer = new DeliveryQueueConsumer({
         bus,
@@ -1008,7 +1010,10 @@ describe('the delivery-queue projection', () => {
         projection,
         generation: GENERATION,
         deliveries: WEBHOOK_DELIVERIES,
-        onQueued: (views) => offered.push(...views),
+        onQueued: (views, stored) => {
+          offered.push(...views);
+          if (stored) storing.push(stored);
+        },
         onQueuing: (views) => {
           announced.views.push(...views);
           void world.deliveries().then((stored) => {
@@ -1020,6 +1025,7 @@ describe('the delivery-queue projection', () => {
       await consumer.start();
       return {
         offered,
+        storing,
         announced,
         handle: (events: RecordedEvent[]) => handle!(events),
         reassign: (all: boolean) => assigned?.(all),
@@ -1274,6 +1280,82 @@ describe('the delivery-queue projection', () => {
       ).toBe(true);
       expect(await world.deliveries()).toHaveLength(3);
       expect(await world.get(WEBHOOK_PENDING_LEAVES, String(world.log[1]!.position))).toBeNull();
+    });
+
+    /** `store` whose applies wait until `release` is called. */
+    const heldApplies = (store: ReadStore) => {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const held = new Proxy(store, {
+        get(target, name, receiver) {
+          if (name === 'apply')
+            return (changes: Change[], checkpoint?: Checkpoint) =>
+              released.then(() => target.apply(changes, checkpoint));
+          return Reflect.get(target, name, receiver);
+        },
+      });
+      return { held, release };
+    };
+
+    it('given a store without transactions, when the consumer writes a batch, then the deliveries are offered while it writes, with the write to wait for, and the batch is handled once it is done', async () => {
+      const head = await threeLeavesPending();
+      const { held, release } = heldApplies(recordingStore([], false));
+      const consumer = await consumerOn(held);
+      const handled = consumer.handle([head]);
+      await new Promise((resolve) => setImmediate(resolve));
+
+      expect(consumer.offered).toHaveLength(3);
+      expect(consumer.storing).toHaveLength(1);
+      let stored = false;
+      void consumer.storing[0]!.then(() => {
+        stored = true;
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(stored).toBe(false);
+      expect(await world.deliveries()).toHaveLength(0);
+      expect(consumer.handled()).toBe(0);
+
+      release();
+      await handled;
+      expect(stored).toBe(true);
+      expect(consumer.handled()).toBe(head.position);
+      expect(await world.deliveries()).toHaveLength(3);
+    });
+
+    it('given a store without transactions, when a batch registers a webhook and queues a delivery for it, then the delivery is offered only once written (the worker reads the webhook from the store)', async () => {
+      const tenant = new Tenant(world);
+      const [registration] = await world.appendBatch(
+        [
+          {
+            type: 'WebhookRegistered',
+            tenantId: tenant.id,
+            data: {
+              tenant_id: tenant.id,
+              webhook_id: `wh_${'c'.repeat(24)}`,
+              url: 'https://hooks.example/c',
+              events: ['gate_fail'],
+              secret_sealed: 'v1.sealed-c',
+              secret_generated: false,
+              created_at: world.now().toISOString(),
+            },
+          },
+        ],
+        { project: false },
+      );
+      const failed = await tenant.submit('model-7', true, { project: false });
+      const { held, release } = heldApplies(recordingStore([], false));
+      const consumer = await consumerOn(held);
+      const handled = consumer.handle([registration!, failed]);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(consumer.offered).toHaveLength(0);
+
+      release();
+      await handled;
+      expect(consumer.offered).toHaveLength(1);
+      expect(consumer.storing).toHaveLength(0);
+      expect(await world.deliveries()).toHaveLength(1);
     });
 
     it('given one tree head whose leaves queue more than 1024 deliveries, then the next event’s seqs continue after them', async () => {

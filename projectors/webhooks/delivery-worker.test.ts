@@ -304,6 +304,30 @@ describe('the delivery worker', () => {
     expect(await w.store.getCheckpoint(INTAKE_CHECKPOINT)).toBe(7169);
   });
 
+  it('given deliveries offered before their write is done, when the intake reads the queue, then it waits for that write and sends them all', async () => {
+    const { received, deliver } = receiver();
+    const w = await world(deliver);
+    const views = [delivery(8192), delivery(8193)];
+    let stored!: () => void;
+    const writing = new Promise<void>((resolve) => {
+      stored = resolve;
+    });
+
+    // Not caught up yet (nothing read since the start): the intake reads the queue, which lacks them.
+    w.worker.offer(views, writing);
+    const pass = w.worker.runOnce();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(received).toHaveLength(0);
+    await w.queue(...views);
+    stored();
+    await pass;
+    await until(() => received.length === 2, 'both deliveries sent', 2000);
+    await w.worker.stop();
+
+    expect(await w.logged(views[1]!.delivery_id)).toMatchObject({ status: 'delivered' });
+    expect(await w.store.getCheckpoint(INTAKE_CHECKPOINT)).toBe(8193);
+  });
+
   it('given nothing pending, when the poll comes round again and again, then neither the log nor the queue is read from the store', async () => {
     const { deliver } = receiver();
     const w = await world(deliver, { pollMs: 2 });

@@ -89,6 +89,11 @@ export class DeliveryWorker {
    * found less than a page since the last start, failure or poll).
    */
   private offered: DeliveryView[] = [];
+  /**
+   * The write of the deliveries offered last, while a read store that shows a write only once it is
+   * done (MongoDB) may not hold them yet: a read of the queue waits for it, so it misses none of them.
+   */
+  private storing: Promise<void> | null = null;
   private caughtUp = false;
   private readonly secrets = new Map<string, string>();
   /** Webhooks as last read (null: absent), kept only while `webhookChangesFollowed`; attempts at once share a read. */
@@ -176,10 +181,22 @@ export class DeliveryWorker {
   }
 
   /**
-   * Deliveries just written by the consumer on this thread, in seq order: taken in on the next pass
+   * Deliveries just queued by the consumer on this thread, in seq order: taken in on the next pass
    * without reading them back (the store stays the source of truth after a restart or a failure).
+   * `stored`, when they are offered before their write is done: what the queue's readers wait for.
+   * (A failed write is the consumer's to repeat: its batch comes again and is queued again.)
    */
-  offer(deliveries: readonly DeliveryView[]): void {
+  offer(deliveries: readonly DeliveryView[], stored?: Promise<unknown>): void {
+    if (stored) {
+      const settled: Promise<void> = stored.then(
+        () => undefined,
+        () => undefined,
+      );
+      this.storing = settled;
+      void settled.then(() => {
+        if (this.storing === settled) this.storing = null;
+      });
+    }
     if (this.offered.length + deliveries.length > MAX_OFFERED) {
       this.offered = [];
       this.caughtUp = false;
@@ -286,7 +303,8 @@ export class DeliveryWorker {
       const after = this.takenThrough;
       return this.offered.splice(0, INTAKE_PAGE).filter((delivery) => delivery.seq > after);
     }
-    // Everything offered so far is committed, so this read covers it.
+    // Once every offer's write is done, this read covers everything offered so far.
+    while (this.storing) await this.storing;
     this.offered = [];
     const epoch = this.intakeEpoch;
     const after = this.takenThrough ?? (await readStore.getCheckpoint(INTAKE_CHECKPOINT)) ?? -1;

@@ -97,7 +97,7 @@ async function startConsuming(config: Config, readStore: ReadStore, worker: Deli
     generation: DELIVERY_QUEUE_GENERATION,
     deliveries: WEBHOOK_DELIVERIES,
     onQueuing: (deliveries) => worker.remember(deliveries),
-    onQueued: (deliveries) => worker.offer(deliveries),
+    onQueued: (deliveries, stored) => worker.offer(deliveries, stored),
     fanout: frames,
     // Webhook commands on the main thread wait for the tenant's progress in the read store.
     recordProgress: true,

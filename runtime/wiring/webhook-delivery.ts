@@ -131,7 +131,7 @@ export async function startWebhookDelivery({
     generation: DELIVERY_QUEUE_GENERATION,
     deliveries: WEBHOOK_DELIVERIES,
     onQueuing: (deliveries) => worker.remember(deliveries),
-    onQueued: (deliveries) => worker.offer(deliveries),
+    onQueued: (deliveries, stored) => worker.offer(deliveries, stored),
     fanout,
     recordProgress,
     onWebhooksChanged: (ids) => worker.forgetWebhooks(ids),
