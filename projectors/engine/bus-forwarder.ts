@@ -44,6 +44,12 @@ export class BusForwarder {
   private readonly waiters = new PositionWaiters();
   private readonly stopSignal = new AbortController();
   private readonly lease: SingleWriterLease | null;
+  /** The checkpoint's write in flight, the newest position waiting for it, and a failure of it. */
+  private storingCheckpoint: Promise<void> | null = null;
+  private unstoredCheckpoint: number | null = null;
+  private checkpointFailure: unknown = null;
+  /** The newest checkpoint stored by this instance (or read at its start). */
+  private checkpointed: number | null = null;
 
   constructor(private readonly options: BusForwarderOptions) {
     const single = options.singleWriter;
@@ -73,6 +79,7 @@ export class BusForwarder {
     if (this.started) throw new Error('the bus forwarder was already started');
     this.started = true;
     this.position = await this.options.readStore.getCheckpoint(BUS_FORWARDER);
+    this.checkpointed = this.position;
     if (this.options.metrics) {
       this.lagTimer = setInterval(() => void this.updateLag(), 1000);
       this.lagTimer.unref();
@@ -87,20 +94,25 @@ export class BusForwarder {
     this.stopSignal.abort();
     await this.subscription?.close();
     await this.loop;
+    await this.checkpointStored();
     if (this.lagTimer) clearInterval(this.lagTimer);
     await this.lease?.release();
   }
 
-  /** Resolves once every event up to `position` has been acknowledged by the bus. */
+  /** Resolves once every event up to `position` has been acknowledged by the bus and checkpointed. */
   waitForPosition(position: number): Promise<void> {
-    return this.waiters.wait(position, this.position);
+    return this.waiters.wait(position, this.checkpointed);
   }
 
   private async runAsSingleWriter(lease: SingleWriterLease): Promise<void> {
     await lease.run(
       async () => {
+        // A checkpoint write of an earlier turn as writer ends first; its failure is of that turn.
+        await this.checkpointStored();
+        this.checkpointFailure = null;
         // Another instance may have forwarded further while this one stood by.
         this.position = await this.options.readStore.getCheckpoint(BUS_FORWARDER);
+        this.checkpointed = this.position;
         await this.forwardUntilStopped();
       },
       () => this.subscription?.close(),
@@ -155,19 +167,56 @@ export class BusForwarder {
   }
 
   private async forward(batch: RecordedEvent[]): Promise<void> {
-    const { bus, readStore, metrics } = this.options;
+    const { bus, metrics } = this.options;
+    this.throwCheckpointFailure();
     await bus.publish(batch);
     const last = batch[batch.length - 1]!.position;
     // Only now: an event is never counted as forwarded before the bus holds it.
-    await readStore.apply([], {
-      projector: BUS_FORWARDER,
-      position: last,
-      fence: this.lease?.grant ?? undefined,
-    });
+    this.storeCheckpoint(last);
     this.position = last;
     metrics?.projectorEvents.inc({ projector: BUS_FORWARDER }, batch.length);
     metrics?.projectorCheckpoint.set({ projector: BUS_FORWARDER }, last);
-    this.waiters.release(last);
+  }
+
+  /**
+   * Stores the checkpoint while the next batch is read and published, newest first, one write at a
+   * time: on a read store under load (FerretDB) a checkpoint write took 50–800 ms, and waiting for it
+   * held every event behind it from the bus. A crash before it is stored republishes from the older
+   * one (at least once, as after a failed publish); a failed write fails the next batch.
+   */
+  private storeCheckpoint(position: number): void {
+    this.unstoredCheckpoint = position;
+    this.storingCheckpoint ??= (async () => {
+      while (this.unstoredCheckpoint !== null) {
+        const next = this.unstoredCheckpoint;
+        this.unstoredCheckpoint = null;
+        await this.options.readStore.apply([], {
+          projector: BUS_FORWARDER,
+          position: next,
+          fence: this.lease?.grant ?? undefined,
+        });
+        this.checkpointed = next;
+        this.waiters.release(next);
+      }
+    })()
+      .catch((error: unknown) => {
+        this.unstoredCheckpoint = null;
+        this.checkpointFailure = error;
+      })
+      .finally(() => {
+        this.storingCheckpoint = null;
+      });
+  }
+
+  private throwCheckpointFailure(): void {
+    const failure = this.checkpointFailure;
+    this.checkpointFailure = null;
+    if (failure !== null) throw failure;
+  }
+
+  /** Resolves once the newest checkpoint is stored (or its write failed: the next batch throws it). */
+  private async checkpointStored(): Promise<void> {
+    while (this.storingCheckpoint) await this.storingCheckpoint;
   }
 
   private setWriting(writing: boolean): void {
