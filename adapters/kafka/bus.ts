@@ -47,9 +47,20 @@ export interface KafkaBusOptions {
   heartbeatIntervalMs?: number;
   /** How long a fetch waits for new messages (bounds how long `stop` waits for an idle consumer). */
   maxWaitTimeMs?: number;
+  /** Most bytes of messages one fetch takes, per partition and in all: one handler call at most. */
+  maxFetchBytes?: number;
   /** Event ids each consumer remembers to skip duplicates. */
   dedupWindow?: number;
 }
+
+/**
+ * A handler is called with what one fetch brought, and the next fetch waits for it: under load a
+ * batch holds what arrived while the previous one was handled. Kafka's default (1 MiB a partition,
+ * ~200 admissions) made the dispatcher write its per-tenant documents (chain depths, subjects) once
+ * per ~200 admissions however far behind it was; a larger fetch lets its batches grow with its
+ * backlog, so those writes are shared by more admissions the more it has to catch up.
+ */
+const MAX_FETCH_BYTES = 16 * 1024 * 1024;
 
 export class KafkaBus implements Bus {
   private readonly kafka: Kafka;
@@ -238,6 +249,8 @@ class GroupConsumer {
       rebalanceTimeout: sessionTimeout,
       heartbeatInterval: this.options.heartbeatIntervalMs ?? 1000,
       maxWaitTimeInMs: this.options.maxWaitTimeMs ?? 1000,
+      maxBytesPerPartition: this.options.maxFetchBytes ?? MAX_FETCH_BYTES,
+      maxBytes: this.options.maxFetchBytes ?? MAX_FETCH_BYTES,
       allowAutoTopicCreation: false,
     });
     this.consumer = consumer;
