@@ -282,6 +282,37 @@ describeWithServer(MONGODB_SERVER, 'MongoReadStore', (url) => {
       expect(await paused.getCheckpoint('p@g1')).toBe(5);
     });
 
+    it('given a grant found current, then later batches under it do not read the lease again while it has 2 s or more left, and do once it has less; another epoch is still refused', async () => {
+      let now = 1_000_000;
+      const database = uniqueDatabase();
+      const client = await MongoClient.connect(url, { monitorCommands: true });
+      try {
+        const store = await MongoReadStore.open(client.db(database), { now: () => now });
+        const grant = (await store.leases().acquire('p@g1', 'a', 5000))!;
+        const sent: string[] = [];
+        client.on('commandStarted', ({ commandName, command }) =>
+          sent.push(`${commandName} ${command[commandName]}`),
+        );
+        const leaseReads = () => sent.filter((command) => command === 'find leases').length;
+        const fenced = (position: number, fence: LeaseGrant) =>
+          store.apply([upsert('c', 'x', position, { position })], { projector: 'p@g1', position, fence });
+
+        await fenced(1, grant);
+        expect(leaseReads()).toBe(1);
+        await fenced(2, grant);
+        await fenced(3, grant);
+        expect(leaseReads()).toBe(1);
+        now += 3500; // 1.5 s left
+        await fenced(4, grant);
+        expect(leaseReads()).toBe(2);
+        await expect(fenced(5, { ...grant, epoch: grant.epoch + 1 })).rejects.toThrow(FencedOutError);
+        expect(await store.getCheckpoint('p@g1')).toBe(4);
+      } finally {
+        await client.db(database).dropDatabase();
+        await client.close();
+      }
+    });
+
     it('given a grant that lapsed but was not taken, then apply refuses it until it is renewed', async () => {
       let now = 1_000_000;
       const store = await connect(undefined, () => now);

@@ -126,6 +126,13 @@ const COMMANDS_AT_ONCE = 8;
 const COUNTER_ATTEMPTS = 10;
 /** Documents remembered as stored (see `knownStored`); past this many the memory starts again. */
 const KNOWN_STORED_MAX = 50_000;
+/**
+ * A grant this store has found current is trusted without reading the lease again while it has at
+ * least this long left (see `fenceHolds`): longer than clocks of the processes sharing the leases may
+ * differ by, shorter than what a grant renewed every third of its default 5 s has left.
+ */
+const TRUSTED_GRANT_MARGIN_MS = 2_000;
+const TRUSTED_GRANTS_MAX = 1_000;
 
 export class MongoReadStore implements ReadStore {
   private readonly now: () => number;
@@ -141,6 +148,8 @@ export class MongoReadStore implements ReadStore {
    * while it looks up `_id` equality in its index (~2 ms).
    */
   private idLookups: 'in' | 'each' = 'in';
+  /** Grants found current by a read of their lease (see `fenceHolds`). */
+  private readonly trustedGrants = new Set<string>();
 
   /**
    * Documents (`collection` NUL `id`) this store has read or written, so known to be stored: nothing
@@ -273,9 +282,7 @@ export class MongoReadStore implements ReadStore {
       incrementTargets(changes),
     );
     const fence = checkpoint?.fence;
-    if (fence && !(await isCurrentGrant(this.leaseRecords, fence, this.now()))) {
-      throw new FencedOutError(fence.name, fence.epoch);
-    }
+    if (fence && !(await this.fenceHolds(fence))) throw new FencedOutError(fence.name, fence.epoch);
     /*
      * Without transactions the fence is checked before the first write, not with it: an instance
      * paused right after the check, past its lease, could still write once another has taken over.
@@ -428,6 +435,24 @@ export class MongoReadStore implements ReadStore {
         duplicateKeyWrites(error);
       }
     });
+  }
+
+  /**
+   * Whether `fence` is the lease's current grant. A grant read as current once (same lease, owner and
+   * epoch) is trusted again without a read while it has TRUSTED_GRANT_MARGIN_MS left: no other owner
+   * can take a lease before its grant lapses, and a renewal keeps the epoch. Every fenced batch read
+   * the lease before (on FerretDB under load, a sixth of the topology's commands).
+   */
+  private async fenceHolds(fence: LeaseGrant): Promise<boolean> {
+    const key = `${fence.name}\u0000${fence.owner}\u0000${fence.epoch}`;
+    if (fence.expiresAt - this.now() >= TRUSTED_GRANT_MARGIN_MS && this.trustedGrants.has(key)) return true;
+    const current = await isCurrentGrant(this.leaseRecords, fence, this.now());
+    if (!current) this.trustedGrants.delete(key);
+    else {
+      if (this.trustedGrants.size >= TRUSTED_GRANTS_MAX) this.trustedGrants.clear();
+      this.trustedGrants.add(key);
+    }
+    return current;
   }
 
   private rememberStored(collection: string, id: string): void {
