@@ -6,6 +6,7 @@ import { RENDERED_BODIES } from './delivery-bodies';
 import { bodyBytesOf, DELIVERY_LOG, type DeliveryLogEntry, newLogEntry } from './delivery-log';
 import type { DeliveryView, WebhookView } from './delivery-queue-projection';
 import { DeliveryWorker, type DeliveryWorkerOptions, INTAKE_CHECKPOINT } from './delivery-worker';
+import { EndpointLimiter } from './endpoint-limiter';
 import type { DeliveryRequest, DeliveryResult } from './http-deliverer';
 import { sealSecret } from './secret-box';
 import { TargetGuard } from './target-guard';
@@ -21,6 +22,8 @@ class CountingStore extends SqliteReadStore {
   readonly finds = new Map<string, number>();
   readonly gets = new Map<string, number>();
   failNextApply = false;
+  /** While set, every apply waits for it. */
+  hold: Promise<void> | null = null;
 
   override get<T>(collection: string, id: string) {
     this.gets.set(collection, (this.gets.get(collection) ?? 0) + 1);
@@ -39,6 +42,7 @@ class CountingStore extends SqliteReadStore {
     }
     for (const change of changes)
       this.writes.set(change.collection, (this.writes.get(change.collection) ?? 0) + 1);
+    if (this.hold) await this.hold;
     return super.apply(changes, checkpoint);
   }
 }
@@ -71,7 +75,7 @@ function delivery(seq: number, overrides: Partial<DeliveryView> = {}): DeliveryV
 
 async function world(
   deliver: (request: DeliveryRequest) => Promise<DeliveryResult>,
-  options: Pick<DeliveryWorkerOptions, 'webhookChangesFollowed' | 'pollMs'> = {},
+  options: Pick<DeliveryWorkerOptions, 'webhookChangesFollowed' | 'pollMs' | 'limiter'> = {},
 ) {
   const store = new CountingStore(':memory:');
   let now = Date.parse('2025-06-01T12:00:01.000Z');
@@ -326,6 +330,28 @@ describe('the delivery worker', () => {
 
     expect(await w.logged(views[1]!.delivery_id)).toMatchObject({ status: 'delivered' });
     expect(await w.store.getCheckpoint(INTAKE_CHECKPOINT)).toBe(8193);
+  });
+
+  it('given one attempt at a time per endpoint, when an attempt’s result is still being written, then the endpoint’s next delivery is sent meanwhile', async () => {
+    const { received, deliver } = receiver([500, 500]);
+    const w = await world(deliver, { limiter: new EndpointLimiter({ perKey: 1 }) });
+    const views = [delivery(9216), delivery(9217)];
+    await w.queue(...views);
+    await w.worker.runOnce(); // both fail: retries due in 5 s
+    expect(received).toHaveLength(2);
+
+    w.advance(5_000);
+    let release!: () => void;
+    w.store.hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const pass = w.worker.runOnce();
+    await until(() => received.length === 4, 'both retries sent while the first result is written', 2000);
+    w.store.hold = null;
+    release();
+    await pass;
+    await w.worker.stop();
+    for (const view of views) expect(await w.logged(view.delivery_id)).toMatchObject({ status: 'delivered' });
   });
 
   it('given nothing pending, when the poll comes round again and again, then neither the log nor the queue is read from the store', async () => {

@@ -384,8 +384,14 @@ export class DeliveryWorker {
     this.inFlight.add(document.id);
     this.due.begun(document.id);
     taken?.page.attemptBegun();
+    // The endpoint's slot is held for the request only: the result's write (on MongoDB under load,
+    // up to seconds) would otherwise hold up the endpoint's next deliveries behind it.
     const attempt = this.limiter
       .run(document.data.webhook_id, () => this.attempt(document, taken))
+      .then(async ({ updated, attempt: made }) => {
+        await this.record(document, updated, taken?.page);
+        if (made) this.options.onAttempt?.(updated, made);
+      })
       .catch((error: unknown) =>
         this.options.logger.error({ err: error, delivery: document.id }, 'webhook attempt failed to record'),
       )
@@ -433,14 +439,16 @@ export class DeliveryWorker {
     return read;
   }
 
-  private async attempt(document: LogDocument, taken?: { body: string; page: IntakePage }): Promise<void> {
+  /** Makes one attempt (or cancels a delivery whose webhook is gone): the entry it leaves, not yet recorded. */
+  private async attempt(
+    document: LogDocument,
+    taken?: { body: string },
+  ): Promise<{ updated: DeliveryLogEntry; attempt: AttemptRecord | null }> {
     const { clock } = this.options;
     const entry = document.data;
     const webhook = await this.webhookOf(entry.webhook_id);
-    if (!webhook || webhook.removed_at !== null) {
-      await this.record(document, { ...entry, status: 'cancelled', next_attempt_at: null }, taken?.page);
-      return;
-    }
+    if (!webhook || webhook.removed_at !== null)
+      return { updated: { ...entry, status: 'cancelled', next_attempt_at: null }, attempt: null };
     const number = entry.attempts.length + 1;
     const startedAt = clock();
     // A delivery that cannot even be sent (a secret that no longer opens, an oversize body, a body
@@ -480,9 +488,7 @@ export class DeliveryWorker {
           ? { status: 'pending', next_attempt_at: plan.at.toISOString() }
           : { status: 'failed', next_attempt_at: null };
     }
-    const updated = { ...entry, ...next, attempts };
-    await this.record(document, updated, taken?.page);
-    this.options.onAttempt?.(updated, attempt);
+    return { updated: { ...entry, ...next, attempts }, attempt };
   }
 
   private async send(
