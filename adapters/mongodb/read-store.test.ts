@@ -306,7 +306,13 @@ describeWithServer(MONGODB_SERVER, 'MongoReadStore', (url) => {
         await fenced(4, grant);
         expect(leaseReads()).toBe(2);
         await expect(fenced(5, { ...grant, epoch: grant.epoch + 1 })).rejects.toThrow(FencedOutError);
-        expect(await store.getCheckpoint('p@g1')).toBe(4);
+        // A renewal is read once, then trusted again.
+        const renewed = (await store.leases().renew(grant, 5000))!;
+        const readsBefore = leaseReads();
+        await fenced(6, renewed);
+        await fenced(7, renewed);
+        expect(leaseReads() - readsBefore).toBe(1);
+        expect(await store.getCheckpoint('p@g1')).toBe(7);
       } finally {
         await client.db(database).dropDatabase();
         await client.close();

@@ -438,13 +438,14 @@ export class MongoReadStore implements ReadStore {
   }
 
   /**
-   * Whether `fence` is the lease's current grant. A grant read as current once (same lease, owner and
-   * epoch) is trusted again without a read while it has TRUSTED_GRANT_MARGIN_MS left: no other owner
-   * can take a lease before its grant lapses, and a renewal keeps the epoch. Every fenced batch read
-   * the lease before (on FerretDB under load, a sixth of the topology's commands).
+   * Whether `fence` is the lease's current grant. A grant read as current once is trusted again
+   * without a read while it has TRUSTED_GRANT_MARGIN_MS left: while it is live no other owner can take
+   * the lease. Each renewal (a new expiry) is read once: a renewal that raced a takeover of a lapsed
+   * grant returns a grant that is not current, and only a read shows it. Before, every fenced batch
+   * and checkpoint read the lease first.
    */
   private async fenceHolds(fence: LeaseGrant): Promise<boolean> {
-    const key = `${fence.name}\u0000${fence.owner}\u0000${fence.epoch}`;
+    const key = `${fence.name}\u0000${fence.owner}\u0000${fence.epoch}\u0000${fence.expiresAt}`;
     if (fence.expiresAt - this.now() >= TRUSTED_GRANT_MARGIN_MS && this.trustedGrants.has(key)) return true;
     const current = await isCurrentGrant(this.leaseRecords, fence, this.now());
     if (!current) this.trustedGrants.delete(key);
