@@ -56,8 +56,8 @@ export interface KafkaBusOptions {
 /**
  * A handler is called with what one fetch brought, and the next fetch waits for it: under load a
  * batch holds what arrived while the previous one was handled. Kafka's default (1 MiB a partition,
- * ~200 admissions) made the dispatcher write its per-tenant documents (chain depths, subjects) once
- * per ~200 admissions however far behind it was; a larger fetch lets its batches grow with its
+ * ~200 events) made the dispatcher write its per-tenant documents (chain depths, subjects) once
+ * per ~200 events however far behind it was; a larger fetch lets its batches grow with its
  * backlog, so those writes are shared by more admissions the more it has to catch up.
  */
 const MAX_FETCH_BYTES = 16 * 1024 * 1024;

@@ -441,8 +441,7 @@ export class MongoReadStore implements ReadStore {
    * Whether `fence` is the lease's current grant. A grant read as current once is trusted again
    * without a read while it has TRUSTED_GRANT_MARGIN_MS left: while it is live no other owner can take
    * the lease. Each renewal (a new expiry) is read once: a renewal that raced a takeover of a lapsed
-   * grant returns a grant that is not current, and only a read shows it. Before, every fenced batch
-   * and checkpoint read the lease first.
+   * grant returns a grant that is not current, and only a read shows it.
    */
   private async fenceHolds(fence: LeaseGrant): Promise<boolean> {
     const key = `${fence.name}\u0000${fence.owner}\u0000${fence.epoch}\u0000${fence.expiresAt}`;

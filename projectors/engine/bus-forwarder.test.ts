@@ -10,7 +10,7 @@ import { openSqlite } from '../../adapters/sqlite/open';
 import { SqliteReadStore } from '../../adapters/sqlite/read-store';
 import type { Bus, BusConsumer } from '../../ports/bus';
 import type { RecordedEvent } from '../../ports/event-store';
-import type { ReadStore } from '../../ports/read-store';
+import { heldApplies } from '../../tests/support/held-applies';
 import { describeWithServer, KAFKA_SERVER } from '../../tests/support/servers';
 import { tempDir } from '../../tests/support/temp-dir';
 import { BUS_FORWARDER, BusForwarder, type BusForwarderOptions } from './bus-forwarder';
@@ -148,18 +148,7 @@ describeWithServer(KAFKA_SERVER, 'bus forwarder (Kafka)', (address) => {
   });
 
   it('given a checkpoint write that takes long, then the next batches are published meanwhile, and the checkpoint catches up once it is done', async () => {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const slowStore = new Proxy(readStore, {
-      get(target, name, receiver) {
-        if (name === 'apply')
-          return (...args: Parameters<ReadStore['apply']>) => released.then(() => target.apply(...args));
-        const value = Reflect.get(target, name, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
+    const { held: slowStore, release } = heldApplies(readStore);
     await append('t1', 10);
     const forwarding = forwarder({ readStore: slowStore, batchSize: 4 });
     await forwarding.start();

@@ -175,19 +175,18 @@ export class DeliveryQueueConsumer {
       const written = writes.length > 0 ? readStore.apply(writes) : Promise.resolve();
       handOver();
       await written;
-    } else if (changedWebhooks.length > 0) {
-      // The worker reads a webhook it does not know from the store: it must find this batch's there.
-      for (const write of writeOrder(writes, generation)) await readStore.apply(write);
-      handOver();
     } else {
       // Without transactions the batch's writes take a round trip or more each (on FerretDB, under
       // load, most of the time from an admission to its first delivery): the worker sends while
-      // they are made, as on a store with transactions, and the same replay covers a failure.
+      // they are made, as on a store with transactions, and the same replay covers a failure. Not
+      // when the batch changes webhooks: the worker reads one it does not know from the store.
       const stored = (async () => {
         for (const write of writeOrder(writes, generation)) await readStore.apply(write);
       })();
-      handOver(stored);
+      const early = changedWebhooks.length === 0;
+      if (early) handOver(stored);
       await stored;
+      if (!early) handOver();
     }
     state.stored();
     this.handled.advance(events[events.length - 1]?.position ?? 0);

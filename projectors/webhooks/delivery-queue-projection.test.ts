@@ -27,6 +27,7 @@ import {
 import type { Bus, BusSubscribeOptions } from '../../ports/bus';
 import type { RecordedEvent } from '../../ports/event-store';
 import type { Change, Checkpoint, ReadStore } from '../../ports/read-store';
+import { heldApplies } from '../../tests/support/held-applies';
 import { dumpCollections } from '../../tests/support/stream-stats.projection';
 import { compactChanges } from '../engine/compact-changes';
 import { physicalCollection } from '../engine/projection';
@@ -1281,23 +1282,6 @@ describe('the delivery-queue projection', () => {
       expect(await world.deliveries()).toHaveLength(3);
       expect(await world.get(WEBHOOK_PENDING_LEAVES, String(world.log[1]!.position))).toBeNull();
     });
-
-    /** `store` whose applies wait until `release` is called. */
-    const heldApplies = (store: ReadStore) => {
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      const held = new Proxy(store, {
-        get(target, name, receiver) {
-          if (name === 'apply')
-            return (changes: Change[], checkpoint?: Checkpoint) =>
-              released.then(() => target.apply(changes, checkpoint));
-          return Reflect.get(target, name, receiver);
-        },
-      });
-      return { held, release };
-    };
 
     it('given a store without transactions, when the consumer writes a batch, then the deliveries are offered while it writes, with the write to wait for, and the batch is handled once it is done', async () => {
       const head = await threeLeavesPending();
