@@ -200,6 +200,35 @@ describe('projector runtime', () => {
       await eventStore.close();
     });
 
+    it('given a supervisor of several projections, then each check of the catalog is one read of it, not one per projection', async () => {
+      const { eventStore, readStore, close } = await openStores(dir, 10);
+      const catalogReads: string[] = [];
+      const { get, find } = readStore;
+      readStore.get = ((collection: string, id: string) => {
+        if (collection === '_projection_catalog') catalogReads.push('get');
+        return get.call(readStore, collection, id);
+      }) as typeof get;
+      readStore.find = ((collection: string, query: Parameters<typeof find>[1]) => {
+        if (collection === '_projection_catalog') catalogReads.push('find');
+        return find.call(readStore, collection, query);
+      }) as typeof find;
+      const supervisor = new ProjectionSupervisor({
+        projections: [streamStatsProjection, { ...streamStatsProjection, name: 'stream_stats_copy' }],
+        eventStore,
+        readStore,
+        metrics: metrics(),
+        logger,
+        catalogPollMs: 50,
+      });
+      await supervisor.start();
+      catalogReads.length = 0;
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await supervisor.stop();
+      expect(catalogReads.length).toBeGreaterThanOrEqual(3);
+      expect(new Set(catalogReads)).toEqual(new Set(['find']));
+      await close();
+    });
+
     it('given a supervisor with leases and a lease TTL, then its projectors take and renew their leases for that TTL', async () => {
       const { eventStore, readStore, close } = await openStores(dir, 10);
       const store = readStore.leases();

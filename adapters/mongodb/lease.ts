@@ -25,6 +25,11 @@ export interface LeaseRecord {
 export const LEASES_COLLECTION = 'leases';
 /** Taking a lease retries when another instance claimed the epoch first; a few rounds settle it. */
 const ACQUIRE_ATTEMPTS = 5;
+/**
+ * A standby asks for each of its leases every third of the TTL (a dozen per process): one read of
+ * every live lease answers those asked within this share of the TTL, for leases another owner holds.
+ */
+const LIVE_READ_TTL_SHARE = 1 / 6;
 
 export function leaseRecords(db: Db): Collection<LeaseRecord> {
   return db.collection<LeaseRecord>(LEASES_COLLECTION);
@@ -60,6 +65,11 @@ export async function isCurrentGrant(
  */
 export class MongoLeaseManager implements LeaseManager {
   private readonly db: () => Db;
+  /** Every live lease's newest record, as last read at once (see `heldByAnother`). */
+  private live: { readAt: number; byName: Map<string, LeaseRecord> } | null = null;
+  private readingLive: { writes: number; read: Promise<Map<string, LeaseRecord>> } | null = null;
+  /** Writes of this manager so far: a read of the live leases begun before one is not kept. */
+  private writes = 0;
 
   /** @param db the database, or where to get it for each operation (a client that may be renewed). */
   constructor(
@@ -74,6 +84,7 @@ export class MongoLeaseManager implements LeaseManager {
   }
 
   async acquire(name: string, owner: string, ttlMs: number): Promise<LeaseGrant | null> {
+    if (await this.heldByAnother(name, owner, ttlMs)) return null;
     for (let attempt = 0; attempt < ACQUIRE_ATTEMPTS; attempt++) {
       const now = this.now();
       const expiresAt = now + ttlMs;
@@ -86,6 +97,7 @@ export class MongoLeaseManager implements LeaseManager {
       // Free, lapsed or released: a new epoch fences out whoever held it before, even the same owner.
       const epoch = (current?.epoch ?? 0) + 1;
       try {
+        this.wrote();
         await this.records.insertOne({ _id: recordId(name, epoch), name, epoch, owner, expiresAt });
         return { name, owner, epoch, expiresAt };
       } catch (error) {
@@ -97,7 +109,17 @@ export class MongoLeaseManager implements LeaseManager {
   }
 
   async renew(grant: LeaseGrant, ttlMs: number): Promise<LeaseGrant | null> {
-    const expiresAt = this.now() + ttlMs;
+    const now = this.now();
+    const expiresAt = now + ttlMs;
+    this.wrote();
+    // A grant that has not lapsed cannot have been taken over (taking one needs it lapsed), so one
+    // update conditioned on that extends it, without reading the lease first. (The read store's fence
+    // still reads each renewed grant once before trusting it.)
+    const extended = await this.records.updateOne(
+      { _id: recordId(grant.name, grant.epoch), owner: grant.owner, expiresAt: { $gt: now } },
+      { $set: { expiresAt } },
+    );
+    if (extended.matchedCount === 1) return { ...grant, expiresAt };
     const current = await currentLease(this.records, grant.name);
     // Same epoch means nobody took it over, so extending even a lapsed grant is safe. Should the
     // lapsed grant be taken between this read and the update, the grant returned is stale, and the
@@ -108,6 +130,7 @@ export class MongoLeaseManager implements LeaseManager {
   }
 
   async release(grant: LeaseGrant): Promise<void> {
+    this.wrote();
     // Only the grant's own epoch is touched: releasing a stale grant never frees a newer holder.
     await this.records.updateOne(
       { _id: recordId(grant.name, grant.epoch), owner: grant.owner },
@@ -120,7 +143,48 @@ export class MongoLeaseManager implements LeaseManager {
     return current && current.expiresAt > this.now() ? current.owner : null;
   }
 
+  /**
+   * Whether a read of every live lease, at most a sixth of the TTL old, shows `name` held by another
+   * owner: then taking it would fail, and asking costs no read of its own. A lease released or lapsed
+   * since that read is taken at the next ask after it (the read is dropped at every write of this
+   * manager, so its own releases are seen at once).
+   */
+  private async heldByAnother(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    const now = this.now();
+    let byName = this.live?.byName;
+    if (!this.live || now < this.live.readAt || now - this.live.readAt >= ttlMs * LIVE_READ_TTL_SHARE) {
+      if (!this.readingLive || this.readingLive.writes !== this.writes) {
+        const reading = { writes: this.writes, read: this.readLive(now) };
+        this.readingLive = reading;
+        const done = () => {
+          if (this.readingLive === reading) this.readingLive = null;
+        };
+        void reading.read.then(done, done);
+      }
+      const { writes, read } = this.readingLive;
+      byName = await read;
+      if (writes === this.writes) this.live = { readAt: now, byName };
+    }
+    const seen = byName?.get(name);
+    return Boolean(seen && seen.owner !== owner && seen.expiresAt > now);
+  }
+
+  private wrote(): void {
+    this.writes++;
+    this.live = null;
+  }
+
+  private async readLive(now: number): Promise<Map<string, LeaseRecord>> {
+    const byName = new Map<string, LeaseRecord>();
+    for (const record of await this.records.find({ expiresAt: { $gt: now } }).toArray()) {
+      const seen = byName.get(record.name);
+      if (!seen || seen.epoch < record.epoch) byName.set(record.name, record);
+    }
+    return byName;
+  }
+
   private async extend(record: LeaseRecord, expiresAt: number): Promise<void> {
+    this.wrote();
     await this.records.updateOne({ _id: record._id, owner: record.owner }, { $set: { expiresAt } });
   }
 }

@@ -449,6 +449,68 @@ describeWithServer(MONGODB_SERVER, 'MongoReadStore', (url) => {
       expect(await leases.holder('p')).toBeNull();
     });
 
+    /** A lease manager on `database` (a fresh one by default) whose client records the commands it sends. */
+    async function watchedLeases(database = uniqueDatabase()) {
+      const client = await MongoClient.connect(url, { monitorCommands: true });
+      const store = await MongoReadStore.open(client.db(database), { now: () => now });
+      const sent: string[] = [];
+      client.on('commandStarted', ({ commandName, command }) =>
+        sent.push(`${commandName} ${command[commandName]}`),
+      );
+      return {
+        leases: store.leases(),
+        database,
+        sent,
+        close: async () => {
+          await client.db(database).dropDatabase();
+          await client.close();
+        },
+      };
+    }
+
+    it('given a live grant, when renewed, then one conditional update extends it, without a read', async () => {
+      const watched = await watchedLeases();
+      try {
+        const grant = (await watched.leases.acquire('p', 'a', 3000))!;
+        now += 1000;
+        watched.sent.length = 0;
+        expect(await watched.leases.renew(grant, 3000)).toEqual({ ...grant, expiresAt: now + 3000 });
+        expect(watched.sent).toEqual(['update leases']);
+        now += 2500; // within the renewed grant, past the first
+        expect(await watched.leases.acquire('p', 'b', 3000)).toBeNull();
+      } finally {
+        await watched.close();
+      }
+    });
+
+    it('given leases another process holds, when a standby asks for each within a sixth of the TTL, then one read of the live leases answers them all; past that, or once one lapsed, it reads again and takes it', async () => {
+      const holder = await watchedLeases();
+      const standby = await watchedLeases(holder.database);
+      try {
+        for (const name of ['p', 'q', 'r']) await holder.leases.acquire(name, 'a', 6000);
+        const reads = () => standby.sent.filter((command) => command === 'find leases').length;
+        for (const name of ['p', 'q', 'r']) expect(await standby.leases.acquire(name, 'b', 6000)).toBeNull();
+        expect(reads()).toBe(1);
+        now += 999; // still within a sixth of the TTL
+        for (const name of ['p', 'q', 'r']) expect(await standby.leases.acquire(name, 'b', 6000)).toBeNull();
+        expect(reads()).toBe(1);
+        now += 1; // a sixth of the TTL: read again
+        expect(await standby.leases.acquire('p', 'b', 6000)).toBeNull();
+        expect(reads()).toBe(2);
+        // 'q' lapses (its holder stopped renewing it); the others are renewed.
+        now += 4000;
+        for (const name of ['p', 'r'])
+          await holder.leases.renew({ name, owner: 'a', epoch: 1, expiresAt: 0 }, 6000);
+        now += 1000;
+        expect(await standby.leases.acquire('p', 'b', 6000)).toBeNull();
+        expect(await standby.leases.acquire('q', 'b', 6000)).toMatchObject({ owner: 'b', epoch: 2 });
+        expect(await holder.leases.holder('q')).toBe('b');
+      } finally {
+        await standby.close();
+        await holder.close();
+      }
+    });
+
     it('given two lease names, then they are independent', async () => {
       expect(await leases.acquire('p', 'a', 1000)).toMatchObject({ epoch: 1 });
       expect(await leases.acquire('q', 'b', 1000)).toMatchObject({ epoch: 1 });

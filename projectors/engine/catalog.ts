@@ -54,7 +54,8 @@ export class ProjectionCatalog {
     return this.served.generations.get(projectionName) ?? 1;
   }
 
-  private async generations(): Promise<Map<string, number>> {
+  /** Every projection's serving generation (absent: never built, so 1), read at once. */
+  async generations(): Promise<Map<string, number>> {
     const generations = new Map<string, number>();
     let cursor: string | null = null;
     do {

@@ -175,10 +175,12 @@ export class ProjectionSupervisor implements RunningProjections {
 
   /** Moves each runner to the catalog's serving generation and drops the generation it leaves. */
   private async moveToServingGenerations(): Promise<void> {
+    // One read of the whole catalog, not one per projection: it is polled every few seconds.
+    const generations = await this.catalog.generations();
     for (const projection of this.options.projections) {
       if (this.stopped) return;
       const current = this.runners.get(projection.name);
-      const serving = await this.catalog.servingGeneration(projection.name);
+      const serving = generations.get(projection.name) ?? 1;
       if (!current || current.generation === serving) continue;
       this.options.logger.info(
         { projection: projection.name, from: current.generation, to: serving },
