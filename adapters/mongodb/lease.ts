@@ -70,6 +70,8 @@ export class MongoLeaseManager implements LeaseManager {
   private readingLive: { writes: number; read: Promise<Map<string, LeaseRecord>> } | null = null;
   /** Writes of this manager so far: a read of the live leases begun before one is not kept. */
   private writes = 0;
+  /** Renewals asked for since the last were made (see `renew`). */
+  private renewals: AskedRenewal[] = [];
 
   /** @param db the database, or where to get it for each operation (a client that may be renewed). */
   constructor(
@@ -108,7 +110,58 @@ export class MongoLeaseManager implements LeaseManager {
     return null;
   }
 
-  async renew(grant: LeaseGrant, ttlMs: number): Promise<LeaseGrant | null> {
+  /**
+   * Renewals asked for at once (a process renews the leases it holds at the same moments, see
+   * single-writer-lease.ts) are made together: one update for those of one TTL.
+   */
+  renew(grant: LeaseGrant, ttlMs: number): Promise<LeaseGrant | null> {
+    return new Promise((resolve, reject) => {
+      this.renewals.push({ grant, ttlMs, resolve, reject });
+      if (this.renewals.length === 1) setImmediate(() => void this.renewTogether());
+    });
+  }
+
+  private async renewTogether(): Promise<void> {
+    const asked = this.renewals;
+    this.renewals = [];
+    const groups = new Map<number, AskedRenewal[]>();
+    for (const renewal of asked) {
+      const group = groups.get(renewal.ttlMs) ?? [];
+      group.push(renewal);
+      groups.set(renewal.ttlMs, group);
+    }
+    await Promise.all(
+      [...groups.values()].map(async (group) => {
+        try {
+          if (group.length > 1 && (await this.extendAll(group))) return;
+          await Promise.all(
+            group.map(({ grant, ttlMs, resolve }) => this.renewOne(grant, ttlMs).then(resolve)),
+          );
+        } catch (error) {
+          for (const { reject } of group) reject(error);
+        }
+      }),
+    );
+  }
+
+  /** Extends every grant of `group` (one TTL) with one update; false unless all were. */
+  private async extendAll(group: readonly AskedRenewal[]): Promise<boolean> {
+    const now = this.now();
+    const expiresAt = now + group[0]!.ttlMs;
+    this.wrote();
+    const extended = await this.records.updateMany(
+      {
+        $or: group.map(({ grant }) => ({ _id: recordId(grant.name, grant.epoch), owner: grant.owner })),
+        expiresAt: { $gt: now },
+      },
+      { $set: { expiresAt } },
+    );
+    if (extended.matchedCount !== group.length) return false;
+    for (const { grant, resolve } of group) resolve({ ...grant, expiresAt });
+    return true;
+  }
+
+  private async renewOne(grant: LeaseGrant, ttlMs: number): Promise<LeaseGrant | null> {
     const now = this.now();
     const expiresAt = now + ttlMs;
     this.wrote();
@@ -187,6 +240,13 @@ export class MongoLeaseManager implements LeaseManager {
     this.wrote();
     await this.records.updateOne({ _id: record._id, owner: record.owner }, { $set: { expiresAt } });
   }
+}
+
+interface AskedRenewal {
+  grant: LeaseGrant;
+  ttlMs: number;
+  resolve(renewed: LeaseGrant | null): void;
+  reject(error: unknown): void;
 }
 
 /** Unambiguous: the epoch (digits) follows the last `#`, whatever the name holds. */

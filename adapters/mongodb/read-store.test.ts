@@ -483,6 +483,30 @@ describeWithServer(MONGODB_SERVER, 'MongoReadStore', (url) => {
       }
     });
 
+    it('given grants renewed at once, then one update extends them all; when one of them was taken, it alone is lost', async () => {
+      const watched = await watchedLeases();
+      try {
+        // Each single writer of a process is an owner of its own.
+        const grants = await Promise.all(
+          ['p', 'q', 'r'].map(async (name) => (await watched.leases.acquire(name, `a-${name}`, 3000))!),
+        );
+        now += 1000;
+        watched.sent.length = 0;
+        const renewed = await Promise.all(grants.map((grant) => watched.leases.renew(grant, 3000)));
+        expect(renewed).toEqual(grants.map((grant) => ({ ...grant, expiresAt: now + 3000 })));
+        expect(watched.sent).toEqual(['update leases']);
+        // 'q' lapses and another owner takes it; 'p' and 'r' are still renewed together.
+        now += 3000;
+        const taken = await watched.leases.acquire('q', 'b', 3000);
+        expect(taken).toMatchObject({ owner: 'b', epoch: 2 });
+        const again = await Promise.all(renewed.map((grant) => watched.leases.renew(grant!, 3000)));
+        expect(again.map((grant) => (grant ? grant.name : null))).toEqual(['p', null, 'r']);
+        expect(await watched.leases.holder('q')).toBe('b');
+      } finally {
+        await watched.close();
+      }
+    });
+
     it('given leases another process holds, when a standby asks for each within a sixth of the TTL, then one read of the live leases answers them all; past that, or once one lapsed, it reads again and takes it', async () => {
       const holder = await watchedLeases();
       const standby = await watchedLeases(holder.database);

@@ -55,12 +55,11 @@ export class SingleWriterLease {
       this.current = grant;
       if (signal.aborted) break;
       logger.info({ lease: name, owner, epoch: grant.epoch }, 'acquired the single-writer lease');
-      const renewal = setInterval(() => void this.renew(onLost), ttlMs / 3);
-      renewal.unref();
+      const renewal = alignedTicks(ttlMs / 3, () => void this.renew(onLost));
       try {
         await term(grant);
       } finally {
-        clearInterval(renewal);
+        renewal.stop();
       }
     }
   }
@@ -98,4 +97,33 @@ export class SingleWriterLease {
     this.current = null;
     await onLost();
   }
+}
+
+/**
+ * Calls `tick` every `periodMs`, at multiples of it on the wall clock: the leases of one process held
+ * with one TTL are renewed at the same moments, which a lease store can answer with one write for
+ * all of them (MongoLeaseManager groups the renewals asked for at once).
+ */
+function alignedTicks(periodMs: number, tick: () => void): { stop(): void } {
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  const next = () => {
+    if (stopped) return;
+    timer = setTimeout(
+      () => {
+        next();
+        tick();
+      },
+      periodMs - (Date.now() % periodMs),
+    );
+    timer.unref();
+  };
+  next();
+  return {
+    stop: () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+    },
+  };
 }
