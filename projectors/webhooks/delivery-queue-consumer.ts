@@ -15,12 +15,11 @@ import { FollowedPosition } from '../engine/position-waiters';
 import { type Projection, physicalCollection } from '../engine/projection';
 import { projectInto } from '../engine/runner';
 import {
+  APPLIED_ID,
   type DeliveryView,
-  PENDING_COUNT_ID,
   storedDelivery,
   WEBHOOK_DELIVERIES,
   WEBHOOK_DISPATCH_META,
-  WEBHOOK_PENDING_LEAVES,
   WEBHOOKS,
 } from './delivery-queue-projection';
 import type { FramePublisher } from './frame-fanout';
@@ -236,27 +235,31 @@ export class DeliveryQueueConsumer {
 }
 
 /**
- * The writes of a batch, in order. Of each document only its last version is written. What a tree
- * head consumes (the pending leaves it deletes, and the pending count it lowers) goes in a write of
- * its own after the deliveries it gave rise to: a read store without transactions (MongoDB) writes
- * collection by collection, and a pending leaf deleted before its deliveries were written would
- * leave a replay of the batch nothing to derive them from. A crash between the two writes leaves the
- * leaves pending (the replay queues the same deliveries again, which the position guard skips) or,
- * between the deletes and the count, the count too high (tree heads then look through all their
- * positions): nothing is lost either way.
+ * The writes of a batch on a read store without transactions, one after the other. MongoDB writes
+ * the collections of one write side by side, in no set order, so what must be stored before
+ * something else goes in an earlier write:
+ *   1. the deliveries, first: a replay of the batch can derive them again only while nothing says
+ *      the batch was handled (the `applied` marker) and the pending leaves they come from are kept;
+ *   2. the rest of the state the batch leaves, with what its tree heads consumed (the pending leaves
+ *      they delete and the pending count they lower);
+ *   3. the `applied` marker and the progress of webhook commands, last: once a replay skips the
+ *      batch, or a command is answered, everything the batch changed is stored.
+ * A crash before the last write replays the batch, which queues the same deliveries again (their
+ * inserts find them stored); of each document only its last version is written.
  */
 export function writeOrder(changes: readonly Change[], generation: number): Change[][] {
-  const pendingLeaves = physicalCollection(WEBHOOK_PENDING_LEAVES, generation);
+  const deliveries = physicalCollection(WEBHOOK_DELIVERIES, generation);
   const meta = physicalCollection(WEBHOOK_DISPATCH_META, generation);
-  const consumes = (change: Change) =>
-    (change.kind === 'delete' && change.collection === pendingLeaves) ||
-    (change.kind === 'increment' &&
-      change.collection === meta &&
-      change.id === PENDING_COUNT_ID &&
-      change.by < 0);
-  const consumed = changes.filter(consumes);
-  const written = changes.filter((change) => !consumes(change));
-  return [written, consumed].filter((write) => write.length > 0);
+  const progress = physicalCollection(DELIVERY_QUEUE_PROGRESS, generation);
+  const phase = (change: Change) =>
+    change.collection === deliveries
+      ? 0
+      : (change.collection === meta && change.id === APPLIED_ID) || change.collection === progress
+        ? 2
+        : 1;
+  const writes: Change[][] = [[], [], []];
+  for (const change of changes) writes[phase(change)]!.push(change);
+  return writes.filter((write) => write.length > 0);
 }
 
 /** The events of webhook commands, the only ones a command waits for the delivery queue to handle. */

@@ -1258,29 +1258,49 @@ describe('the delivery-queue projection', () => {
       expect(await world.deliveries()).toHaveLength(3);
     });
 
-    it('given a store without transactions, when the consumer writes a batch whose tree head consumes pending leaves, then the deletes go in a write after the deliveries they gave rise to', async () => {
+    it('given a store without transactions, when the consumer writes a batch whose tree head consumes pending leaves, then the deliveries are written first, what the batch consumed and changed after them, and the applied marker last', async () => {
       const head = await threeLeavesPending();
       const writes: Change[][] = [];
       const recording = recordingStore(writes, false);
       await handleInConsumer([head], recording);
 
       const queued = physicalCollection(WEBHOOK_DELIVERIES, GENERATION);
-      const deliveriesAt = writes.findIndex((changes) =>
-        changes.some((change) => change.collection === queued),
-      );
-      const deletesAt = writes.findIndex((changes) => changes.some((change) => change.kind === 'delete'));
-      expect(deliveriesAt).toBeGreaterThanOrEqual(0);
-      expect(deletesAt).toBeGreaterThan(deliveriesAt);
-      // That write holds only what the tree head consumed: the pending leaves and their count.
-      expect(
-        writes[deletesAt]!.every(
-          (change) =>
-            change.kind === 'delete' ||
-            (change.kind === 'increment' && change.id === PENDING_COUNT_ID && change.by < 0),
-        ),
-      ).toBe(true);
+      const meta = physicalCollection(WEBHOOK_DISPATCH_META, GENERATION);
+      expect(writes).toHaveLength(3);
+      expect(writes[0]!.every((change) => change.collection === queued)).toBe(true);
+      expect(writes[1]!.some((change) => change.kind === 'delete')).toBe(true);
+      expect(writes[1]!.some((change) => change.collection === queued)).toBe(false);
+      expect(writes[2]).toEqual([expect.objectContaining({ collection: meta, id: APPLIED_ID })]);
       expect(await world.deliveries()).toHaveLength(3);
       expect(await world.get(WEBHOOK_PENDING_LEAVES, String(world.log[1]!.position))).toBeNull();
+    });
+
+    it('given a store without transactions that writes collections in any order, when it stops part-way through a batch, then a new consumer replaying the batch still queues every delivery', async () => {
+      const head = await threeLeavesPending();
+      const queued = physicalCollection(WEBHOOK_DELIVERIES, GENERATION);
+      // Writes each apply's other collections before its deliveries (as MongoDB may, side by side),
+      // and stops for good at the first delivery, once.
+      let stopped = false;
+      const stopping = new Proxy(recordingStore([], false), {
+        get(target, name, receiver) {
+          if (name === 'apply')
+            return async (changes: Change[], checkpoint?: Checkpoint) => {
+              const others = changes.filter((change) => change.collection !== queued);
+              const deliveries = changes.filter((change) => change.collection === queued);
+              if (!stopped && deliveries.length > 0) {
+                stopped = true;
+                await target.apply(others);
+                throw new Error('the process stopped here');
+              }
+              return target.apply([...others, ...deliveries], checkpoint);
+            };
+          return Reflect.get(target, name, receiver);
+        },
+      });
+      await expect((await consumerOn(stopping)).handle([head])).rejects.toThrow('the process stopped here');
+      // The bus hands the batch to the consumer of the next start.
+      await (await consumerOn(recordingStore([], false))).handle([head]);
+      expect(await world.deliveries()).toHaveLength(3);
     });
 
     it('given a store without transactions, when the consumer writes a batch, then the deliveries are offered while it writes, with the write to wait for, and the batch is handled once it is done', async () => {
