@@ -446,6 +446,55 @@ describe('the delivery worker', () => {
     expect(received).toHaveLength(views.length);
   });
 
+  it('given a page of attempts whose results are still being written, when new deliveries are offered, then they are sent at once, not left for the due query', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const received: string[] = [];
+    const deliver = async (request: DeliveryRequest): Promise<DeliveryResult> => {
+      if (received.length < 500) await gate;
+      received.push(request.body.toString('utf8'));
+      return { status: 200, retryAfter: null, latencyMs: 1, error: null };
+    };
+    const w = await world(deliver, { webhookChangesFollowed: true });
+    // 125 webhooks, 4 deliveries each: all 500 requests in flight at once (4 per endpoint).
+    for (let i = 0; i < 125; i++)
+      await w.store.apply([
+        {
+          kind: 'upsert',
+          collection: COLLECTIONS.webhooks,
+          id: `wh_${i}`,
+          position: 1,
+          data: {
+            ...w.webhook,
+            webhook_id: `wh_${i}`,
+            secret_sealed: sealSecret(KEY, `wh_${i}`, 'a-secret-of-thirty-two-characters'),
+          },
+        },
+      ]);
+    const views = Array.from({ length: 510 }, (_, i) =>
+      delivery(40_960 + i, { webhook_id: `wh_${i % 125}` }),
+    );
+    await w.worker.start();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    w.worker.offer(views.slice(0, 500));
+    // Past the intake's hold, the page is written pending; from then on every result is a write of
+    // its own, and those writes are held.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    let unhold!: () => void;
+    w.store.hold = new Promise<void>((resolve) => {
+      unhold = resolve;
+    });
+    open();
+    await until(() => received.length === 500, 'the first page sent', 5000);
+    w.worker.offer(views.slice(500));
+    await until(() => received.length === 510, 'the deliveries offered after it, at once', 2000);
+    unhold();
+    w.store.hold = null;
+    await w.worker.stop();
+  });
+
   it('given the consumer tells the worker of webhook changes, then a webhook is read once for many attempts, and once it is removed and forgotten the next delivery is cancelled', async () => {
     const { received, deliver } = receiver();
     const w = await world(deliver, { webhookChangesFollowed: true });

@@ -76,7 +76,10 @@ export interface DeliveryWorkerOptions {
 
 export class DeliveryWorker {
   private readonly inFlight = new Set<string>();
+  /** Every attempt begun and not yet recorded. */
   private readonly attempts = new Set<Promise<void>>();
+  /** Attempts begun whose request is not done yet (queued behind their endpoint's limit, or sent). */
+  private sending = 0;
   private pendingWrites: Change[] = [];
   /** The intake checkpoint the next write moves to, once the pages it passes are in it. */
   private pendingCheckpoint: number | null = null;
@@ -240,10 +243,12 @@ export class DeliveryWorker {
       const taken = await this.intake();
       if (!taken) break;
       for (const [i, { document, body }] of taken.deliveries.entries()) {
-        // Bound what is held in memory: past a page in flight, the rest waits for the due query,
-        // tracked as due so that the poll looks for it (the backlog's look may come before its page
-        // is written).
-        if (this.attempts.size >= DUE_PAGE) {
+        // Bound what is held in memory: past a page of requests in flight, the rest waits for the due
+        // query, tracked as due so that the poll looks for it (the backlog's look may come before its
+        // page is written). Attempts whose request is done and whose result is being written do not
+        // count: on MongoDB under load those writes take seconds, and counting them sent new
+        // deliveries the way of the due query, a scan of the delivery log, seconds later still.
+        if (this.sending >= DUE_PAGE) {
           this.backlog = true;
           for (const left of taken.deliveries.slice(i))
             this.due.recordedEntry(left.document.id, dueTime(left.document.data));
@@ -386,8 +391,16 @@ export class DeliveryWorker {
     taken?.page.attemptBegun();
     // The endpoint's slot is held for the request only: the result's write (on MongoDB under load,
     // up to seconds) would otherwise hold up the endpoint's next deliveries behind it.
+    this.sending++;
     const attempt = this.limiter
       .run(document.data.webhook_id, () => this.attempt(document, taken))
+      .finally(() => {
+        this.sending--;
+        if (this.backlog && this.sending < DUE_PAGE / 2) {
+          this.backlog = false;
+          this.wakeForDue();
+        }
+      })
       .then(async ({ updated, attempt: made }) => {
         await this.record(document, updated, taken?.page);
         if (made) this.options.onAttempt?.(updated, made);
@@ -399,10 +412,6 @@ export class DeliveryWorker {
         this.inFlight.delete(document.id);
         this.attempts.delete(attempt);
         taken?.page.attemptEnded();
-        if (this.backlog && this.attempts.size < DUE_PAGE / 2) {
-          this.backlog = false;
-          this.wakeForDue();
-        }
       });
     this.attempts.add(attempt);
   }
