@@ -89,14 +89,14 @@ async function openStores(dir: string, count: number) {
   };
 }
 
-/** A started supervisor of one projection that checks the catalog every 50 ms. */
+/** A started supervisor of one projection (or several) that checks the catalog every 50 ms. */
 async function supervise(
   eventStore: SqliteEventStore,
   readStore: SqliteReadStore,
-  projection: Projection = streamStatsProjection,
+  projection: Projection | Projection[] = streamStatsProjection,
 ): Promise<ProjectionSupervisor> {
   const supervisor = new ProjectionSupervisor({
-    projections: [projection],
+    projections: Array.isArray(projection) ? projection : [projection],
     eventStore,
     readStore,
     metrics: metrics(),
@@ -212,15 +212,10 @@ describe('projector runtime', () => {
         if (collection === '_projection_catalog') catalogReads.push('find');
         return find.call(readStore, collection, query);
       }) as typeof find;
-      const supervisor = new ProjectionSupervisor({
-        projections: [streamStatsProjection, { ...streamStatsProjection, name: 'stream_stats_copy' }],
-        eventStore,
-        readStore,
-        metrics: metrics(),
-        logger,
-        catalogPollMs: 50,
-      });
-      await supervisor.start();
+      const supervisor = await supervise(eventStore, readStore, [
+        streamStatsProjection,
+        { ...streamStatsProjection, name: 'stream_stats_copy' },
+      ]);
       catalogReads.length = 0;
       await new Promise((resolve) => setTimeout(resolve, 400));
       await supervisor.stop();

@@ -130,6 +130,24 @@ async function world(
   };
 }
 
+/** Webhooks `wh_0` … `wh_<count - 1>`, like the world's own. */
+async function addWebhooks(w: Awaited<ReturnType<typeof world>>, count: number): Promise<void> {
+  for (let i = 0; i < count; i++)
+    await w.store.apply([
+      {
+        kind: 'upsert',
+        collection: COLLECTIONS.webhooks,
+        id: `wh_${i}`,
+        position: 1,
+        data: {
+          ...w.webhook,
+          webhook_id: `wh_${i}`,
+          secret_sealed: sealSecret(KEY, `wh_${i}`, 'a-secret-of-thirty-two-characters'),
+        },
+      },
+    ]);
+}
+
 describe('the delivery worker', () => {
   it('given 3 queued deliveries and a receiver answering 200, then each is sent and logged in one small write with its outcome, and the intake checkpoint passes them', async () => {
     const { received, deliver } = receiver();
@@ -423,20 +441,7 @@ describe('the delivery worker', () => {
     const views = Array.from({ length: 1200 }, (_, i) =>
       delivery(20_480 + i, { webhook_id: `wh_${i % 100}` }),
     );
-    for (let i = 0; i < 100; i++)
-      await w.store.apply([
-        {
-          kind: 'upsert',
-          collection: COLLECTIONS.webhooks,
-          id: `wh_${i}`,
-          position: 1,
-          data: {
-            ...w.webhook,
-            webhook_id: `wh_${i}`,
-            secret_sealed: sealSecret(KEY, `wh_${i}`, 'a-secret-of-thirty-two-characters'),
-          },
-        },
-      ]);
+    await addWebhooks(w, 100);
     await w.queue(...views);
 
     await w.worker.start();
@@ -459,20 +464,7 @@ describe('the delivery worker', () => {
     };
     const w = await world(deliver, { webhookChangesFollowed: true });
     // 125 webhooks, 4 deliveries each: all 500 requests in flight at once (4 per endpoint).
-    for (let i = 0; i < 125; i++)
-      await w.store.apply([
-        {
-          kind: 'upsert',
-          collection: COLLECTIONS.webhooks,
-          id: `wh_${i}`,
-          position: 1,
-          data: {
-            ...w.webhook,
-            webhook_id: `wh_${i}`,
-            secret_sealed: sealSecret(KEY, `wh_${i}`, 'a-secret-of-thirty-two-characters'),
-          },
-        },
-      ]);
+    await addWebhooks(w, 125);
     const views = Array.from({ length: 510 }, (_, i) =>
       delivery(40_960 + i, { webhook_id: `wh_${i % 125}` }),
     );
