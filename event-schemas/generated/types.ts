@@ -1025,6 +1025,11 @@ gate_details: {
 [k: string]: string
 }
 observables: Observables
+previous_observables?: Observables
+/**
+ * The tenant's authorization leaves (admitted evidence) so far, this one included: what chain_depth_milestone counts. Absent from events of older releases.
+ */
+chain_depth?: number
 lifecycle: ("PROPOSED" | "ACTIVE" | "QUARANTINE" | "LOCKBOX" | "REJECTED")
 admitted_at: string
 policy?: TenantPolicy
@@ -1058,6 +1063,7 @@ policy_violation: boolean
  */
 submission_hash: string
 observables: Observables
+previous_observables?: Observables
 lifecycle: ("PROPOSED" | "ACTIVE" | "QUARANTINE" | "LOCKBOX" | "REJECTED")
 failed_at: string
 }
@@ -1085,6 +1091,7 @@ subject_id: string
 leaf_hash: string
 record: VarianceRecord
 observables: Observables
+previous_observables?: Observables
 lifecycle: ("PROPOSED" | "ACTIVE" | "QUARANTINE" | "LOCKBOX" | "REJECTED")
 /**
  * The log the leaf is admitted to, decided by the command from the tenant's mode and tier (absent: the shared log).

@@ -129,6 +129,11 @@ function evidence(n: number, observables = IN_OMEGA, tenantId = TENANT): SpecEve
   return { type: 'EvidenceAdmitted', data };
 }
 
+/** Evidence as this release's command side records it: with the state it was decided on. */
+function carrying(event: SpecEvent, carried: { previous_observables: Observables; chain_depth?: number }) {
+  return { ...event, data: { ...(event.data as object), ...carried } };
+}
+
 const evidenceSourceOf = (n: number) => {
   const { observables: _o, lifecycle: _l, ...source } = evidence(n).data as EvidenceMembers;
   return source;
@@ -341,6 +346,66 @@ describe('the dispatcher projection', () => {
           [WEBHOOK_DELIVERIES]: {},
           [WEBHOOK_SUBJECTS]: subjectAt(IN_OMEGA),
           [WEBHOOK_DISPATCH_META]: { applied: { position: 2 } },
+        }));
+  });
+
+  describe('events that carry the state they were decided on (chain depth, previous observables)', () => {
+    it('given no webhook, when such evidence is admitted and integrated, then nothing at all is kept for its tenant or subject', () =>
+      given([])
+        .when([carrying(evidence(1), { previous_observables: IN_OMEGA, chain_depth: 1 }), treeHead(0, [1])])
+        .thenDocuments({
+          [WEBHOOK_PENDING_LEAVES]: {},
+          [WEBHOOK_CHAIN_DEPTHS]: {},
+          [WEBHOOK_SUBJECTS]: {},
+          [WEBHOOK_DELIVERIES]: {},
+          [WEBHOOK_DISPATCH_META]: { applied: { position: 2 } },
+        }));
+
+    it('given a chain_depth_milestone webhook and no leaf counted here, when evidence carrying depth 10 is admitted, then it waits with depth 10', () =>
+      given([registered(W1, ['chain_depth_milestone'])])
+        .when([carrying(evidence(10), { previous_observables: IN_OMEGA, chain_depth: 10 })])
+        .thenDocuments({
+          [WEBHOOK_CHAIN_DEPTHS]: {},
+          [WEBHOOK_PENDING_LEAVES]: {
+            '2': {
+              tenant_id: TENANT,
+              source_event_id: 'event-2',
+              source: { type: 'EvidenceAdmitted', data: evidenceSourceOf(10) },
+              events: ['chain_depth_milestone'],
+              webhook_ids: [W1],
+              depth: 10,
+              alert: null,
+            },
+          },
+        }));
+
+    it('given a subject tracked in Ω by an older event, when a failure carrying previous observables outside Ω keeps it outside, then no alert: the carried state wins', () =>
+      given([registered(W1, ['observables_alert']), gateFailed(IN_OMEGA)])
+        .when([carrying(gateFailed(OUT_OF_OMEGA), { previous_observables: OUT_OF_OMEGA })])
+        .thenDocuments({
+          [WEBHOOK_DELIVERIES]: {},
+          [WEBHOOK_SUBJECTS]: subjectAt(IN_OMEGA),
+        }));
+
+    it('given a subject never seen here, when a failure carrying previous observables in Ω takes it out, then the alert names the carried ones', () =>
+      given([registered(W1, ['observables_alert'])])
+        .when([carrying(gateFailed(OUT_OF_OMEGA), { previous_observables: IN_OMEGA })])
+        .thenDocuments({
+          [WEBHOOK_DELIVERIES]: {
+            [queuedDeliveryId(2, 0)]: delivery(2, 0, 'observables_alert', 2, {
+              position: 2,
+              alert: {
+                tenant_id: TENANT,
+                subject_id: 'model-1',
+                previous: IN_OMEGA,
+                observables: OUT_OF_OMEGA,
+                lifecycle: 'ACTIVE',
+                trigger: 'GateFailed',
+                at: '2026-03-01T10:00:00.000Z',
+              },
+            }),
+          },
+          [WEBHOOK_SUBJECTS]: {},
         }));
   });
 

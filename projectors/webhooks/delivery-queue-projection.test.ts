@@ -46,6 +46,7 @@ import {
   WEBHOOK_DELIVERIES,
   WEBHOOK_DISPATCH_META,
   WEBHOOK_PENDING_LEAVES,
+  WEBHOOK_SUBJECTS,
   WEBHOOK_TENANTS,
   WEBHOOKS,
   type WebhookTenantView,
@@ -202,11 +203,23 @@ class World {
 }
 
 /** A tenant issuing real domain events through the command deciders. */
+function withoutCarriedState(data: unknown): unknown {
+  const { chain_depth: _depth, previous_observables: _previous, ...rest } = data as Record<string, unknown>;
+  return rest;
+}
+
 class Tenant {
   readonly id = `ten_${(++tenantCount).toString(16).padStart(24, '0')}`;
   state: TenantState;
 
-  constructor(private readonly world: World) {
+  /**
+   * `olderRelease`: its events lack what this release's carry of the state they were decided on
+   * (`chain_depth`, `previous_observables`), so the dispatcher keeps its own count and copy.
+   */
+  constructor(
+    private readonly world: World,
+    public olderRelease = false,
+  ) {
     this.state = {
       ...tenantAggregate.initial(),
       exists: true,
@@ -233,9 +246,8 @@ class Tenant {
   ): Promise<RecordedEvent[]> {
     const recorded: RecordedEvent[] = [];
     for (const event of events) {
-      recorded.push(
-        await this.world.append(event.type as EventType, event.data as never, this.id, { project }),
-      );
+      const data = this.olderRelease ? withoutCarriedState(event.data) : event.data;
+      recorded.push(await this.world.append(event.type as EventType, data as never, this.id, { project }));
       this.state = tenantAggregate.evolve(this.state, event as TenantEvent);
     }
     return recorded;
@@ -549,40 +561,67 @@ describe('the delivery-queue projection', () => {
       });
     });
 
-    it('given a webhook for chain_depth_milestone, when the tenant’s chain reaches 10, 100 and 1000 leaves, then exactly three milestones are sent, none at 11', async () => {
-      const tenant = new Tenant(world);
-      const other = new Tenant(world);
-      const template = await tenant.submit(); // leaf 1 of the chain, before any webhook
-      const webhookId = await tenant.registerWebhook(['chain_depth_milestone']);
-      const chain: RecordedEvent[] = [template];
-      for (let depth = 2; depth <= 1001; depth++) {
-        // Same record as a real admission (the dispatcher does not care); another tenant interleaved.
-        if (depth % 97 === 0) await other.submit();
-        chain.push(await world.append('EvidenceAdmitted', template.data as EvidenceAdmitted, tenant.id));
-        if (depth % 50 === 0 || depth === 11) await world.integrate();
-      }
+    it('given a chain begun before an upgrade (admissions without their depth), when admissions that carry it continue it to 10, then one milestone at 10, and no counter or copy is written after the upgrade', async () => {
+      const tenant = new Tenant(world, true);
+      const webhookId = await tenant.registerWebhook(['chain_depth_milestone', 'observables_alert']);
+      for (let depth = 1; depth <= 6; depth++) await tenant.submit();
       await world.integrate();
-      const deliveries = await world.deliveries(webhookId);
-      const payloads = deliveries.map(payloadOf);
-      expect(payloads.map((p) => p.depth)).toEqual([10, 100, 1000]);
-      expect(deliveries.map((d) => d.recipe?.counts)).toEqual(Array(3).fill('authorization_leaves'));
-      for (const payload of payloads) {
-        const leaf = chain[(payload.depth as number) - 1]!;
-        expect(payload).toMatchObject({
-          type: 'chain_depth_milestone',
-          event_id: webhookEventId(leaf.id, 'chain_depth_milestone'),
-          tenant_id: tenant.id,
-          counts: 'authorization_leaves',
-          leaf_hash: (template.data as EvidenceAdmitted).leaf_hash,
-          chain_url: `${PUBLIC_URL}/governance/chain`,
-        });
-      }
-      // Leaf indexes count every tenant's leaves (the other tenant's are interleaved from the 97th on).
-      const indexOf = (leaf: RecordedEvent) =>
-        world.log.filter((event) => ADMISSIONS.has(event.type) && event.position < leaf.position).length;
-      expect(payloads.map((p) => p.leaf_index)).toEqual([9, 100, 1009]);
-      expect(payloads.map((p) => p.leaf_index)).toEqual([chain[9]!, chain[99]!, chain[999]!].map(indexOf));
+      const depths = physicalCollection(WEBHOOK_CHAIN_DEPTHS, GENERATION);
+      const subjects = physicalCollection(WEBHOOK_SUBJECTS, GENERATION);
+      const before = {
+        depth: await world.readStore.get(depths, tenant.id),
+        subject: await world.readStore.get(subjects, `${tenant.id}:model-7`),
+      };
+      expect(before.depth?.data).toEqual({ depth: 6 });
+      tenant.olderRelease = false;
+      for (let depth = 7; depth <= 11; depth++) await tenant.submit();
+      await world.integrate();
+      expect((await world.deliveries(webhookId)).map((d) => payloadOf(d).depth)).toEqual([10]);
+      expect(await world.readStore.get(depths, tenant.id)).toEqual(before.depth);
+      expect(await world.readStore.get(subjects, `${tenant.id}:model-7`)).toEqual(before.subject);
     });
+
+    it.each([
+      ['carry their depth', false],
+      ['of an older release are counted by the dispatcher', true],
+    ])(
+      'given a webhook for chain_depth_milestone, when the tenant’s chain reaches 10, 100 and 1000 leaves (admissions that %s), then exactly three milestones are sent, none at 11',
+      async (_, olderRelease) => {
+        const tenant = new Tenant(world, olderRelease);
+        const other = new Tenant(world, olderRelease);
+        const template = await tenant.submit(); // leaf 1 of the chain, before any webhook
+        const webhookId = await tenant.registerWebhook(['chain_depth_milestone']);
+        const chain: RecordedEvent[] = [template];
+        for (let depth = 2; depth <= 1001; depth++) {
+          // Same record as a real admission (the dispatcher does not care); another tenant interleaved.
+          if (depth % 97 === 0) await other.submit();
+          const data = olderRelease ? template.data : { ...(template.data as object), chain_depth: depth };
+          chain.push(await world.append('EvidenceAdmitted', data as EvidenceAdmitted, tenant.id));
+          if (depth % 50 === 0 || depth === 11) await world.integrate();
+        }
+        await world.integrate();
+        const deliveries = await world.deliveries(webhookId);
+        const payloads = deliveries.map(payloadOf);
+        expect(payloads.map((p) => p.depth)).toEqual([10, 100, 1000]);
+        expect(deliveries.map((d) => d.recipe?.counts)).toEqual(Array(3).fill('authorization_leaves'));
+        for (const payload of payloads) {
+          const leaf = chain[(payload.depth as number) - 1]!;
+          expect(payload).toMatchObject({
+            type: 'chain_depth_milestone',
+            event_id: webhookEventId(leaf.id, 'chain_depth_milestone'),
+            tenant_id: tenant.id,
+            counts: 'authorization_leaves',
+            leaf_hash: (template.data as EvidenceAdmitted).leaf_hash,
+            chain_url: `${PUBLIC_URL}/governance/chain`,
+          });
+        }
+        // Leaf indexes count every tenant's leaves (the other tenant's are interleaved from the 97th on).
+        const indexOf = (leaf: RecordedEvent) =>
+          world.log.filter((event) => ADMISSIONS.has(event.type) && event.position < leaf.position).length;
+        expect(payloads.map((p) => p.leaf_index)).toEqual([9, 100, 1009]);
+        expect(payloads.map((p) => p.leaf_index)).toEqual([chain[9]!, chain[99]!, chain[999]!].map(indexOf));
+      },
+    );
 
     it('given a webhook for observables_alert, when gate failures take a subject out of Ω and passes bring it back, then one alert each way', async () => {
       const tenant = new Tenant(world);
@@ -1061,7 +1100,8 @@ describe('the delivery-queue projection', () => {
     }
 
     it('given a consumer that handled a batch, then the next batch reads no document back from the store; after a failed batch it reads them again', async () => {
-      const tenant = new Tenant(world);
+      // Admissions of an older release: the dispatcher counts the chain itself (a counter to watch).
+      const tenant = new Tenant(world, true);
       await tenant.registerWebhook(['leaf_admitted', 'chain_depth_milestone']);
       const { store, counted } = countingReads(world.readStore);
       const consumer = await consumerOn(store);
@@ -1087,7 +1127,8 @@ describe('the delivery-queue projection', () => {
     });
 
     it('given a consumer that kept its documents, when the bus assigns it events again (another consumer may have written meanwhile), then its next batch reads them from the store', async () => {
-      const tenant = new Tenant(world);
+      // Admissions of an older release: the dispatcher counts the chain itself (a counter to watch).
+      const tenant = new Tenant(world, true);
       await tenant.registerWebhook(['leaf_admitted']);
       const { store, counted } = countingReads(world.readStore);
       const consumer = await consumerOn(store);
@@ -1107,7 +1148,8 @@ describe('the delivery-queue projection', () => {
     });
 
     it('given a consumer the bus gives only a share of the events (Kafka partitions split between dispatchers), then every batch reads its documents and writes increments as increments', async () => {
-      const tenant = new Tenant(world);
+      // Admissions of an older release: the dispatcher counts the chain itself (a counter to watch).
+      const tenant = new Tenant(world, true);
       await tenant.registerWebhook(['leaf_admitted']);
       const { store, counted } = countingReads(world.readStore);
       const consumer = await consumerOn(store, [], false);
@@ -1130,7 +1172,8 @@ describe('the delivery-queue projection', () => {
     });
 
     it('given the bus’s only consumer, then a batch writes each counter once, as the document it leaves', async () => {
-      const tenant = new Tenant(world);
+      // Admissions of an older release: the dispatcher counts the chain itself (a counter to watch).
+      const tenant = new Tenant(world, true);
       await tenant.registerWebhook(['leaf_admitted']);
       const { store, counted } = countingReads(world.readStore);
       const consumer = await consumerOn(store);

@@ -6,8 +6,10 @@
  *   webhooks                 webhook_id → the webhook (removed ones stay, with removed_at)
  *   webhook_tenants          tenant_id → its active webhooks and their events: who gets an event, in one read
  *   webhook_pending_leaves   event position → what an admitted leaf fires once the log integrates it
- *   webhook_chain_depths     tenant_id → authorization leaves so far (every tenant, webhooks or not)
- *   webhook_subjects         `<tenant>:<subject>` → last observables (every subject, for Ω crossings)
+ *   webhook_chain_depths     tenant_id → authorization leaves so far, and
+ *   webhook_subjects         `<tenant>:<subject>` → last observables (for Ω crossings): both only for
+ *                            events of older releases; an event now carries its `chain_depth` and
+ *                            `previous_observables` (the command side knows both when it decides)
  *   webhook_deliveries       `<webhook_id>.<event_id>` → one delivery owed (seq, body recipe, …)
  *   webhook_redeliveries     original delivery id → how many redeliveries it has had
  *   webhook_dispatch_meta    `pending` (leaves awaiting integration), `seq` (the last seq handed out),
@@ -245,6 +247,8 @@ export function deliveryQueueProjection(options: DeliveryQueueProjectionOptions)
         'envelope',
         'admitted_at',
         'observables',
+        'previous_observables',
+        'chain_depth',
         'lifecycle',
       ],
     },
@@ -294,15 +298,12 @@ function readsOf(event: RecordedEvent): DocumentKey[] {
   }
   if (!['EvidenceAdmitted', 'ExecutionAdmitted', 'VarianceRecorded', 'GateFailed'].includes(event.type))
     return keys;
-  const { tenant_id: tenantId, subject_id: subjectId } = event.data as {
-    tenant_id: string;
-    subject_id: string;
-  };
-  keys.push(
-    { collection: WEBHOOK_TENANTS, id: tenantId },
-    { collection: WEBHOOK_SUBJECTS, id: subjectKey(tenantId, subjectId) },
-  );
-  if (event.type === 'EvidenceAdmitted') keys.push({ collection: WEBHOOK_CHAIN_DEPTHS, id: tenantId });
+  const data = event.data as CarriedState & { tenant_id: string; subject_id: string };
+  keys.push({ collection: WEBHOOK_TENANTS, id: data.tenant_id });
+  if (event.type !== 'ExecutionAdmitted' && !data.previous_observables)
+    keys.push({ collection: WEBHOOK_SUBJECTS, id: subjectKey(data.tenant_id, data.subject_id) });
+  if (event.type === 'EvidenceAdmitted' && typeof data.chain_depth !== 'number')
+    keys.push({ collection: WEBHOOK_CHAIN_DEPTHS, id: data.tenant_id });
   if (event.type !== 'GateFailed') keys.push({ collection: WEBHOOK_DISPATCH_META, id: PENDING_COUNT_ID });
   else keys.push({ collection: WEBHOOK_DISPATCH_META, id: LAST_SEQ_ID });
   return keys;
@@ -437,7 +438,7 @@ async function gateFailed(
     const alert: ObservablesChange = {
       tenant_id: data.tenant_id,
       subject_id: data.subject_id,
-      previous: await previousObservables(state, data.tenant_id, data.subject_id),
+      previous: await previousObservables(state, data),
       observables: data.observables,
       lifecycle: data.lifecycle,
       trigger: 'GateFailed',
@@ -446,7 +447,8 @@ async function gateFailed(
     const recipe = { position: event.position, alert };
     outgoing.push(rendered('observables_alert', event.id, source, recipe, links));
   }
-  changes.push(subjectChange(event.position, data.tenant_id, data.subject_id, data.observables));
+  if (!data.previous_observables)
+    changes.push(subjectChange(event.position, data.tenant_id, data.subject_id, data.observables));
   const drafts = outgoing.flatMap((out) => (out ? draftsFor(out, active, data.tenant_id) : []));
   changes.push(...(await queue(event, state, drafts, null)));
   return changes;
@@ -456,9 +458,9 @@ async function gateFailed(
 async function admitted(event: RecordedEvent, state: ProjectionState): Promise<Change[]> {
   const at = event.position;
   const type = event.type as 'EvidenceAdmitted' | 'ExecutionAdmitted' | 'VarianceRecorded';
-  const base = event.data as { tenant_id: string; subject_id: string };
+  const base = event.data as CarriedState & { tenant_id: string; subject_id: string };
   const changes: Change[] = [];
-  if (type === 'EvidenceAdmitted') {
+  if (type === 'EvidenceAdmitted' && typeof base.chain_depth !== 'number') {
     changes.push({
       kind: 'increment',
       collection: WEBHOOK_CHAIN_DEPTHS,
@@ -488,9 +490,7 @@ async function admitted(event: RecordedEvent, state: ProjectionState): Promise<C
       if (wanted.has('leaf_admitted')) pending.events.push('leaf_admitted');
       if (wanted.has('compliance_report_ready')) pending.events.push('compliance_report_ready');
       if (wanted.has('chain_depth_milestone')) {
-        const before =
-          (await state.get<ChainDepthView>(WEBHOOK_CHAIN_DEPTHS, data.tenant_id))?.data.depth ?? 0;
-        pending.depth = chainDepthMilestone(before + 1);
+        pending.depth = chainDepthMilestone(await chainDepth(state, data));
         if (pending.depth !== null) pending.events.push('chain_depth_milestone');
       }
       if (wanted.has('observables_alert')) {
@@ -516,7 +516,8 @@ async function admitted(event: RecordedEvent, state: ProjectionState): Promise<C
       break;
     }
   }
-  if (observables) changes.push(subjectChange(at, base.tenant_id, base.subject_id, observables));
+  if (observables && !base.previous_observables)
+    changes.push(subjectChange(at, base.tenant_id, base.subject_id, observables));
   if (pending.events.length === 0) return changes;
   pending.webhook_ids = active
     .filter((webhook) => pending.events.some((name) => webhook.events.includes(name)))
@@ -664,23 +665,43 @@ function wantedOf(active: readonly ActiveWebhook[], source: keyof typeof WEBHOOK
   return names;
 }
 
+/**
+ * What an admission or gate failure carries of the state it was decided on: absent from events of
+ * older releases (null where a store hands over only the declared data members).
+ */
+interface CarriedState {
+  previous_observables?: Observables | null;
+  chain_depth?: number | null;
+}
+
+/** The subject's observables before the event: carried by it, or as this projection tracked them. */
 async function previousObservables(
   state: ProjectionState,
-  tenantId: string,
-  subjectId: string,
+  data: CarriedState & { tenant_id: string; subject_id: string },
 ): Promise<Observables> {
-  const last = await state.get<SubjectObservablesView>(WEBHOOK_SUBJECTS, subjectKey(tenantId, subjectId));
+  if (data.previous_observables) return data.previous_observables;
+  const key = subjectKey(data.tenant_id, data.subject_id);
+  const last = await state.get<SubjectObservablesView>(WEBHOOK_SUBJECTS, key);
   return last?.data.observables ?? { ...INITIAL_OBSERVABLES };
+}
+
+/** The tenant's authorization leaves with this admission: carried by it, or as this projection counted them. */
+async function chainDepth(state: ProjectionState, data: EvidenceAdmitted): Promise<number> {
+  if (typeof data.chain_depth === 'number') return data.chain_depth;
+  return ((await state.get<ChainDepthView>(WEBHOOK_CHAIN_DEPTHS, data.tenant_id))?.data.depth ?? 0) + 1;
 }
 
 /** The subject's observables change an admission made, when it crossed the boundary of Ω. */
 async function observablesChange(
   state: ProjectionState,
-  data: Pick<EvidenceAdmitted, 'tenant_id' | 'subject_id' | 'observables' | 'lifecycle'>,
+  data: Pick<
+    EvidenceAdmitted,
+    'tenant_id' | 'subject_id' | 'observables' | 'previous_observables' | 'lifecycle'
+  >,
   trigger: 'EvidenceAdmitted' | 'VarianceRecorded',
   at: string,
 ): Promise<ObservablesChange | null> {
-  const previous = await previousObservables(state, data.tenant_id, data.subject_id);
+  const previous = await previousObservables(state, data);
   if (!omegaAlert(previous, data.observables)) return null;
   return {
     tenant_id: data.tenant_id,

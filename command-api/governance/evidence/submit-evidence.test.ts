@@ -3,6 +3,7 @@
  * refuses, fails the gates or plans (no event: the handler certifies the plan); with one, it admits
  * while the plan's chain head and policy still hold, and otherwise plans anew.
  */
+import { INITIAL_OBSERVABLES } from '../../../domain/governance/observables';
 import { DEFAULT_POLICY_IN_FORCE, policyHash } from '../../../domain/governance/policy';
 import { failingBody, hex, policyWith, validBody } from '../../../domain/governance/test-fixtures';
 import type { SubmitEvidenceBody } from '../../../event-schemas';
@@ -115,6 +116,34 @@ describe('decideSubmitEvidence', () => {
         } as never,
       ]);
     expect(gateFailed.data.gates_failed.length).toBeGreaterThan(0);
+  });
+
+  it('given a tenant with two leaves of another subject, when evidence for a new subject is admitted, then the event carries the chain depth 3 and the initial observables it moved from', async () => {
+    const otherSubject = moreAdmissions(2).map((event) => ({
+      ...event,
+      data: { ...event.data, subject_id: 'other-model' },
+    })) as TenantEvent[];
+    const state = [registered(), ...otherSubject].reduce(tenantAggregate.evolve, initialTenantState());
+    const plan = decideSubmitEvidence(state, body, null, admissionContext(NOW)).result as AdmissionPlan;
+    const [event] = decideSubmitEvidence(
+      state,
+      body,
+      await certifyAdmission(plan, admissionContext(NOW)),
+      admissionContext(NOW),
+    ).events;
+    expect(event?.data).toMatchObject({ chain_depth: 3, previous_observables: INITIAL_OBSERVABLES });
+  });
+
+  it('given an admitted leaf of the subject, when its next evidence fails a gate, then GateFailed carries the observables the admission left', () => {
+    given([registered(), admitted])
+      .when({ body: failingBody(), certified: null })
+      .then([
+        {
+          type: 'GateFailed',
+          data: { previous_observables: admitted.data.observables },
+        } as never,
+      ]);
+    expect(admitted.data.observables).not.toEqual(INITIAL_OBSERVABLES);
   });
 
   it('given a Trial tenant with its five leaves, when evidence comes, then 409 TRIAL_EXHAUSTED, certificate or not', () => {

@@ -136,6 +136,7 @@ export function decideSubmitEvidence(
       policy_violation: gates.policy_violation,
       submission_hash: sha256Hex(canonicalJson(body)),
       observables: after.observables,
+      previous_observables: subject.observables,
       lifecycle: after.lifecycle,
       failed_at: at,
     };
@@ -232,6 +233,9 @@ function admit(
     envelope: sealed.envelope,
     gate_details: plan.gate_details,
     observables: after.observables,
+    // What the webhook dispatcher would otherwise keep a copy of per subject and per tenant.
+    previous_observables: subject.observables,
+    chain_depth: state.evidence_leaves + 1,
     lifecycle: after.lifecycle,
     admitted_at: at,
     ...logMember(state),

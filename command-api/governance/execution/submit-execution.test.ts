@@ -50,7 +50,7 @@ const execution = (changes: Partial<SubmitExecutionBody> = {}): SubmitExecutionB
 const closedLoopTenant = () => [registered(), tierChanged('L2'), admitted];
 
 describe('decideSubmitExecution', () => {
-  it('given an L2 tenant with an admitted authorization, when its execution comes, then ExecutionAdmitted and VarianceRecorded for that leaf', () => {
+  it('given an L2 tenant with an admitted authorization, when its execution comes, then ExecutionAdmitted and VarianceRecorded for that leaf, carrying the observables the admission left', () => {
     given(closedLoopTenant())
       .when({ body: execution(), parent })
       .then([
@@ -72,6 +72,7 @@ describe('decideSubmitExecution', () => {
             tenant_id: TENANT_ID,
             subject_id: parent.subject_id,
             record: { parent_auth_leaf_hash: parent.leaf_hash, recorded_at: NOW.toISOString() },
+            previous_observables: admitted.data.observables,
           },
         },
       ] as never);

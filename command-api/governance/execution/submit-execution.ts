@@ -110,7 +110,8 @@ export function decideSubmitExecution(
     recorded_at: at,
   });
   const varianceLeafHash = toHex(leafHashOfRecord(record));
-  const after = evolveSubject(subjectOf(state, parent.subject_id), {
+  const before = subjectOf(state, parent.subject_id);
+  const after = evolveSubject(before, {
     kind: 'variance',
     classification: record.classification,
     at,
@@ -128,6 +129,7 @@ export function decideSubmitExecution(
     leaf_hash: varianceLeafHash,
     record,
     observables: after.observables,
+    previous_observables: before.observables,
     lifecycle: after.lifecycle,
     ...logMember(state),
   };
