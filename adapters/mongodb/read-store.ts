@@ -120,8 +120,12 @@ const DEFAULT_DATABASE = 'gov';
  * topology stalling for good), so replacements are sent in small commands.
  */
 const REPLACEMENTS_PER_COMMAND = 10;
-/** Replacement commands of one write in flight at once (each on a connection of the driver's pool). */
-const COMMANDS_AT_ONCE = 8;
+/**
+ * Replacement commands of one write in flight at once (each on a connection of the driver's pool).
+ * Few: a projection's large write (a batch's tenants and subjects) sent many at a time holds every
+ * other process's small writes (the dispatcher's, the checkpoints) behind it on the server's cores.
+ */
+const COMMANDS_AT_ONCE = 2;
 /** A counter update that keeps meeting a concurrent change (creation, reset) gives up eventually. */
 const COUNTER_ATTEMPTS = 10;
 /** Documents remembered as stored (see `knownStored`); past this many the memory starts again. */
