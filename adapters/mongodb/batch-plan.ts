@@ -1,4 +1,5 @@
 import type { Change } from '../../ports/read-store';
+import { groupBy } from '../../runtime/support/group-by';
 import { incrementTargetName } from '../shared/read-store-validation';
 
 /**
@@ -72,14 +73,7 @@ function documentsWhere(
 
 /** A batch's changes by document, in the order documents first appear. */
 function byDocument(changes: readonly Change[]): Map<string, Change[]> {
-  const grouped = new Map<string, Change[]>();
-  for (const change of changes) {
-    const key = `${change.collection}\u0000${change.id}`;
-    const list = grouped.get(key) ?? [];
-    list.push(change);
-    grouped.set(key, list);
-  }
-  return grouped;
+  return groupBy(changes, (change) => `${change.collection}\u0000${change.id}`);
 }
 
 /**

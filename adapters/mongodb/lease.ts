@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import type { LeaseGrant, LeaseManager } from '../../ports/lease';
+import { groupBy } from '../../runtime/support/group-by';
 import { isDuplicateKey } from './mongo-errors';
 
 /**
@@ -124,14 +125,8 @@ export class MongoLeaseManager implements LeaseManager {
   private async renewTogether(): Promise<void> {
     const asked = this.renewals;
     this.renewals = [];
-    const groups = new Map<number, AskedRenewal[]>();
-    for (const renewal of asked) {
-      const group = groups.get(renewal.ttlMs) ?? [];
-      group.push(renewal);
-      groups.set(renewal.ttlMs, group);
-    }
     await Promise.all(
-      [...groups.values()].map(async (group) => {
+      [...groupBy(asked, (renewal) => renewal.ttlMs).values()].map(async (group) => {
         try {
           if (group.length > 1 && (await this.extendAll(group))) return;
           await Promise.all(

@@ -9,6 +9,7 @@ import type {
   ReadStore,
   StoredDocument,
 } from '../../ports/read-store';
+import { groupBy } from '../../runtime/support/group-by';
 import { mapConcurrently } from '../../runtime/support/map-concurrently';
 import { decodeCursor, encodeCursor, queryShape } from '../shared/read-cursor';
 import {
@@ -371,14 +372,10 @@ export class MongoReadStore implements ReadStore {
   }
 
   private async writeStates(writes: readonly PlannedWrite[]): Promise<void> {
-    const byCollection = new Map<string, PlannedWrite[]>();
-    for (const write of writes) {
-      const list = byCollection.get(write.collection) ?? [];
-      list.push(write);
-      byCollection.set(write.collection, list);
-    }
     await Promise.all(
-      [...byCollection].map(([collection, list]) => this.writeCollectionStates(collection, list)),
+      [...groupBy(writes, (write) => write.collection)].map(([collection, list]) =>
+        this.writeCollectionStates(collection, list),
+      ),
     );
   }
 
